@@ -1,0 +1,87 @@
+"""Shared output of every benchmark: a printed table and a JSON file in ``bench/results/``.
+
+JSON keys: ``benchmark``, ``machine`` (GPU name, or the CPU model when no GPU), ``date``,
+``commit``, ``rows`` and ``summary`` (a flat dict of the headline numbers). Runs on the GPU
+machine with only torch (optional) and the standard library.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import platform
+import subprocess
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+RESULTS_DIR = Path(__file__).resolve().parent / "results"
+
+
+def machine_name() -> str:
+    """The GPU's name when CUDA is available, else ``cpu:<processor>``."""
+    try:
+        import torch
+
+        if torch.cuda.is_available():
+            return torch.cuda.get_device_name(0)
+    except ImportError:
+        pass
+    model = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"cpu:{model}"
+
+
+def commit_id() -> str:
+    """The git commit of the checkout (``AIPIPE_COMMIT`` overrides, for copies without .git)."""
+    if os.environ.get("AIPIPE_COMMIT"):
+        return os.environ["AIPIPE_COMMIT"]
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                             cwd=RESULTS_DIR.parent, check=True)
+        return out.stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def print_table(rows: Sequence[Mapping[str, Any]]) -> None:
+    """Print rows as an aligned text table (column order of the first row)."""
+    if not rows:
+        return
+    cols = list(rows[0])
+    cells = [[_fmt(r.get(c)) for c in cols] for r in rows]
+    widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(cols)]
+    print("  ".join(c.ljust(w) for c, w in zip(cols, widths, strict=True)))
+    for row in cells:
+        print("  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)))
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+def write_result(benchmark: str, rows: Sequence[Mapping[str, Any]], summary: Mapping[str, Any],
+                 out_dir: Path | None = None) -> Path:
+    """Print the table and summary, and write ``<benchmark>_<machine>_<date>.json``."""
+    machine = machine_name()
+    now = dt.datetime.now(dt.UTC)
+    doc = {"benchmark": benchmark, "machine": machine, "date": now.isoformat(timespec="seconds"),
+           "commit": commit_id(), "rows": list(rows), "summary": dict(summary)}
+    print_table(rows)
+    print("summary:", json.dumps(doc["summary"]))
+    slug = "".join(ch if ch.isalnum() else "-" for ch in machine.lower()).strip("-")[:40]
+    target = (out_dir or Path(os.environ.get("AIPIPE_BENCH_OUT", RESULTS_DIR)))
+    target.mkdir(parents=True, exist_ok=True)
+    path = target / f"{benchmark}_{slug}_{now:%Y%m%d}.json"
+    path.write_text(json.dumps(doc, indent=2, default=str))
+    print("wrote", path)
+    return path
