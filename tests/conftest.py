@@ -15,6 +15,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DIR = Path(os.environ.get("AIPIPE_SHARED_DIR", REPO_ROOT.parent / "shared"))
 
 pytest_plugins: list[str] = []
+pytest_plugins += ["tests.fixtures_labelstudio", "tests.fixtures_s3"]
 
 
 @pytest.fixture(scope="session")

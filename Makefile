@@ -1,0 +1,24 @@
+# The two quick-start commands: `make demo` (install + the retrain loop on the embedded
+# defaults) and `make test` (install + the test suite, which is what CI runs).
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: install demo test lint
+
+$(BIN)/aipipe: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $@
+
+install: $(BIN)/aipipe
+
+demo: install
+	$(BIN)/aipipe demo
+
+lint: install
+	$(BIN)/ruff check .
+
+test: install lint
+	$(BIN)/python -m pytest -q -p no:cacheprovider

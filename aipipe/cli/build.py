@@ -1,0 +1,182 @@
+"""``aipipe compile | lint | submit | templates apply | cron apply``: thin commands over the library.
+
+``templates_app`` and ``cron_app`` are the ``aipipe templates`` / ``aipipe cron`` groups; other CLI
+areas add their commands to them (e.g. ``templates list``) by importing them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from aipipe.compile import compile_pipeline, dump_yaml, parse_assignments, write_manifests
+from aipipe.compile.diagnostics import ERROR, Diagnostic, has_errors
+from aipipe.compile.lint import lint_documents, template_library
+from aipipe.compile.sources import documents_from_paths
+from aipipe.config import Config, load_config
+from aipipe.errors import UserError
+
+DEFAULT_PIPELINE = Path("pipelines/retrain.py")
+
+templates_app = typer.Typer(help="Reusable WorkflowTemplates (one per step, aipipe-<step>-v1).", no_args_is_help=True)
+cron_app = typer.Typer(help="CronWorkflows (scheduled retrains from cron/).", no_args_is_help=True)
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+ParamOpt = Annotated[list[str] | None, typer.Option("-p", "--parameter", help="pipeline parameter NAME=VALUE",
+                                                    metavar="NAME=VALUE")]
+SchemaOpt = Annotated[Path | None, typer.Option("--schema-dir", help="folder of Argo CRD YAML(.gz) files for the "
+                                                                      "structural check")]
+ServerOpt = Annotated[str | None, typer.Option("--server", help="Argo Server URL (default: config argo.server)")]
+NamespaceOpt = Annotated[str | None, typer.Option("--namespace", "-n", help="namespace (default: argo.namespace)")]
+
+
+def _config(server: str | None = None, namespace: str | None = None) -> Config:
+    return load_config(cli={"argo.server": server, "argo.namespace": namespace})
+
+
+def print_diagnostics(diagnostics: list[Diagnostic], console: Console = err) -> None:
+    """One line per finding: location, severity, message."""
+    for d in diagnostics:
+        colour = "red" if d.severity == ERROR else "yellow"
+        console.print(f"[bold]{d.location()}[/bold]: [{colour}]{d.severity}[/{colour}]: {d.message}")
+
+
+def lint_or_fail(docs: list[tuple[str, dict[str, Any]]], schema_dir: Path | None,
+                 known: Sequence[dict[str, Any]] = ()) -> None:
+    """Lint before anything reaches a server; errors are printed and raise UserError.
+
+    ``known`` are WorkflowTemplates that ``templateRef``s may name beside those in ``docs``."""
+    found = lint_documents(docs, schema_dir, template_library([("", t) for t in known]))
+    print_diagnostics(found)
+    if has_errors(found):
+        count = sum(d.severity == ERROR for d in found)
+        raise UserError(f"{count} lint error(s); nothing was sent to the server")
+
+
+def compile_cmd(
+    pipeline: Annotated[Path, typer.Argument(help="pipeline .py file (or a Workflow .yaml)")],
+    out_dir: Annotated[Path | None, typer.Option("--out-dir", "-o", help="write one YAML file per resource "
+                                                                          "here; default: print to stdout")] = None,
+    parameter: ParamOpt = None,
+) -> None:
+    """Compile a pipeline into its Workflow, WorkflowTemplates and CronWorkflows (YAML)."""
+    compiled = compile_pipeline(pipeline, _config(), parse_assignments(parameter or []))
+    if out_dir is None:
+        out.print("---\n".join(dump_yaml(d) for d in compiled.documents()), end="", markup=False)
+        return
+    for path in write_manifests(compiled, out_dir):
+        err.print(f"wrote {path}")
+
+
+def lint_cmd(
+    paths: Annotated[list[Path], typer.Argument(help="manifest files, folders of them, or pipeline .py files")],
+    schema_dir: SchemaOpt = None,
+) -> None:
+    """Check manifests: the Argo CRD schema (with --schema-dir) and references, cycles, arguments."""
+    docs = documents_from_paths(paths, _config())
+    found = lint_documents(docs, schema_dir)
+    print_diagnostics(found, out)
+    errors = sum(d.severity == ERROR for d in found)
+    checked = f"{len(docs)} manifest(s)" + (" against the CRD schemas" if schema_dir else "")
+    if errors:
+        out.print(f"[red]{errors} error(s)[/red] in {checked}")
+        raise typer.Exit(1)
+    out.print(f"[green]ok[/green]: {checked}, {len(found)} warning(s)")
+
+
+def submit_cmd(
+    pipeline: Annotated[Path, typer.Argument(help="pipeline .py file or Workflow .yaml")],
+    parameter: ParamOpt = None,
+    server: ServerOpt = None,
+    namespace: NamespaceOpt = None,
+    wait: Annotated[bool, typer.Option("--wait", help="follow node progress until done; fail if it fails")] = False,
+    schema_dir: SchemaOpt = None,
+) -> None:
+    """Submit a pipeline to Argo (Hera's own CLI has no submit; this is the command)."""
+    from aipipe.argo import ArgoClient, wait_for
+
+    cfg = _config(server, namespace)
+    compiled = compile_pipeline(pipeline, cfg, parse_assignments(parameter or []))
+    lint_or_fail([(str(compiled.source), compiled.workflow)], schema_dir, compiled.templates)
+    client = ArgoClient.from_config(cfg)
+    created = client.create_workflow(compiled.workflow)
+    name = created["metadata"]["name"]
+    out.print(f"submitted [bold]{name}[/bold]: {client.ui_url(name)}")
+    if not wait:
+        return
+    status = wait_for(client, name, lambda node, phase, msg: out.print(f"  {node}: {phase}" +
+                                                                        (f" ({msg})" if msg else "")))
+    phase = status.get("phase")
+    out.print(f"{name}: [{'green' if phase == 'Succeeded' else 'red'}]{phase}[/]"
+              + (f": {status['message']}" if status.get("message") else ""))
+    if phase != "Succeeded":
+        raise typer.Exit(1)
+
+
+def _resources(paths: list[Path], kind: str, cfg: Config) -> list[tuple[str, dict[str, Any]]]:
+    """``(file, resource)`` of ``kind`` from pipeline .py files (compiled), YAML files and folders."""
+    found: list[tuple[str, dict[str, Any]]] = []
+    for path in paths:
+        if path.suffix == ".py" and path.is_file():
+            compiled = compile_pipeline(path, cfg)
+            found += [(str(path), d) for d in compiled.templates + compiled.cron_workflows if d.get("kind") == kind]
+        else:
+            found += [(f, d) for f, d in documents_from_paths([path], cfg) if d.get("kind") == kind]
+    if not found:
+        raise UserError(f"no {kind} found in {', '.join(map(str, paths))}")
+    return found
+
+
+def _apply(kind: str, paths: list[Path] | None, server: str | None, namespace: str | None,
+           schema_dir: Path | None) -> None:
+    from aipipe.argo import ArgoClient
+
+    cfg = _config(server, namespace)
+    paths = paths or [DEFAULT_PIPELINE]
+    docs = _resources(paths, kind, cfg)
+    known = [d for _, d in _resources(paths, "WorkflowTemplate", cfg)] if kind == "CronWorkflow" else []
+    lint_or_fail(docs, schema_dir, known)
+    client = ArgoClient.from_config(cfg)
+    table = Table("kind", "name", "action", title=f"{client.server} namespace {client.namespace}")
+    for item in client.apply([d for _, d in docs]):
+        table.add_row(item.kind, item.name, item.action)
+    out.print(table)
+
+
+@templates_app.command("apply")
+def templates_apply(
+    paths: Annotated[list[Path] | None, typer.Argument(help="pipeline .py or WorkflowTemplate .yaml files "
+                                                            "(default: pipelines/retrain.py)")] = None,
+    server: ServerOpt = None,
+    namespace: NamespaceOpt = None,
+    schema_dir: SchemaOpt = None,
+) -> None:
+    """Create or update the WorkflowTemplates: lint all, dry-run all on the server, then write."""
+    _apply("WorkflowTemplate", paths, server, namespace, schema_dir)
+
+
+@cron_app.command("apply")
+def cron_apply(
+    paths: Annotated[list[Path] | None, typer.Argument(help="pipeline .py or CronWorkflow .yaml files "
+                                                            "(default: pipelines/retrain.py)")] = None,
+    server: ServerOpt = None,
+    namespace: NamespaceOpt = None,
+    schema_dir: SchemaOpt = None,
+) -> None:
+    """Create or update the CronWorkflows: lint all, dry-run all on the server, then write."""
+    _apply("CronWorkflow", paths, server, namespace, schema_dir)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the build commands and the ``templates`` / ``cron`` groups to the ``aipipe`` app."""
+    app.command("compile")(compile_cmd)
+    app.command("lint")(lint_cmd)
+    app.command("submit")(submit_cmd)
+    app.add_typer(templates_app, name="templates")
+    app.add_typer(cron_app, name="cron")

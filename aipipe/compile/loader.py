@@ -1,0 +1,53 @@
+"""Load a pipeline's Python file as a module, without running its ``__main__`` block."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import traceback
+from pathlib import Path
+from types import ModuleType
+
+from aipipe.errors import UserError
+
+
+def import_root(path: Path) -> tuple[Path, str]:
+    """The folder to put on ``sys.path`` and the dotted module name (``pipelines/retrain.py`` ->
+    ``pipelines.retrain`` when ``pipelines/`` is a package)."""
+    parts = [path.stem]
+    folder = path.parent
+    while (folder / "__init__.py").is_file():
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    return folder, ".".join(parts)
+
+
+def load_module(path: Path) -> ModuleType:
+    """Execute the file as its dotted module; errors in the file become one UserError line."""
+    path = path.resolve()
+    root, name = import_root(path)
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise UserError("not a loadable Python file", field=str(path))
+    module = importlib.util.module_from_spec(spec)
+    previous = sys.modules.get(name)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        if previous is not None:
+            sys.modules[name] = previous
+        else:
+            sys.modules.pop(name, None)
+        raise UserError(f"cannot load pipeline: {type(exc).__name__}: {exc}{_where(exc, path)}",
+                        field=str(path)) from exc
+    return module
+
+
+def _where(exc: BaseException, path: Path) -> str:
+    if isinstance(exc, SyntaxError) and exc.lineno:
+        return f" (line {exc.lineno})"
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename).resolve() == path]
+    return f" (line {frames[-1].lineno})" if frames else ""

@@ -1,0 +1,103 @@
+"""retryStrategy: limit, retryPolicy, backoff (duration, factor, maxDuration, cap) and ``expression``."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from aipipe.engine.expr import ExprError, evaluate
+from aipipe.errors import UserError
+
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h|d)")
+_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+POLICIES = ("Always", "OnFailure", "OnError", "OnTransientError")
+
+
+def parse_duration(value: Any, field: str = "duration") -> float:
+    """Seconds from an int, a numeric string (seconds) or a Go duration (``1m30s``, ``10s``, ``1d``)."""
+    if isinstance(value, bool):
+        raise UserError(f"not a duration: {value!r}", field=field)
+    if isinstance(value, (int, float)):
+        return float(value)
+    text = str(value).strip()
+    if not text:
+        raise UserError("empty duration", field=field)
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    total, pos = 0.0, 0
+    for match in _DURATION_PART.finditer(text):
+        if match.start() != pos:
+            break
+        total += float(match.group(1)) * _UNITS[match.group(2)]
+        pos = match.end()
+    if pos != len(text):
+        raise UserError(f"not a duration: {text!r} (use e.g. 30, '30s', '1m30s')", field=field)
+    return total
+
+
+@dataclass(frozen=True)
+class RetryStrategy:
+    limit: int | None  # None = unlimited
+    policy: str
+    duration: float
+    factor: float
+    max_duration: float | None
+    cap: float | None
+    expression: str
+
+    @classmethod
+    def parse(cls, raw: Mapping[str, Any] | None) -> RetryStrategy | None:
+        if raw is None:
+            return None
+        limit_raw = raw.get("limit")
+        try:
+            limit = None if limit_raw in (None, "") else int(str(limit_raw))
+        except ValueError as exc:
+            raise UserError(f"must be an integer, got {limit_raw!r}", field="retryStrategy.limit") from exc
+        policy = str(raw.get("retryPolicy") or "OnFailure")
+        if policy not in POLICIES:
+            raise UserError(f"must be one of {', '.join(POLICIES)}, got {policy!r}", field="retryStrategy.retryPolicy")
+        backoff = raw.get("backoff") or {}
+        duration = parse_duration(backoff["duration"], "retryStrategy.backoff.duration") if backoff.get(
+            "duration") not in (None, "") else 0.0
+        factor_raw = backoff.get("factor")
+        try:
+            factor = float(str(factor_raw)) if factor_raw not in (None, "") else 1.0
+        except ValueError as exc:
+            raise UserError(f"must be a number, got {factor_raw!r}", field="retryStrategy.backoff.factor") from exc
+        max_duration = parse_duration(backoff["maxDuration"], "retryStrategy.backoff.maxDuration") if backoff.get(
+            "maxDuration") not in (None, "") else None
+        cap = parse_duration(backoff["cap"], "retryStrategy.backoff.cap") if backoff.get("cap") not in (None, "") \
+            else None
+        return cls(limit, policy, duration, factor, max_duration, cap, str(raw.get("expression") or ""))
+
+    def delay(self, failures: int) -> float:
+        """Wait before the next attempt after ``failures`` failed attempts (duration * factor^(failures-1))."""
+        if self.duration <= 0:
+            return 0.0
+        wait = self.duration * (self.factor ** max(failures - 1, 0))
+        return min(wait, self.cap) if self.cap else wait
+
+    def should_retry(self, attempts: int, phase: str, transient: bool, elapsed: float,
+                     last_retry: Mapping[str, Any]) -> bool:
+        """Whether another attempt follows ``attempts`` finished ones, the last ending in ``phase``."""
+        if self.limit is not None and attempts > self.limit:
+            return False
+        if phase == "Failed" and self.policy not in ("Always", "OnFailure"):
+            return False
+        if phase == "Error" and self.policy not in ("Always", "OnError") and not (
+                self.policy == "OnTransientError" and transient):
+            return False
+        if self.max_duration is not None and elapsed + self.delay(attempts) > self.max_duration:
+            return False
+        if self.expression:
+            try:
+                result = evaluate(self.expression, {"lastRetry": dict(last_retry)})
+            except ExprError as exc:
+                raise UserError(f"cannot evaluate {self.expression!r}: {exc}", field="retryStrategy.expression") from exc
+            return result is True
+        return True

@@ -1,0 +1,1 @@
+"""Process runners for the embedded engine (local mount-namespace runner)."""

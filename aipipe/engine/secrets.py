@@ -1,0 +1,87 @@
+"""Local stand-in for Kubernetes Secrets, and masking of their values in logs.
+
+A secret ``NAME`` with key ``KEY`` is the file ``<home>/secrets/NAME/KEY`` (trailing newline
+stripped). For the Secret the pipelines use (config ``kubernetes.secret_name``), a key missing
+on disk falls back to the environment: the key itself as a variable name (``LABEL_STUDIO_API_KEY``)
+or, when the key is a secret config key (``label_studio.api_key``), that key's configured value.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from aipipe.config import KEYS_BY_NAME, Config
+from aipipe.errors import UserError
+
+MASK = "[redacted]"
+_SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+@dataclass
+class SecretStore:
+    """Resolves (secret name, key) to a value and remembers every value it handed out, for masking."""
+
+    root: Path
+    env_secret_name: str = ""
+    env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    config: Config | None = None
+    _seen: set[str] = field(default_factory=set, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @classmethod
+    def from_config(cls, cfg: Config) -> SecretStore:
+        return cls(root=cfg.home / "secrets", env_secret_name=str(cfg.get("kubernetes.secret_name")), config=cfg)
+
+    def get(self, name: str, key: str, optional: bool = False) -> str | None:
+        """The value, or None when ``optional`` and absent; a missing required secret is a UserError."""
+        if not _SAFE_NAME.match(name) or not _SAFE_NAME.match(key):
+            raise UserError(f"invalid secret reference {name!r}/{key!r}", field="secretKeyRef")
+        value = self._lookup(name, key)
+        if value is None:
+            if optional:
+                return None
+            raise UserError(f"secret {name!r} has no key {key!r} (put it in {self.root / name / key})",
+                            field="secretKeyRef")
+        self.remember(value)
+        return value
+
+    def keys(self, name: str) -> dict[str, str]:
+        """Every key of a secret stored on disk (for ``secret`` volumes)."""
+        folder = self.root / name
+        if not _SAFE_NAME.match(name) or not folder.is_dir():
+            raise UserError(f"secret {name!r} not found in {self.root}", field="volumes.secret")
+        out = {p.name: self.get(name, p.name) or "" for p in sorted(folder.iterdir()) if p.is_file()}
+        return out
+
+    def _lookup(self, name: str, key: str) -> str | None:
+        path = self.root / name / key
+        if path.is_file():
+            return path.read_text().rstrip("\n")
+        if name != self.env_secret_name:
+            return None
+        if self.env.get(key):
+            return self.env[key]
+        cfg_key = KEYS_BY_NAME.get(key)
+        if cfg_key is not None and cfg_key.secret and self.config is not None:
+            value = self.config.get(key)
+            return str(value) if value else None
+        return None
+
+    def remember(self, value: str) -> None:
+        if value:
+            with self._lock:
+                self._seen.add(value)
+
+    def mask(self, text: str) -> str:
+        """Replace every secret value handed out so far (longest first) with a mask."""
+        with self._lock:
+            values = sorted(self._seen, key=len, reverse=True)
+        for value in values:
+            if value in text:
+                text = text.replace(value, MASK)
+        return text

@@ -1,0 +1,290 @@
+"""What the CLI and the server do with runs: submit, drive, resume, stop, retry, resubmit.
+
+A run is driven by exactly one process at a time (``aipipe run`` in the foreground, or a worker
+thread of ``aipipe server``). The driver records its pid and a heartbeat in the store and polls
+the store for stop requests, so ``aipipe stop`` works from any process. A run whose driver died
+(kill -9) is continued by ``aipipe run --resume NAME`` or by the next ``aipipe server`` start:
+the executor keeps every Succeeded node and re-runs only what had not finished.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+import uuid
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from aipipe.config import Config
+from aipipe.engine.names import now_rfc3339
+from aipipe.engine.store import (
+    CLUSTER_WORKFLOW_TEMPLATE,
+    COMPLETED_LABEL,
+    COMPLETED_PHASES,
+    PHASE_LABEL,
+    WORKFLOW_TEMPLATE,
+    RunStore,
+)
+from aipipe.errors import ConflictError, UserError
+
+TERMINATED_MESSAGE = "terminated by user"
+HEARTBEAT_SECONDS = 0.5
+RESUBMITTED_FROM_LABEL = "workflows.argoproj.io/resubmitted-from-workflow"
+_KEEP_ON_RETRY = frozenset({"Succeeded", "Skipped"})
+_LEAF_TYPES = frozenset({"Pod", "Container", "Suspend", "Skipped"})
+
+ChangeListener = Callable[[dict[str, Any]], None]
+
+
+class EngineService:
+    """Runs in one run store, driven by this process when asked."""
+
+    def __init__(self, cfg: Config, store: RunStore | None = None) -> None:
+        self.cfg = cfg
+        self.store = store or RunStore.from_home(cfg.home)
+        self.default_namespace = str(cfg.get("argo.namespace"))
+
+    # -- templates ---------------------------------------------------------------------------
+    def template_lookup(self, namespace: str) -> Callable[[str, str], dict[str, Any] | None]:
+        """The executor's view of the WorkflowTemplates of ``namespace`` and every ClusterWorkflowTemplate."""
+
+        def lookup(kind: str, name: str) -> dict[str, Any] | None:
+            return self.store.get_resource(kind, name, namespace)
+
+        return lookup
+
+    def register_templates(self, manifests: Iterable[dict[str, Any]], namespace: str | None = None) -> list[str]:
+        """Create or replace WorkflowTemplates / ClusterWorkflowTemplates; returns their names."""
+        names = []
+        for manifest in manifests:
+            kind = manifest.get("kind", WORKFLOW_TEMPLATE)
+            if kind not in (WORKFLOW_TEMPLATE, CLUSTER_WORKFLOW_TEMPLATE):
+                raise UserError(f"expected a WorkflowTemplate or ClusterWorkflowTemplate, got {kind!r}", field="kind")
+            stored = self.store.put_resource(kind, manifest, namespace or self.default_namespace)
+            names.append(stored["metadata"]["name"])
+        return names
+
+    # -- submitting --------------------------------------------------------------------------
+    def validate(self, workflow: dict[str, Any], namespace: str | None = None) -> None:
+        """Refuse a spec the executor would reject, before anything runs (UserError naming the reason)."""
+        from aipipe.engine.validate import validate_workflow
+
+        if not isinstance(workflow, dict) or workflow.get("kind", "Workflow") != "Workflow":
+            raise UserError("expected a Workflow manifest", field="kind")
+        if not isinstance(workflow.get("spec"), dict):
+            raise UserError("a Workflow needs a spec", field="spec")
+        validate_workflow(workflow, self.template_lookup(namespace or self.default_namespace))
+
+    def submit(self, workflow: dict[str, Any], namespace: str | None = None, *,
+               templates: Iterable[dict[str, Any]] = (), dry_run: bool = False,
+               driver_id: str | None = None) -> dict[str, Any]:
+        """Register ``templates``, validate, and store a new Pending run (nothing runs yet)."""
+        namespace = namespace or workflow.get("metadata", {}).get("namespace") or self.default_namespace
+        manifests = list(templates)
+        if manifests and not dry_run:
+            self.register_templates(manifests, namespace)
+        self.validate(workflow, namespace)
+        workflow = copy.deepcopy(workflow)
+        workflow.pop("status", None)
+        if dry_run:
+            workflow.setdefault("metadata", {})["namespace"] = namespace
+            return workflow
+        return self.store.create_workflow(workflow, namespace, driver_id=driver_id)
+
+    # -- driving -----------------------------------------------------------------------------
+    def drive(self, workflow: dict[str, Any], *, stop: threading.Event | None = None,
+              on_change: ChangeListener | None = None, driver_id: str | None = None) -> dict[str, Any]:
+        """Run (or continue) a stored run in this thread until it finishes; returns the final object."""
+        from aipipe.engine.context import default_context
+        from aipipe.engine.executor import WorkflowExecutor
+
+        uid = workflow["metadata"]["uid"]
+        driver_id = driver_id or uuid.uuid4().hex
+        if not self.store.claim(uid, driver_id):
+            holder = self.store.driver(uid)
+            pid = holder.pid if holder else "?"
+            raise ConflictError(f"run {workflow['metadata']['name']} is being driven by process {pid}")
+        stop = stop or threading.Event()
+        done = threading.Event()
+        beat = threading.Thread(target=self._heartbeat, args=(uid, driver_id, stop, done), daemon=True,
+                                name=f"heartbeat-{uid[:8]}")
+        beat.start()
+
+        def persist(obj: dict[str, Any]) -> None:
+            stored = self.store.save_workflow(obj)
+            if on_change is not None:
+                on_change(stored)
+
+        def append_log(node_id: str, text: str) -> None:
+            self.store.append_log(uid, node_id, text)
+
+        namespace = workflow["metadata"]["namespace"]
+        ctx = default_context(self.cfg, self.cfg.home / "runs" / uid, templates=self.template_lookup(namespace),
+                              on_change=persist, on_log=append_log)
+        try:
+            final = WorkflowExecutor(copy.deepcopy(workflow), ctx).run(stop)
+            return persist_final(self.store, final, on_change)
+        except BaseException as exc:
+            self._mark_finished(self.store.get_workflow(namespace, workflow["metadata"]["name"]), "Error",
+                                f"engine error: {exc}" if not isinstance(exc, KeyboardInterrupt) else
+                                TERMINATED_MESSAGE)
+            raise
+        finally:
+            done.set()
+            beat.join()
+            self.store.release(uid, driver_id)
+
+    def _heartbeat(self, uid: str, driver_id: str, stop: threading.Event, done: threading.Event) -> None:
+        while not done.wait(HEARTBEAT_SECONDS):
+            if self.store.heartbeat(uid, driver_id) is not None:
+                stop.set()
+
+    def resume(self, name: str, namespace: str | None = None, **drive_kwargs: Any) -> dict[str, Any]:
+        """Continue a run whose driver is gone (e.g. killed with -9)."""
+        workflow = self.store.find_workflow(name, namespace)
+        phase = workflow.get("status", {}).get("phase", "")
+        if phase in COMPLETED_PHASES:
+            raise UserError(f"run {name} already finished ({phase}); use `aipipe retry` or `aipipe resubmit`",
+                            field="name")
+        return self.drive(workflow, **drive_kwargs)
+
+    def orphaned(self) -> list[dict[str, Any]]:
+        """Unfinished runs without a live driver: what a restarted server continues."""
+        out = []
+        for workflow in self.store.unfinished_workflows():
+            driver = self.store.driver(workflow["metadata"]["uid"])
+            if driver is None or not driver.is_alive():
+                out.append(workflow)
+        return out
+
+    # -- stop, retry, resubmit -----------------------------------------------------------------
+    def stop(self, name: str, namespace: str | None = None, message: str = TERMINATED_MESSAGE) -> dict[str, Any]:
+        """Ask the driver to stop the run (it kills its processes); a run nobody drives is failed at once."""
+        workflow = self.store.find_workflow(name, namespace)
+        if workflow.get("status", {}).get("phase") in COMPLETED_PHASES:
+            return workflow
+        uid = workflow["metadata"]["uid"]
+        driver = self.store.driver(uid)
+        if driver is not None and driver.is_alive():
+            self.store.request_stop(uid, message)
+            return workflow
+        return self._mark_finished(workflow, "Failed", message)
+
+    def _mark_finished(self, workflow: dict[str, Any], phase: str, message: str) -> dict[str, Any]:
+        status = workflow.setdefault("status", {})
+        now = now_rfc3339()
+        for node in status.get("nodes", {}).values():
+            if node.get("phase") in (None, "", "Pending", "Running"):
+                node.update(phase=phase, message=message, finishedAt=now)
+        status.update(phase=phase, message=message, finishedAt=now)
+        return self.store.save_workflow(workflow)
+
+    def prepare_retry(self, name: str, namespace: str | None = None, *, restart_successful: bool = False,
+                      node_field_selector: str = "", parameters: Iterable[str] = ()) -> dict[str, Any]:
+        """Reset a Failed/Error run the way ``argo retry`` does; the caller then drives it."""
+        workflow = self.store.find_workflow(name, namespace)
+        phase = workflow.get("status", {}).get("phase", "")
+        if phase not in ("Failed", "Error"):
+            raise UserError(f"run {name} is {phase or 'not started'}; only Failed or Error runs can be retried",
+                            field="name")
+        driver = self.store.driver(workflow["metadata"]["uid"])
+        if driver is not None and driver.is_alive():
+            raise ConflictError(f"run {name} is still being driven by process {driver.pid}")
+        retried = formulate_retry(workflow, restart_successful, node_field_selector)
+        _apply_parameters(retried, parameters)
+        return self.store.save_workflow(retried)
+
+    def prepare_resubmit(self, name: str, namespace: str | None = None, *, parameters: Iterable[str] = (),
+                         driver_id: str | None = None) -> dict[str, Any]:
+        """A new Pending run from the spec of ``name`` (``argo resubmit``); the caller then drives it."""
+        old = self.store.find_workflow(name, namespace)
+        meta = old["metadata"]
+        labels = {k: v for k, v in meta.get("labels", {}).items() if k not in (PHASE_LABEL, COMPLETED_LABEL)}
+        labels[RESUBMITTED_FROM_LABEL] = meta["name"]
+        new = {"apiVersion": old.get("apiVersion", "argoproj.io/v1alpha1"), "kind": "Workflow",
+               "metadata": {"generateName": f"{meta['name']}-", "labels": labels,
+                            "annotations": dict(meta.get("annotations", {}))},
+               "spec": copy.deepcopy(old["spec"])}
+        _apply_parameters(new, parameters)
+        return self.submit(new, meta["namespace"], driver_id=driver_id)
+
+
+def persist_final(store: RunStore, final: dict[str, Any], on_change: ChangeListener | None) -> dict[str, Any]:
+    """Save the executor's final object (and tell the listener)."""
+    stored = store.save_workflow(final)
+    if on_change is not None:
+        on_change(stored)
+    return stored
+
+
+def _apply_parameters(workflow: dict[str, Any], parameters: Iterable[str]) -> None:
+    """Override ``spec.arguments.parameters`` from ``name=value`` strings (as ``argo resubmit -p``)."""
+    params = workflow["spec"].setdefault("arguments", {}).setdefault("parameters", [])
+    for item in parameters:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise UserError(f"expected name=value, got {item!r}", field="parameters")
+        for param in params:
+            if param.get("name") == key:
+                param["value"] = value
+                break
+        else:
+            params.append({"name": key, "value": value})
+
+
+def _matches(node: dict[str, Any], selector: str) -> bool:
+    """A small field selector over node fields: ``key=value`` / ``key!=value``, comma-separated."""
+    for term in filter(None, (t.strip() for t in selector.split(","))):
+        negate = "!=" in term
+        key, _, value = term.partition("!=" if negate else "=")
+        actual = str(node.get(key.strip(), ""))
+        if (actual == value.strip()) == negate:
+            return False
+    return True
+
+
+def formulate_retry(workflow: dict[str, Any], restart_successful: bool = False,
+                    node_field_selector: str = "") -> dict[str, Any]:
+    """Argo's retry: failed leaf nodes and exit handlers are dropped (exit handlers run again), unfinished
+    parents are set Running again.
+
+    Succeeded and Skipped nodes are kept unless ``restart_successful`` and they match the selector.
+    """
+    workflow = copy.deepcopy(workflow)
+    status = workflow.setdefault("status", {})
+    nodes: dict[str, dict[str, Any]] = status.get("nodes", {})
+    drop: set[str] = set()
+    for node_id, node in nodes.items():
+        restart = restart_successful and bool(node_field_selector) and _matches(node, node_field_selector)
+        exit_handler = node.get("name", "").endswith(".onExit")
+        if node.get("phase") in _KEEP_ON_RETRY and not restart and not exit_handler:
+            continue
+        if exit_handler or node.get("type") in _LEAF_TYPES:
+            drop.add(node_id)
+        else:
+            node["phase"] = "Running"
+            for key in ("finishedAt", "message", "outputs"):
+                node.pop(key, None)
+    drop |= _descendants(nodes, drop)
+    for node_id in drop:
+        nodes.pop(node_id, None)
+    for node in nodes.values():
+        if "children" in node:
+            node["children"] = [c for c in node["children"] if c not in drop]
+        if "outboundNodes" in node:
+            node["outboundNodes"] = [c for c in node["outboundNodes"] if c not in drop]
+    status["phase"] = "Running"
+    for key in ("finishedAt", "message", "outputs"):
+        status.pop(key, None)
+    return workflow
+
+
+def _descendants(nodes: dict[str, dict[str, Any]], roots: set[str]) -> set[str]:
+    found: set[str] = set()
+    todo = list(roots)
+    while todo:
+        for child in nodes.get(todo.pop(), {}).get("children", []):
+            if child not in found and child not in roots:
+                found.add(child)
+                todo.append(child)
+    return found

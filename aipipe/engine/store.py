@@ -1,0 +1,399 @@
+"""The run store: Argo-shaped Workflow objects, templates, cron workflows and node logs in sqlite.
+
+One file, ``<AIPIPE_HOME>/engine.db``, in WAL mode, shared by the threads of ``aipipe server``
+and by separate ``aipipe`` CLI processes. Every write bumps a store-wide sequence that becomes the
+object's ``metadata.resourceVersion``, so watchers in any process find changes with one query.
+Secret values never reach it: the executor hands out only masked logs and secret-free objects.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from aipipe.engine.names import generate_name, new_uid, now_rfc3339
+from aipipe.errors import ConflictError, NotFoundError, UserError
+
+WORKFLOW = "Workflow"
+WORKFLOW_TEMPLATE = "WorkflowTemplate"
+CLUSTER_WORKFLOW_TEMPLATE = "ClusterWorkflowTemplate"
+CRON_WORKFLOW = "CronWorkflow"
+RESOURCE_KINDS = (WORKFLOW_TEMPLATE, CLUSTER_WORKFLOW_TEMPLATE, CRON_WORKFLOW)
+COMPLETED_PHASES = frozenset({"Succeeded", "Failed", "Error"})
+PHASE_LABEL = "workflows.argoproj.io/phase"
+COMPLETED_LABEL = "workflows.argoproj.io/completed"
+HEARTBEAT_STALE_SECONDS = 30.0
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS seq (id INTEGER PRIMARY KEY CHECK (id = 1), value INTEGER NOT NULL);
+INSERT OR IGNORE INTO seq (id, value) VALUES (1, 0);
+CREATE TABLE IF NOT EXISTS workflows (
+    namespace TEXT NOT NULL, name TEXT NOT NULL, uid TEXT NOT NULL UNIQUE,
+    phase TEXT NOT NULL DEFAULT '', created TEXT NOT NULL, object TEXT NOT NULL, version INTEGER NOT NULL,
+    driver_id TEXT, driver_pid INTEGER, driver_host TEXT, heartbeat REAL, stop_message TEXT,
+    PRIMARY KEY (namespace, name));
+CREATE INDEX IF NOT EXISTS workflows_version ON workflows (version);
+CREATE TABLE IF NOT EXISTS deleted_workflows (
+    uid TEXT PRIMARY KEY, namespace TEXT NOT NULL, name TEXT NOT NULL, object TEXT NOT NULL,
+    version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS resources (
+    kind TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL, uid TEXT NOT NULL,
+    created TEXT NOT NULL, object TEXT NOT NULL, version INTEGER NOT NULL,
+    PRIMARY KEY (kind, namespace, name));
+CREATE TABLE IF NOT EXISTS node_logs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, workflow_uid TEXT NOT NULL, node_id TEXT NOT NULL,
+    ts REAL NOT NULL, content TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS node_logs_workflow ON node_logs (workflow_uid, id);
+"""
+
+
+@dataclass(frozen=True)
+class Driver:
+    """Who drives a run: a process (pid on a host) and a random id per driving session."""
+
+    driver_id: str
+    pid: int
+    host: str
+    heartbeat: float
+
+    def is_alive(self, now: float | None = None) -> bool:
+        """False when the process is gone (same host) or its heartbeat went stale."""
+        now = time.time() if now is None else now
+        if now - self.heartbeat > HEARTBEAT_STALE_SECONDS:
+            return False
+        if self.host != socket.gethostname():
+            return True
+        return process_alive(self.pid)
+
+
+@dataclass(frozen=True)
+class LogChunk:
+    """One appended piece of a node's output."""
+
+    seq: int
+    node_id: str
+    ts: float
+    content: str
+
+
+def process_alive(pid: int) -> bool:
+    """Whether ``pid`` runs and is not a zombie."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rsplit(")", 1)[-1].split()[0] != "Z"
+
+
+def _completed(phase: str) -> bool:
+    return phase in COMPLETED_PHASES
+
+
+class RunStore:
+    """Thread-safe access to the engine database (one sqlite connection per thread)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        self._conn().executescript(_SCHEMA)
+
+    @classmethod
+    def from_home(cls, home: Path) -> RunStore:
+        return cls(Path(home) / "engine.db")
+
+    # -- connection handling -------------------------------------------------------------
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
+            conn.row_factory = sqlite3.Row
+            conn.execute("PRAGMA busy_timeout=30000")
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            self._local.conn = conn
+        return conn
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        conn = self._conn()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def close(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+    @staticmethod
+    def _next_version(db: sqlite3.Connection) -> int:
+        db.execute("UPDATE seq SET value = value + 1 WHERE id = 1")
+        return int(db.execute("SELECT value FROM seq WHERE id = 1").fetchone()[0])
+
+    def current_version(self) -> int:
+        return int(self._conn().execute("SELECT value FROM seq WHERE id = 1").fetchone()[0])
+
+    # -- workflows -------------------------------------------------------------------------
+    def create_workflow(self, workflow: dict[str, Any], namespace: str, driver_id: str | None = None
+                        ) -> dict[str, Any]:
+        """Insert a new Workflow: name from ``generateName`` when needed, uid, timestamps, phase Pending.
+
+        With ``driver_id`` this process claims the run in the same transaction, so no other
+        process (a restarting server) takes it for an orphan before its driver starts.
+        """
+        obj = json.loads(json.dumps(workflow))
+        meta = obj.setdefault("metadata", {})
+        meta["namespace"] = namespace
+        if not meta.get("name") and not meta.get("generateName"):
+            raise UserError("metadata.name or metadata.generateName is required", field="metadata")
+        obj.setdefault("apiVersion", "argoproj.io/v1alpha1")
+        obj["kind"] = WORKFLOW
+        meta["uid"] = new_uid()
+        meta["creationTimestamp"] = now_rfc3339()
+        obj.setdefault("status", {}).setdefault("phase", "Pending")
+        explicit = bool(meta.get("name"))
+        for _ in range(20):
+            if not explicit:
+                meta["name"] = generate_name(meta["generateName"])
+            try:
+                with self._write() as db:
+                    version = self._next_version(db)
+                    self._stamp(obj, version)
+                    db.execute(
+                        "INSERT INTO workflows (namespace, name, uid, phase, created, object, version, driver_id, "
+                        "driver_pid, driver_host, heartbeat) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        (namespace, meta["name"], meta["uid"], obj["status"]["phase"], meta["creationTimestamp"],
+                         json.dumps(obj), version, driver_id, os.getpid() if driver_id else None,
+                         socket.gethostname() if driver_id else None, time.time() if driver_id else None))
+                return obj
+            except sqlite3.IntegrityError as exc:
+                if explicit:
+                    raise ConflictError(f'workflows.argoproj.io "{meta["name"]}" already exists') from exc
+        raise ConflictError(f"could not generate a unique name from {meta['generateName']!r}")
+
+    @staticmethod
+    def _stamp(obj: dict[str, Any], version: int) -> None:
+        meta = obj["metadata"]
+        meta["resourceVersion"] = str(version)
+        phase = obj.get("status", {}).get("phase", "")
+        labels = meta.setdefault("labels", {})
+        if phase:
+            labels[PHASE_LABEL] = phase
+        labels[COMPLETED_LABEL] = "true" if _completed(phase) else "false"
+
+    def save_workflow(self, workflow: dict[str, Any]) -> dict[str, Any]:
+        """Persist a new state of an existing run (identified by uid); returns the stamped object."""
+        obj = json.loads(json.dumps(workflow))
+        uid = obj["metadata"]["uid"]
+        with self._write() as db:
+            row = db.execute("SELECT namespace, name, created FROM workflows WHERE uid = ?", (uid,)).fetchone()
+            if row is None:
+                raise NotFoundError(f"workflow with uid {uid} not found")
+            meta = obj["metadata"]
+            meta.update(namespace=row["namespace"], name=row["name"], creationTimestamp=row["created"])
+            version = self._next_version(db)
+            self._stamp(obj, version)
+            db.execute("UPDATE workflows SET phase = ?, object = ?, version = ? WHERE uid = ?",
+                       (obj.get("status", {}).get("phase", ""), json.dumps(obj), version, uid))
+        return obj
+
+    def get_workflow(self, namespace: str, name: str) -> dict[str, Any]:
+        row = self._conn().execute("SELECT object FROM workflows WHERE namespace = ? AND name = ?",
+                                   (namespace, name)).fetchone()
+        if row is None:
+            raise NotFoundError(f'workflows.argoproj.io "{name}" not found')
+        return json.loads(row["object"])
+
+    def find_workflow(self, name: str, namespace: str | None = None) -> dict[str, Any]:
+        """A run by name, in ``namespace`` or (when None) in whichever namespace holds it."""
+        if namespace is not None:
+            return self.get_workflow(namespace, name)
+        rows = self._conn().execute("SELECT object FROM workflows WHERE name = ?", (name,)).fetchall()
+        if not rows:
+            raise NotFoundError(f"no run named {name!r} (see `aipipe list`)")
+        if len(rows) > 1:
+            raise UserError(f"several runs are named {name!r}; give the namespace", field="name")
+        return json.loads(rows[0]["object"])
+
+    def list_workflows(self, namespace: str | None = None) -> list[dict[str, Any]]:
+        """Runs, newest first; ``namespace`` None or "" lists every namespace."""
+        sql = "SELECT object FROM workflows"
+        args: tuple[Any, ...] = ()
+        if namespace:
+            sql += " WHERE namespace = ?"
+            args = (namespace,)
+        rows = self._conn().execute(sql + " ORDER BY created DESC, version DESC", args).fetchall()
+        return [json.loads(r["object"]) for r in rows]
+
+    def delete_workflow(self, namespace: str, name: str) -> dict[str, Any]:
+        with self._write() as db:
+            row = db.execute("SELECT uid, object FROM workflows WHERE namespace = ? AND name = ?",
+                             (namespace, name)).fetchone()
+            if row is None:
+                raise NotFoundError(f'workflows.argoproj.io "{name}" not found')
+            obj = json.loads(row["object"])
+            version = self._next_version(db)
+            obj["metadata"]["resourceVersion"] = str(version)
+            db.execute("DELETE FROM workflows WHERE uid = ?", (row["uid"],))
+            db.execute("DELETE FROM node_logs WHERE workflow_uid = ?", (row["uid"],))
+            db.execute("INSERT OR REPLACE INTO deleted_workflows (uid, namespace, name, object, version) "
+                       "VALUES (?, ?, ?, ?, ?)", (row["uid"], namespace, name, json.dumps(obj), version))
+        return obj
+
+    def workflow_changes(self, since: int, namespace: str | None = None) -> list[tuple[str, dict[str, Any]]]:
+        """``(MODIFIED|DELETED, object)`` for every run written after store version ``since``, oldest first."""
+        clause = " AND namespace = ?" if namespace else ""
+        args: tuple[Any, ...] = (since, namespace) if namespace else (since,)
+        db = self._conn()
+        rows = [("MODIFIED", r["version"], r["object"]) for r in db.execute(
+            "SELECT version, object FROM workflows WHERE version > ?" + clause, args)]
+        rows += [("DELETED", r["version"], r["object"]) for r in db.execute(
+            "SELECT version, object FROM deleted_workflows WHERE version > ?" + clause, args)]
+        rows.sort(key=lambda r: r[1])
+        return [(kind, json.loads(obj)) for kind, _, obj in rows]
+
+    # -- drivers and stop requests ---------------------------------------------------------
+    def driver(self, uid: str) -> Driver | None:
+        row = self._conn().execute("SELECT driver_id, driver_pid, driver_host, heartbeat FROM workflows "
+                                   "WHERE uid = ?", (uid,)).fetchone()
+        if row is None or row["driver_id"] is None:
+            return None
+        return Driver(row["driver_id"], row["driver_pid"], row["driver_host"], row["heartbeat"])
+
+    def claim(self, uid: str, driver_id: str) -> bool:
+        """Become the driver of a run unless a live one holds it; clears an old stop request."""
+        with self._write() as db:
+            row = db.execute("SELECT driver_id, driver_pid, driver_host, heartbeat FROM workflows WHERE uid = ?",
+                             (uid,)).fetchone()
+            if row is None:
+                raise NotFoundError(f"workflow with uid {uid} not found")
+            if row["driver_id"] not in (None, driver_id):
+                current = Driver(row["driver_id"], row["driver_pid"], row["driver_host"], row["heartbeat"])
+                if current.is_alive():
+                    return False
+            db.execute("UPDATE workflows SET driver_id = ?, driver_pid = ?, driver_host = ?, heartbeat = ?, "
+                       "stop_message = NULL WHERE uid = ?",
+                       (driver_id, os.getpid(), socket.gethostname(), time.time(), uid))
+        return True
+
+    def heartbeat(self, uid: str, driver_id: str) -> str | None:
+        """Refresh the driver's heartbeat; returns the pending stop message, if any."""
+        with self._write() as db:
+            db.execute("UPDATE workflows SET heartbeat = ? WHERE uid = ? AND driver_id = ?",
+                       (time.time(), uid, driver_id))
+            row = db.execute("SELECT stop_message FROM workflows WHERE uid = ?", (uid,)).fetchone()
+        return None if row is None else row["stop_message"]
+
+    def release(self, uid: str, driver_id: str) -> None:
+        with self._write() as db:
+            db.execute("UPDATE workflows SET driver_id = NULL, driver_pid = NULL, driver_host = NULL, "
+                       "heartbeat = NULL WHERE uid = ? AND driver_id = ?", (uid, driver_id))
+
+    def request_stop(self, uid: str, message: str) -> None:
+        with self._write() as db:
+            db.execute("UPDATE workflows SET stop_message = ? WHERE uid = ?", (message, uid))
+
+    def stop_requested(self, uid: str) -> str | None:
+        row = self._conn().execute("SELECT stop_message FROM workflows WHERE uid = ?", (uid,)).fetchone()
+        return None if row is None else row["stop_message"]
+
+    def unfinished_workflows(self) -> list[dict[str, Any]]:
+        """Runs not yet Succeeded/Failed/Error (candidates for resuming)."""
+        rows = self._conn().execute("SELECT object FROM workflows WHERE phase NOT IN (?, ?, ?) ORDER BY version",
+                                    tuple(COMPLETED_PHASES)).fetchall()
+        return [json.loads(r["object"]) for r in rows]
+
+    # -- node logs -------------------------------------------------------------------------
+    def append_log(self, workflow_uid: str, node_id: str, content: str) -> None:
+        with self._write() as db:
+            db.execute("INSERT INTO node_logs (workflow_uid, node_id, ts, content) VALUES (?, ?, ?, ?)",
+                       (workflow_uid, node_id, time.time(), content))
+
+    def read_logs(self, workflow_uid: str, after: int = 0, node_id: str | None = None) -> list[LogChunk]:
+        sql = "SELECT id, node_id, ts, content FROM node_logs WHERE workflow_uid = ? AND id > ?"
+        args: tuple[Any, ...] = (workflow_uid, after)
+        if node_id is not None:
+            sql += " AND node_id = ?"
+            args = (*args, node_id)
+        rows = self._conn().execute(sql + " ORDER BY id", args).fetchall()
+        return [LogChunk(r["id"], r["node_id"], r["ts"], r["content"]) for r in rows]
+
+    # -- templates and cron workflows --------------------------------------------------------
+    def put_resource(self, kind: str, obj: dict[str, Any], namespace: str = "", *, create_only: bool = False,
+                     must_exist: bool = False) -> dict[str, Any]:
+        """Create or replace a WorkflowTemplate, ClusterWorkflowTemplate or CronWorkflow."""
+        if kind not in RESOURCE_KINDS:
+            raise ValueError(kind)
+        obj = json.loads(json.dumps(obj))
+        meta = obj.setdefault("metadata", {})
+        if kind == CLUSTER_WORKFLOW_TEMPLATE:
+            namespace = ""
+        else:
+            meta["namespace"] = namespace
+        obj.setdefault("apiVersion", "argoproj.io/v1alpha1")
+        obj["kind"] = kind
+        explicit = bool(meta.get("name"))
+        if not explicit and not meta.get("generateName"):
+            raise UserError("metadata.name or metadata.generateName is required", field="metadata")
+        with self._write() as db:
+            if not explicit:
+                meta["name"] = generate_name(meta["generateName"])
+            row = db.execute("SELECT uid, created FROM resources WHERE kind = ? AND namespace = ? AND name = ?",
+                             (kind, namespace, meta["name"])).fetchone()
+            if row is not None and create_only:
+                raise ConflictError(f'{_plural(kind)} "{meta["name"]}" already exists')
+            if row is None and must_exist:
+                raise NotFoundError(f'{_plural(kind)} "{meta["name"]}" not found')
+            meta["uid"] = row["uid"] if row else new_uid()
+            meta["creationTimestamp"] = row["created"] if row else now_rfc3339()
+            version = self._next_version(db)
+            meta["resourceVersion"] = str(version)
+            db.execute("INSERT OR REPLACE INTO resources (kind, namespace, name, uid, created, object, version) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                       (kind, namespace, meta["name"], meta["uid"], meta["creationTimestamp"], json.dumps(obj),
+                        version))
+        return obj
+
+    def get_resource(self, kind: str, name: str, namespace: str = "") -> dict[str, Any] | None:
+        row = self._conn().execute("SELECT object FROM resources WHERE kind = ? AND namespace = ? AND name = ?",
+                                   (kind, "" if kind == CLUSTER_WORKFLOW_TEMPLATE else namespace, name)).fetchone()
+        return None if row is None else json.loads(row["object"])
+
+    def list_resources(self, kind: str, namespace: str | None = None) -> list[dict[str, Any]]:
+        sql, args = "SELECT object FROM resources WHERE kind = ?", (kind,)
+        if namespace and kind != CLUSTER_WORKFLOW_TEMPLATE:
+            sql, args = sql + " AND namespace = ?", (kind, namespace)
+        rows = self._conn().execute(sql + " ORDER BY namespace, name", args).fetchall()
+        return [json.loads(r["object"]) for r in rows]
+
+    def delete_resource(self, kind: str, name: str, namespace: str = "") -> None:
+        with self._write() as db:
+            cur = db.execute("DELETE FROM resources WHERE kind = ? AND namespace = ? AND name = ?",
+                             (kind, "" if kind == CLUSTER_WORKFLOW_TEMPLATE else namespace, name))
+            if cur.rowcount == 0:
+                raise NotFoundError(f'{_plural(kind)} "{name}" not found')
+
+
+def _plural(kind: str) -> str:
+    return f"{kind.lower()}s.argoproj.io"

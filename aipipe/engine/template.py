@@ -1,0 +1,193 @@
+"""``{{…}}`` substitution with Argo's variable names, and the scope it reads from.
+
+Only known prefixes are substituted; ``{{custom.variable}}`` stays in the text as Argo leaves it.
+``{{= expr}}`` is an expr-lang expression over the same scope (dotted names become nested maps).
+An *absent* value (output of a Skipped/Omitted node without a default) is :data:`ABSENT`: it is
+``nil`` inside expressions and an error ("absent optional") anywhere else.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from aipipe.engine.expr import NIL, ExprError, evaluate, to_text
+
+KNOWN_PREFIXES = ("inputs.", "outputs.", "steps.", "tasks.", "workflow.", "pod.", "node.", "lastRetry.",
+                  "cronworkflow.")
+KNOWN_NAMES = ("item", "retries")
+
+
+class _Absent:
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+
+ABSENT: Any = _Absent()
+
+
+class TemplateError(Exception):
+    """A tag could not be resolved; ``absent`` marks the v4.1 'absent optional' case (terminal Error)."""
+
+    def __init__(self, message: str, absent: bool = False) -> None:
+        super().__init__(message)
+        self.absent = absent
+
+
+def is_known(name: str) -> bool:
+    return name in KNOWN_NAMES or name.startswith(KNOWN_PREFIXES) or name.startswith("item.")
+
+
+class Scope:
+    """Flat variable map (``steps.a.outputs.result`` -> text or ABSENT) plus artifacts by the same naming."""
+
+    def __init__(self, values: Mapping[str, Any] | None = None, artifacts: Mapping[str, dict] | None = None,
+                 raw: Mapping[str, Any] | None = None) -> None:
+        self.values: dict[str, Any] = dict(values or {})
+        self.artifacts: dict[str, dict] = dict(artifacts or {})
+        self.raw: dict[str, Any] = dict(raw or {})  # typed values for expressions (e.g. item = 3)
+        self._env: dict[str, Any] | None = None
+
+    def child(self, values: Mapping[str, Any] | None = None, artifacts: Mapping[str, dict] | None = None,
+              raw: Mapping[str, Any] | None = None) -> Scope:
+        out = Scope(self.values, self.artifacts, self.raw)
+        out.values.update(values or {})
+        out.artifacts.update(artifacts or {})
+        out.raw.update(raw or {})
+        return out
+
+    def set(self, name: str, value: Any) -> None:
+        self.values[name] = value
+        self._env = None
+
+    def set_artifact(self, name: str, artifact: dict) -> None:
+        self.artifacts[name] = artifact
+        self._env = None
+
+    def env(self) -> dict[str, Any]:
+        """Nested maps for expressions; ABSENT becomes nil, artifacts appear as objects."""
+        if self._env is None:
+            env: dict[str, Any] = {}
+            for source in (self.values, self.artifacts, self.raw):
+                for key, value in source.items():
+                    _insert(env, key.split("."), NIL if value is ABSENT else value)
+            self._env = env
+        return self._env
+
+
+def _insert(env: dict[str, Any], parts: list[str], value: Any) -> None:
+    node = env
+    for part in parts[:-1]:
+        nxt = node.get(part)
+        if not isinstance(nxt, dict):
+            nxt = {}
+            node[part] = nxt
+        node = nxt
+    leaf = parts[-1]
+    if isinstance(node.get(leaf), dict) and not isinstance(value, dict):
+        return  # a map (e.g. outputs.parameters.*) wins over its aggregated JSON text
+    node[leaf] = value
+
+
+def find_tags(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, inner) of each ``{{…}}`` tag, scanning left to right."""
+    tags: list[tuple[int, int, str]] = []
+    i = 0
+    while True:
+        start = text.find("{{", i)
+        if start < 0:
+            return tags
+        end = text.find("}}", start + 2)
+        if end < 0:
+            return tags
+        tags.append((start, end + 2, text[start + 2:end]))
+        i = end + 2
+
+
+def lookup(name: str, scope: Scope) -> Any:
+    """The value of a simple tag, ABSENT, or None when unresolvable."""
+    if name in scope.values:
+        return scope.values[name]
+    return None
+
+
+def render(text: str, scope: Scope, where: str = "") -> str:
+    """Substitute every known tag in ``text``; unknown prefixes stay literal."""
+    if "{{" not in text:
+        return text
+    out: list[str] = []
+    pos = 0
+    for start, end, inner in find_tags(text):
+        out.append(text[pos:start])
+        out.append(_resolve(inner, scope, text[start:end], where))
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _resolve(inner: str, scope: Scope, tag: str, where: str) -> str:
+    if inner.startswith("="):
+        try:
+            return to_text(evaluate(inner[1:], scope.env()))
+        except ExprError as exc:
+            raise TemplateError(f"{where}: failed to evaluate expression {tag}: {exc}".lstrip(": ")) from exc
+    name = inner.strip()
+    if not is_known(name):
+        return tag
+    value = lookup(name, scope)
+    if value is ABSENT:
+        raise TemplateError(f"{where}: {tag} refers to an absent optional output (its node was Skipped or "
+                            "Omitted and declares no default)".lstrip(": "), absent=True)
+    if value is None:
+        raise TemplateError(f"{where}: failed to resolve {tag}".lstrip(": "))
+    return value if isinstance(value, str) else to_text(value)
+
+
+def exact_reference(text: str) -> str | None:
+    """The variable name when ``text`` is exactly one simple tag, e.g. ``{{tasks.a.outputs.result}}``."""
+    stripped = text.strip()
+    tags = find_tags(stripped)
+    if len(tags) == 1 and tags[0][0] == 0 and tags[0][1] == len(stripped) and not tags[0][2].startswith("="):
+        return tags[0][2].strip()
+    return None
+
+
+def render_deep(value: Any, scope: Scope, where: str = "", skip: frozenset[str] = frozenset()) -> Any:
+    """Render every string inside nested dicts/lists; keys in ``skip`` are left untouched."""
+    if isinstance(value, str):
+        return render(value, scope, where)
+    if isinstance(value, list):
+        return [render_deep(v, scope, where, skip) for v in value]
+    if isinstance(value, dict):
+        return {k: v if k in skip else render_deep(v, scope, where, skip) for k, v in value.items()}
+    return value
+
+
+def item_text(item: Any) -> str:
+    """How a loop item renders as ``{{item}}``: strings as-is, numbers plain, maps/lists as JSON."""
+    if isinstance(item, str):
+        return item
+    if isinstance(item, bool):
+        return "true" if item else "false"
+    if isinstance(item, float) and item.is_integer():
+        return str(int(item))
+    if isinstance(item, (int, float)):
+        return str(item)
+    return json.dumps(item, separators=(",", ":"))
+
+
+def item_scope(item: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(flat values, raw values) a loop item contributes: ``item`` and, for maps, ``item.KEY``."""
+    values = {"item": item_text(item)}
+    if isinstance(item, dict):
+        for key, val in item.items():
+            values[f"item.{key}"] = item_text(val)
+    return values, {"item": item}
+
+
+def item_label(item: Any) -> str:
+    """The ``name(i:LABEL)`` part of a loop child's name; maps render as sorted ``k:v`` pairs."""
+    if isinstance(item, dict):
+        return ",".join(f"{k}:{item_text(v)}" for k, v in sorted(item.items()))
+    return item_text(item)

@@ -1,0 +1,107 @@
+"""Engine overhead: a node running ``true`` on the embedded engine vs a bare ``subprocess.run``.
+
+Two cases, each engine vs naive baseline in the same run:
+- sequential: N steps in a row, each ``true`` -> per-node overhead = engine per node - bare per node;
+- fan-out: ``withItems`` of 200 ``true`` nodes with ``parallelism: 8`` vs a pool of 8 threads
+  running the same 200 processes.
+The engine path is the real one (run store in sqlite, executor, mount namespace per node), in a
+throw-away AIPIPE_HOME. Goal: < 50 ms overhead per node. ``--quick`` runs a smaller version.
+
+    PYTHONPATH=. python3 bench/engine_bench.py [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from bench.results_io import write_result
+
+GOAL_MS = 50.0
+TRUE_TEMPLATE = {"name": "noop", "container": {"image": "alpine:3.20", "command": ["true"]}}
+
+
+def sequential_workflow(count: int) -> dict[str, Any]:
+    steps = [[{"name": f"s{i}", "template": "noop"}] for i in range(count)]
+    return {"apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow", "metadata": {"generateName": "bench-seq-"},
+            "spec": {"entrypoint": "main", "templates": [{"name": "main", "steps": steps}, TRUE_TEMPLATE]}}
+
+
+def fanout_workflow(count: int, parallelism: int) -> dict[str, Any]:
+    task = {"name": "fan", "template": "noop", "withItems": list(range(count))}
+    return {"apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow", "metadata": {"generateName": "bench-fan-"},
+            "spec": {"entrypoint": "main", "parallelism": parallelism,
+                     "templates": [{"name": "main", "dag": {"tasks": [task]}}, TRUE_TEMPLATE]}}
+
+
+def run_on_engine(home: Path, workflow: dict[str, Any]) -> float:
+    """Submit and drive one run in this process; returns wall seconds (fails loudly unless Succeeded)."""
+    from aipipe.config import load_config
+    from aipipe.engine.service import EngineService
+
+    service = EngineService(load_config(env={"AIPIPE_HOME": str(home)}))
+    start = time.perf_counter()
+    final = service.drive(service.submit(workflow))
+    elapsed = time.perf_counter() - start
+    phase = final.get("status", {}).get("phase")
+    if phase != "Succeeded":
+        raise SystemExit(f"benchmark run {final['metadata']['name']} ended {phase}: "
+                         f"{final.get('status', {}).get('message', '')}")
+    return elapsed
+
+
+def bare_sequential(count: int) -> float:
+    start = time.perf_counter()
+    for _ in range(count):
+        subprocess.run(["true"], check=True)
+    return time.perf_counter() - start
+
+
+def bare_fanout(count: int, parallelism: int) -> float:
+    start = time.perf_counter()
+    with ThreadPoolExecutor(parallelism) as pool:
+        list(pool.map(lambda _: subprocess.run(["true"], check=True), range(count)))
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes, under a minute on a laptop CPU")
+    parser.add_argument("--nodes", type=int, default=None, help="sequential nodes (default 50, quick 10)")
+    parser.add_argument("--fanout", type=int, default=200, help="withItems size (quick: 40)")
+    parser.add_argument("--parallelism", type=int, default=8)
+    args = parser.parse_args()
+    nodes = args.nodes or (10 if args.quick else 50)
+    fanout = 40 if args.quick else args.fanout
+
+    with tempfile.TemporaryDirectory(prefix="aipipe-bench-") as tmp:
+        home = Path(tmp)
+        run_on_engine(home, sequential_workflow(2))  # warm-up: imports, database, namespace probe
+        engine_seq = run_on_engine(home, sequential_workflow(nodes))
+        bare_seq = bare_sequential(nodes)
+        engine_fan = run_on_engine(home, fanout_workflow(fanout, args.parallelism))
+        bare_fan = bare_fanout(fanout, args.parallelism)
+
+    per_node_engine = engine_seq / nodes * 1000
+    per_node_bare = bare_seq / nodes * 1000
+    overhead = per_node_engine - per_node_bare
+    rows = [
+        {"case": f"sequential steps x{nodes} (true)", "engine_s": engine_seq, "bare_s": bare_seq,
+         "engine_ms_per_node": per_node_engine, "bare_ms_per_node": per_node_bare, "overhead_ms_per_node": overhead},
+        {"case": f"withItems x{fanout}, parallelism {args.parallelism}", "engine_s": engine_fan, "bare_s": bare_fan,
+         "engine_ms_per_node": engine_fan / fanout * 1000, "bare_ms_per_node": bare_fan / fanout * 1000,
+         "overhead_ms_per_node": (engine_fan - bare_fan) / fanout * 1000},
+    ]
+    summary = {"overhead_ms_per_node": round(overhead, 2), f"fanout_{fanout}_seconds": round(engine_fan, 3),
+               "bare_ms_per_node": round(per_node_bare, 2), f"bare_fanout_{fanout}_seconds": round(bare_fan, 3),
+               "goal_ms_per_node": GOAL_MS, "meets_goal": overhead < GOAL_MS, "quick": args.quick}
+    write_result("engine_bench_quick" if args.quick else "engine_bench", rows, summary)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,178 @@
+"""The retrain pipeline: export-annotations -> train -> evaluate (the gate) -> convert -> deploy.
+
+Each task calls a step's reusable WorkflowTemplate (``aipipe-<step>-v1``) through ``templateRef``;
+data passes between steps as storage URIs in output parameters. A ``changed=false`` export skips
+train (``when``) and the later tasks are omitted (each depends on its predecessor *Succeeded*), so
+the run still ends Succeeded; convert and deploy run only when evaluate says ``promote=true``.
+
+``aipipe compile|submit|run pipelines/retrain.py`` load this file and call :func:`build`;
+``python pipelines/retrain.py [-p k=v]… [--wait]`` does the same as ``aipipe submit``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from hera.workflows import DAG, Task, Workflow
+from hera.workflows.models import TemplateRef
+
+from aipipe.compile.params import PipelineParam
+from aipipe.config import Config
+from aipipe.contract import CONVERT, DEPLOY, EVALUATE, EXPORT, PRECISIONS, TRAIN, StepSpec
+from pipelines.templates._common import (
+    DESCRIPTION_ANNOTATION,
+    MODEL_LABEL,
+    PART_OF_LABEL,
+    PROJECT_LABEL,
+    TITLE_ANNOTATION,
+    TRIGGER_LABEL,
+)
+
+NAME = "retrain"
+GENERATE_NAME = "aipipe-retrain-"
+WORKFLOW_DEADLINE_SECONDS = 12 * 3600
+
+PARAMETERS: tuple[PipelineParam, ...] = (
+    PipelineParam("project", "1", "Label Studio project id or title"),
+    PipelineParam("val_fraction", "0.2", "share of tasks in the validation split", "float", minimum=0.0, maximum=0.9),
+    PipelineParam("epochs", "10", "training epochs", "int", minimum=1, maximum=10000),
+    PipelineParam("batch_size", "64", "batch size per process", "int", minimum=1, maximum=65536),
+    PipelineParam("lr", "0.05", "learning rate", "float", minimum=0.0),
+    PipelineParam("precision", "auto", "training AMP precision", enum=PRECISIONS),
+    PipelineParam("image_size", "64", "model input size in pixels", "int", minimum=8, maximum=4096),
+    PipelineParam("seed", "0", "random seed", "int", minimum=0),
+    PipelineParam("model_name", "aipipe-classifier", "MLflow registered model name",
+                  config_key="mlflow.model_name"),
+    PipelineParam("margin", "0.01", "largest allowed accuracy drop vs the champion", "float", minimum=0.0, maximum=1.0),
+    PipelineParam("backend", "auto", "inference engine backend", enum=("auto", "tensorrt", "onnxruntime", "pytorch")),
+    PipelineParam("engine_precision", "fp16", "inference engine precision", enum=("fp16", "fp32")),
+    PipelineParam("max_accuracy_delta", "0.01", "largest allowed top-1 drop of the engine vs the model", "float",
+                  minimum=0.0, maximum=1.0),
+    PipelineParam("gpu_memory_mib", "5120", "GPU memory budget of the inference service (MiB)", "int",
+                  minimum=256, maximum=1048576),
+    PipelineParam("gpu_compute_percent", "50", "GPU compute share of the inference service (%)", "int",
+                  minimum=1, maximum=100),
+    PipelineParam("target", "local", "where to deploy", enum=("local", "kubernetes")),
+    PipelineParam("provider", "hami", "fractional-GPU provider (kubernetes target)",
+                  enum=("hami", "mig", "time-slicing", "kai", "orionx", "gpushare"), config_key="deploy.provider"),
+    PipelineParam("serving_namespace", "aipipe-serving", "Kubernetes namespace of the inference service"),
+)
+
+
+def _wf(name: str) -> str:
+    return f"{{{{workflow.parameters.{name}}}}}"
+
+
+def _out(task: str, name: str) -> str:
+    return f"{{{{tasks.{task}.outputs.parameters.{name}}}}}"
+
+
+def _is_true(task: str, name: str) -> str:
+    return f'"{_out(task, name)}" == "true"'
+
+
+def _step_task(spec: StepSpec, arguments: dict[str, str], depends: str | None = None,
+               when: str | None = None) -> Task:
+    return Task(
+        name=spec.name,
+        template_ref=TemplateRef(name=spec.template_name, template=spec.name),
+        arguments=arguments,
+        depends=depends,
+        when=when,
+    )
+
+
+def add_dag() -> DAG:
+    """The retrain DAG; call inside a ``Workflow``/``CronWorkflow`` context (cron reuses it)."""
+    export, train, evaluate, convert = EXPORT.name, TRAIN.name, EVALUATE.name, CONVERT.name
+    with DAG(name=NAME) as dag:
+        _step_task(EXPORT, {"project": _wf("project"), "val-fraction": _wf("val_fraction")})
+        _step_task(TRAIN, {
+            "dataset-uri": _out(export, "dataset_uri"),
+            "dataset-version": _out(export, "dataset_version"),
+            "run-id": "{{workflow.uid}}",
+            "epochs": _wf("epochs"),
+            "batch-size": _wf("batch_size"),
+            "lr": _wf("lr"),
+            "precision": _wf("precision"),
+            "image-size": _wf("image_size"),
+            "model-name": _wf("model_name"),
+            "seed": _wf("seed"),
+        }, depends=export, when=_is_true(export, "changed"))
+        _step_task(EVALUATE, {
+            "dataset-uri": _out(export, "dataset_uri"),
+            "model-name": _wf("model_name"),
+            "model-version": _out(train, "model_version"),
+            "margin": _wf("margin"),
+        }, depends=f"{train}.Succeeded")
+        _step_task(CONVERT, {
+            "onnx-uri": _out(train, "onnx_uri"),
+            "dataset-uri": _out(export, "dataset_uri"),
+            "model-name": _wf("model_name"),
+            "model-version": _out(train, "model_version"),
+            "backend": _wf("backend"),
+            "precision": _wf("engine_precision"),
+            "max-accuracy-delta": _wf("max_accuracy_delta"),
+        }, depends=f"{evaluate}.Succeeded", when=_is_true(evaluate, "promote"))
+        _step_task(DEPLOY, {
+            "engine-uri": _out(convert, "engine_uri"),
+            "model-version": _out(train, "model_version"),
+            "memory-mb": _out(convert, "memory_mb"),
+            "gpu-memory-mib": _wf("gpu_memory_mib"),
+            "gpu-compute-percent": _wf("gpu_compute_percent"),
+            "target": _wf("target"),
+            "provider": _wf("provider"),
+            "namespace": _wf("serving_namespace"),
+        }, depends=f"{convert}.Succeeded")
+    return dag
+
+
+def label_value(raw: str) -> str:
+    """A Kubernetes label value (<= 63 chars of [A-Za-z0-9._-], alphanumeric at both ends)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", raw)[:63].strip("._-") or "none"
+
+
+def workflow_kwargs(cfg: Config, params: Mapping[str, str], trigger: str) -> dict:
+    """Metadata and spec fields shared by the Workflow and the CronWorkflow of this pipeline."""
+    return {
+        "labels": {
+            PART_OF_LABEL: "aipipe",
+            PROJECT_LABEL: label_value(params["project"]),
+            MODEL_LABEL: label_value(params["model_name"]),
+            TRIGGER_LABEL: trigger,
+        },
+        "annotations": {
+            TITLE_ANNOTATION: f"Retrain {params['model_name']} from Label Studio project {params['project']}",
+            DESCRIPTION_ANNOTATION: "export-annotations -> train -> evaluate -> convert -> deploy "
+                                    f"(target {params['target']}, {params['gpu_memory_mib']} MiB, "
+                                    f"{params['gpu_compute_percent']}% GPU)",
+        },
+        "entrypoint": NAME,
+        "service_account_name": cfg.get("kubernetes.service_account"),
+        "active_deadline_seconds": WORKFLOW_DEADLINE_SECONDS,
+        "arguments": [p.hera(params[p.name]) for p in PARAMETERS],
+    }
+
+
+def build(cfg: Config, params: Mapping[str, str], trigger: str = "manual") -> Workflow:
+    """The retrain Workflow; ``params`` are validated values for every entry of :data:`PARAMETERS`."""
+    with Workflow(generate_name=GENERATE_NAME, **workflow_kwargs(cfg, params, trigger)) as workflow:
+        add_dag()
+    return workflow
+
+
+def templates(cfg: Config) -> list:
+    """The WorkflowTemplates this pipeline references."""
+    from pipelines.templates import build_all
+
+    return build_all(cfg)
+
+
+if __name__ == "__main__":
+    import sys
+
+    from aipipe.cli.main import main
+
+    sys.argv = ["aipipe", "submit", __file__, *sys.argv[1:]]
+    main()

@@ -1,0 +1,170 @@
+"""Build one step's reusable WorkflowTemplate from the step contract.
+
+Everything a template says comes from :mod:`aipipe.contract` (inputs, outputs, artifacts,
+GPU need, secrets) and from the :class:`~aipipe.config.Config` resolved at compile time
+(image, Secret name, GPU resource/node selector/tolerations, non-secret service URLs).
+The per-step modules only add what the contract cannot know: deadlines and resources.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from hera.workflows import (
+    Artifact,
+    Container,
+    EmptyDirVolume,
+    Env,
+    NoneArchiveStrategy,
+    Parameter,
+    Resources,
+    RetryStrategy,
+    SecretEnv,
+    WorkflowTemplate,
+)
+from hera.workflows.models import Backoff, Toleration, ValueFrom
+
+from aipipe.config import KEYS_BY_NAME, Config
+from aipipe.contract import CONTRACT_VERSION, OUTPUTS_DIR, StepSpec
+from aipipe.errors import ExitCode
+
+# Exit code 2 (user/input error) is never retried; 3 (service unavailable) and crashes are.
+RETRY_EXPRESSION = f"asInt(lastRetry.exitCode) != {int(ExitCode.USER_ERROR)}"
+RETRY_LIMIT = 3
+BACKOFF = Backoff(duration="15s", factor=2, max_duration="15m")
+
+# Secrets every step may need: S3 credentials are absent when storage is file:// (optional).
+STORAGE_SECRETS = ("storage.s3_access_key", "storage.s3_secret_key")
+
+# Non-secret configuration passed to every step as plain env values resolved at compile time.
+PLAIN_ENV_KEYS = (
+    "label_studio.url",
+    "storage.s3_endpoint",
+    "storage.s3_region",
+    "mlflow.model_name",
+)
+
+PROJECT_LABEL = "aipipe.io/project"
+MODEL_LABEL = "aipipe.io/model"
+TRIGGER_LABEL = "aipipe.io/trigger"
+STEP_LABEL = "aipipe.io/step"
+CONTRACT_LABEL = "aipipe.io/contract"
+PART_OF_LABEL = "app.kubernetes.io/part-of"
+TITLE_ANNOTATION = "workflows.argoproj.io/title"
+DESCRIPTION_ANNOTATION = "workflows.argoproj.io/description"
+
+
+@dataclass(frozen=True)
+class StepResources:
+    """What one step's pod asks for, beside the GPU (which comes from the contract)."""
+
+    cpu: str = "1"
+    memory: str = "2Gi"
+    deadline_seconds: int = 1800
+    shm: str | None = None  # size of a memory-backed /dev/shm (DataLoader workers), None = default
+
+
+def secret_key_name(config_key: str) -> str:
+    """Key inside the Kubernetes Secret for a secret config key: its env var, kebab-case.
+
+    ``label_studio.api_key`` (LABEL_STUDIO_API_KEY) -> ``label-studio-api-key``.
+    """
+    return KEYS_BY_NAME[config_key].env.lower().replace("_", "-")
+
+
+def step_env(spec: StepSpec, cfg: Config) -> list[Env | SecretEnv]:
+    """Plain config values (resolved now) and secrets (``secretKeyRef``, never literals)."""
+    plain = {KEYS_BY_NAME[k].env: str(cfg.get(k)) for k in PLAIN_ENV_KEYS}
+    plain.update({
+        "AIPIPE_HOME": str(cfg.home),
+        "AIPIPE_STORAGE_ROOT": cfg.storage_root,
+        "MLFLOW_TRACKING_URI": cfg.mlflow_tracking_uri,
+    })
+    env: list[Env | SecretEnv] = [Env(name=name, value=value) for name, value in sorted(plain.items()) if value]
+    secret_name = cfg.get("kubernetes.secret_name")
+    for key in spec.secrets:
+        env.append(SecretEnv(name=KEYS_BY_NAME[key].env, secret_name=secret_name, secret_key=secret_key_name(key)))
+    for key in STORAGE_SECRETS:
+        env.append(SecretEnv(name=KEYS_BY_NAME[key].env, secret_name=secret_name, secret_key=secret_key_name(key),
+                             optional=True))
+    return env
+
+
+def step_parameters(spec: StepSpec) -> list[Parameter]:
+    """Input parameters: required ones have no default; enums become Argo ``enum``."""
+    params = []
+    for item in spec.inputs:
+        optional = {"default": item.default} if item.default is not None else {}
+        params.append(Parameter(name=item.name, description=item.description, enum=list(item.enum) or None,
+                                **optional))
+    return params
+
+
+def step_args(spec: StepSpec) -> list[str]:
+    """``--<input> {{inputs.parameters.<input>}}`` for every contract input."""
+    args: list[str] = []
+    for item in spec.inputs:
+        args += [f"--{item.name}", f"{{{{inputs.parameters.{item.name}}}}}"]
+    return args
+
+
+def step_outputs(spec: StepSpec) -> list[Parameter | Artifact]:
+    """Output parameters read from ``/tmp/outputs/<name>``; reports as unarchived artifacts."""
+    outputs: list[Parameter | Artifact] = [
+        Parameter(name=o.name, description=o.description, value_from=ValueFrom(path=f"{OUTPUTS_DIR}/{o.name}"))
+        for o in spec.outputs
+    ]
+    outputs += [Artifact(name=a.name, path=a.path, archive=NoneArchiveStrategy()) for a in spec.artifacts]
+    return outputs
+
+
+def _gpu_placement(cfg: Config) -> tuple[dict[str, str] | None, list[Toleration] | None]:
+    selector = cfg.get("kubernetes.gpu_node_selector") or None
+    tolerations = [Toleration(**t) for t in cfg.get("kubernetes.gpu_tolerations")] or None
+    return selector, tolerations
+
+
+def step_template(spec: StepSpec, cfg: Config, resources: StepResources) -> WorkflowTemplate:
+    """The WorkflowTemplate ``aipipe-<step>-v1`` with one container template named after the step."""
+    gpu_resource = cfg.get("kubernetes.gpu_resource")
+    node_selector, tolerations = _gpu_placement(cfg) if spec.gpu else (None, None)
+    shm = [EmptyDirVolume(name="dshm", medium="Memory", size_limit=resources.shm, mount_path="/dev/shm")] \
+        if resources.shm else None
+    labels = {PART_OF_LABEL: "aipipe", STEP_LABEL: spec.name, CONTRACT_LABEL: CONTRACT_VERSION}
+    with WorkflowTemplate(
+        name=spec.template_name,
+        labels=labels,
+        annotations={TITLE_ANNOTATION: f"aipipe step: {spec.name} ({CONTRACT_VERSION})",
+                     DESCRIPTION_ANNOTATION: spec.description},
+        entrypoint=spec.name,
+        service_account_name=cfg.get("kubernetes.service_account"),
+    ) as template:
+        Container(
+            name=spec.name,
+            image=cfg.get("kubernetes.steps_image"),
+            command=["python", "-m", spec.module],
+            args=step_args(spec),
+            inputs=step_parameters(spec),
+            outputs=step_outputs(spec),
+            env=step_env(spec, cfg),
+            resources=Resources(
+                cpu_request=resources.cpu,
+                memory_request=resources.memory,
+                memory_limit=resources.memory,
+                gpus=1 if spec.gpu else None,
+                gpu_flag=gpu_resource,
+            ),
+            node_selector=node_selector,
+            tolerations=tolerations,
+            volumes=shm,
+            retry_strategy=RetryStrategy(limit=RETRY_LIMIT, backoff=BACKOFF, expression=RETRY_EXPRESSION),
+            active_deadline_seconds=resources.deadline_seconds,
+            labels={STEP_LABEL: spec.name},
+        )
+    return template
+
+
+def template_names(specs: Sequence[StepSpec]) -> list[str]:
+    """The WorkflowTemplate names for these steps (``aipipe-<step>-v1``)."""
+    return [s.template_name for s in specs]

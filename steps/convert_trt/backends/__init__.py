@@ -1,0 +1,1 @@
+"""Engine backends behind one interface (:mod:`.base`): TensorRT, mixed-precision ONNX, PyTorch."""

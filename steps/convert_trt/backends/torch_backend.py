@@ -1,0 +1,210 @@
+"""PyTorch backend: the classifier in FP16 (or bf16) with FP32 pins, CUDA graphs / torch.compile on a GPU.
+
+Pins are module paths (``stages.0.0.body.0``); the module runs in FP32 with its inputs cast up
+and its output cast back down. On CPU the module simply runs in half precision (real FP16
+arithmetic, slow), which also makes this backend a real-FP16 evaluator for the debugger.
+Works on torch >= 2.4; imports nothing beyond torch, numpy, safetensors and the train step's model.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from aipipe.contract import MODEL_CONFIG, MODEL_WEIGHTS
+from aipipe.errors import UserError
+
+DTYPES: dict[str, torch.dtype] = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}
+
+
+def torch_dtype(precision: str) -> torch.dtype:
+    """The torch dtype of a precision name (fp16 | bf16 | fp32)."""
+    if precision not in DTYPES:
+        raise UserError(f"unknown precision {precision!r} (known: {', '.join(DTYPES)})", field="precision")
+    return DTYPES[precision]
+
+
+def _cast_floats(value: Any, dtype: torch.dtype) -> Any:
+    if isinstance(value, torch.Tensor) and value.is_floating_point():
+        return value.to(dtype)
+    if isinstance(value, tuple):
+        return tuple(_cast_floats(v, dtype) for v in value)
+    if isinstance(value, list):
+        return [_cast_floats(v, dtype) for v in value]
+    return value
+
+
+def apply_precision_plan(model: nn.Module, precision: str, fp32_modules: Iterable[str]) -> nn.Module:
+    """Cast ``model`` to ``precision`` in place, keeping each pinned module (and its children) in FP32.
+
+    A pinned module receives FP32 inputs and hands a ``precision`` output to the next layer.
+    """
+    dtype = torch_dtype(precision)
+    model.to(dtype)
+    if dtype == torch.float32:
+        return model
+    known = dict(model.named_modules())
+    for name in fp32_modules:
+        if name not in known:
+            raise UserError(f"pinned layer {name!r} is not a module of the model", field="FP32_LAYERS_FOR_FP16")
+        sub = known[name]
+        sub.float()
+        sub.register_forward_pre_hook(lambda _m, args: _cast_floats(args, torch.float32))
+        sub.register_forward_hook(lambda _m, _args, out: _cast_floats(out, dtype))
+    return model
+
+
+def scope_to_module(scope: str, model: nn.Module) -> str:
+    """The deepest module of ``model`` that a dotted scope names (``""`` = the whole model)."""
+    names = {name for name, _ in model.named_modules()}
+    parts = scope.split(".") if scope else []
+    while parts and ".".join(parts) not in names:
+        parts.pop()
+    return ".".join(parts)
+
+
+def load_module(bundle_dir: Path) -> nn.Module:
+    """Rebuild the FP32 module (eval mode, CPU) from ``model_config.json`` + ``model.safetensors``."""
+    from steps.train.model import build_from_config, load_weights
+
+    root = Path(bundle_dir)
+    try:
+        config = json.loads((root / MODEL_CONFIG).read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise UserError(f"cannot read {MODEL_CONFIG}: {exc}", field=str(root)) from exc
+    return load_weights(build_from_config(config), root / MODEL_WEIGHTS).eval()
+
+
+def batch_buckets(max_batch: int) -> list[int]:
+    """Batch sizes that get their own CUDA graph: powers of two up to ``max_batch``, and ``max_batch``."""
+    sizes, size = [], 1
+    while size < max_batch:
+        sizes.append(size)
+        size *= 2
+    return [*sizes, max_batch]
+
+
+class TorchEngine:
+    """A module prepared for inference on one device; optional torch.compile and CUDA graphs."""
+
+    def __init__(self, module: nn.Module, *, precision: str, device: str, max_batch: int,
+                 input_shape: Sequence[int], cuda_graphs: bool = True, compile_mode: str | None = None) -> None:
+        self.device = torch.device(device)
+        self.dtype = torch_dtype(precision)
+        self.input_shape = tuple(int(v) for v in input_shape)
+        self.max_batch = int(max_batch)
+        self._channels_last = self.device.type == "cuda"
+        module = module.to(self.device)
+        if self._channels_last:
+            module = module.to(memory_format=torch.channels_last)
+        self.module: Any = torch.compile(module, mode=compile_mode, dynamic=False) if compile_mode else module
+        self._use_graphs = cuda_graphs and self.device.type == "cuda"
+        self._buckets = batch_buckets(self.max_batch)
+        self._graphs: dict[int, tuple[torch.cuda.CUDAGraph, torch.Tensor, torch.Tensor]] = {}
+
+    def _to_input(self, batch: torch.Tensor) -> torch.Tensor:
+        x = batch.to(self.device, self.dtype, non_blocking=True)
+        return x.contiguous(memory_format=torch.channels_last) if self._channels_last else x
+
+    def _capture(self, size: int) -> tuple[torch.cuda.CUDAGraph, torch.Tensor, torch.Tensor]:
+        static_in = self._to_input(torch.zeros((size, *self.input_shape)))
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side), torch.no_grad():
+            for _ in range(3):
+                self.module(static_in)
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.no_grad(), torch.cuda.graph(graph):
+            static_out = self.module(static_in)
+        return graph, static_in, static_out
+
+    def forward(self, batch: torch.Tensor) -> torch.Tensor:
+        """Logits (on the engine's device, float32) for a float NCHW tensor of at most ``max_batch`` rows."""
+        n = int(batch.shape[0])
+        if not self._use_graphs:
+            with torch.no_grad():
+                return self.module(self._to_input(batch)).float()
+        size = next(b for b in self._buckets if b >= n)
+        if size not in self._graphs:
+            self._graphs[size] = self._capture(size)
+        graph, static_in, static_out = self._graphs[size]
+        static_in[:n].copy_(self._to_input(batch))
+        graph.replay()
+        return static_out[:n].float()
+
+    def infer(self, batch: np.ndarray) -> np.ndarray:
+        """float32 NCHW numpy in, float32 logits numpy out."""
+        logits = self.forward(torch.from_numpy(np.ascontiguousarray(batch, dtype=np.float32)))
+        return logits.cpu().numpy()
+
+    def close(self) -> None:
+        self._graphs.clear()
+        self.module = None
+        if self.device.type == "cuda":
+            torch.cuda.empty_cache()
+
+
+def load_torch_engine(bundle_dir: Path, *, precision: str, fp32_modules: Sequence[str], device: str,
+                      max_batch: int, input_shape: Sequence[int], cuda_graphs: bool = True,
+                      compile_mode: str | None = None) -> TorchEngine:
+    """Rebuild the module from a bundle, apply the precision plan and prepare it on ``device``."""
+    module = apply_precision_plan(load_module(bundle_dir), precision, fp32_modules)
+    return TorchEngine(module, precision=precision, device=device, max_batch=max_batch, input_shape=input_shape,
+                       cuda_graphs=cuda_graphs, compile_mode=compile_mode)
+
+
+def pins_to_modules(model: nn.Module, onnx_model: Any, pins: Sequence[str]) -> list[str]:
+    """Module paths for pins given as module paths or as ONNX node names (mapped through their scope)."""
+    from steps.convert_trt.inspect import module_scope
+
+    modules = dict(model.named_modules())
+    nodes = {n.name: n for n in onnx_model.graph.node} if onnx_model is not None else {}
+    chosen: list[str] = []
+    for pin in pins:
+        if pin in modules:
+            path = pin
+        elif pin in nodes:
+            path = scope_to_module(module_scope(nodes[pin]), model)
+        else:
+            raise UserError(f"pinned layer {pin!r} is neither a module nor an ONNX node", field="FP32_LAYERS_FOR_FP16")
+        if path not in chosen:
+            chosen.append(path)
+    return chosen
+
+
+class TorchBackend:
+    """Builds the PyTorch engine: the model bundle's weights plus the plan's FP32 module pins."""
+
+    name = "pytorch"
+
+    def __init__(self, model_bundle: Path, device: str = "cpu") -> None:
+        self.model_bundle = Path(model_bundle)
+        self.device = device
+
+    def build(self, model: Any, plan: Any, out_dir: Path) -> Any:
+        from steps.convert_trt.backends.base import BuiltEngine
+
+        fp32_modules = pins_to_modules(load_module(self.model_bundle), model, plan.fp32_layers)
+        out_dir = Path(out_dir)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        target = out_dir / MODEL_WEIGHTS
+        if (self.model_bundle / MODEL_WEIGHTS).resolve() != target.resolve():
+            target.write_bytes((self.model_bundle / MODEL_WEIGHTS).read_bytes())
+        return BuiltEngine(self.name, target, plan.precision,
+                           {"fp32_layers": list(plan.fp32_layers), "fp32_modules": fp32_modules,
+                            "runtime": {"cuda_graphs": True, "compile_mode": None}})
+
+    def run(self, engine: Any, inputs: Any) -> list[np.ndarray]:
+        (batch,) = inputs.values()
+        runner = TorchEngine(apply_precision_plan(load_module(self.model_bundle), engine.precision,
+                                                  engine.manifest["fp32_modules"]),
+                             precision=engine.precision, device=self.device, max_batch=int(batch.shape[0]),
+                             input_shape=batch.shape[1:], cuda_graphs=False)
+        return [runner.infer(batch)]

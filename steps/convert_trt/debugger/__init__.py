@@ -1,0 +1,1 @@
+"""The engine-agnostic FP16 precision debugger: marking strategies, interventions, the iteration loop."""

@@ -1,0 +1,83 @@
+"""Test fixtures other parts use: a complete engine bundle built from the train step's tiny model bundle."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+
+from aipipe.contract import MODEL_ONNX
+from steps.convert_trt.backends.base import PrecisionPlan
+from steps.convert_trt.backends.onnx_fp16 import OnnxRuntimeBackend
+from steps.convert_trt.backends.torch_backend import TorchBackend
+from steps.convert_trt.bundle import write_engine_bundle
+from steps.convert_trt.config import PrecisionConfig
+from steps.convert_trt.inspect import inspect_model, load_onnx
+
+
+def write_tiny_engine_bundle(dest: Path, *, backend: str = "onnxruntime", precision: str = "fp32",
+                             num_classes: int = 3, image_size: int = 32, max_batch: int = 64) -> Path:
+    """Write a contract engine bundle (engine.json, engine file, precision_config.json, classes, preprocess).
+
+    Built with this step's own backends from ``steps.train.fixtures.write_tiny_model_bundle`` (a
+    randomly initialised resnet_tiny); no FP32 pins. ``backend``: onnxruntime | pytorch.
+    """
+    from steps.train.fixtures import write_tiny_model_bundle
+
+    with tempfile.TemporaryDirectory(prefix="aipipe-tiny-model-") as tmp:
+        model_bundle = write_tiny_model_bundle(Path(tmp), num_classes=num_classes, image_size=image_size)
+        model = load_onnx(model_bundle / MODEL_ONNX)
+        info = inspect_model(model, expected_input="input", batch=(1, min(32, max_batch), max_batch))
+        builders = {"onnxruntime": OnnxRuntimeBackend(), "pytorch": TorchBackend(model_bundle)}
+        if backend not in builders:
+            raise ValueError(f"fixture backend must be one of {sorted(builders)}, got {backend!r}")
+        engine = builders[backend].build(model, PrecisionPlan(precision), Path(tmp) / "engine")
+        return write_engine_bundle(Path(dest), engine=engine, info=info, config=PrecisionConfig(),
+                                   model_bundle=model_bundle, model_version="1")
+
+
+def overflow_onnx_model(image_size: int = 16, num_classes: int = 3, seed: int = 0) -> onnx.ModelProto:
+    """A small CNN with one layer that overflows FP16: ``ReduceL2`` (a sum of squares) of large activations.
+
+    Activations reach a few hundred, so their channel-wise sum of squares exceeds FP16's 65504 while the
+    layer's output (its square root) and every other tensor stay well inside the FP16 range.
+    The overflowing node is named ``l2norm``. 13 layers, input ``input`` NCHW, output ``logits``.
+    """
+    rng = np.random.default_rng(seed)
+
+    def weight(name: str, *shape: int, scale: float) -> onnx.TensorProto:
+        return numpy_helper.from_array((rng.standard_normal(shape) * scale).astype(np.float32), name)
+
+    c = 16
+    inits = [weight("w1", c, 3, 3, 3, scale=18.0), weight("w2", c, c, 3, 3, scale=0.3),
+             weight("w3", c, c, 3, 3, scale=0.3), weight("w4", c, c, 3, 3, scale=0.3),
+             weight("fc_w", num_classes, c, scale=1.0), weight("fc_b", num_classes, scale=0.1),
+             numpy_helper.from_array(np.array([1], dtype=np.int64), "axes")]
+    conv = {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}
+    nodes = [
+        helper.make_node("Conv", ["input", "w1"], ["c1"], "conv1", **conv),
+        helper.make_node("Relu", ["c1"], ["r1"], "relu1"),
+        helper.make_node("Conv", ["r1", "w2"], ["c2"], "conv2", **conv),
+        helper.make_node("Relu", ["c2"], ["r2"], "relu2"),
+        helper.make_node("ReduceL2", ["r2", "axes"], ["norm"], "l2norm", keepdims=1),
+        helper.make_node("Div", ["r2", "norm"], ["unit"], "normalize"),
+        helper.make_node("Conv", ["unit", "w3"], ["c3"], "conv3", **conv),
+        helper.make_node("Relu", ["c3"], ["r3"], "relu3"),
+        helper.make_node("Conv", ["r3", "w4"], ["c4"], "conv4", **conv),
+        helper.make_node("Relu", ["c4"], ["r4"], "relu4"),
+        helper.make_node("GlobalAveragePool", ["r4"], ["pooled"], "pool"),
+        helper.make_node("Flatten", ["pooled"], ["flat"], "flatten"),
+        helper.make_node("Gemm", ["flat", "fc_w", "fc_b"], ["logits"], "fc", transB=1),
+    ]
+    graph = helper.make_graph(
+        nodes, "overflow_cnn",
+        [helper.make_tensor_value_info("input", onnx.TensorProto.FLOAT, ["batch", 3, image_size, image_size])],
+        [helper.make_tensor_value_info("logits", onnx.TensorProto.FLOAT, ["batch", num_classes])],
+        inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    return model

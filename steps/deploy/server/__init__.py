@@ -1,0 +1,17 @@
+"""The serving runtime: a CPU/GPU-separated inference service for an engine bundle.
+
+``python -m steps.deploy.server --engine-dir PATH`` runs it in the foreground. Layout (see
+:mod:`.service`): an aiohttp proxy (routing, health, metrics, limits, back-pressure, timeouts),
+CPU worker processes (decode, preprocess, postprocess; :mod:`.cpu_worker`) and GPU processes (one
+engine replica each, dynamic batching, memory cap; :mod:`.gpu_worker`) exchanging tensors through
+a fixed shared-memory slot pool (:mod:`.slots`) with small control records (:mod:`.protocol`).
+
+:func:`launch` starts it as a child process and waits until it listens (for the deployer and tests).
+"""
+
+from __future__ import annotations
+
+from steps.deploy.server.config import ServerConfig
+from steps.deploy.server.launcher import RunningServer, launch
+
+__all__ = ["RunningServer", "ServerConfig", "launch"]

@@ -1,0 +1,18 @@
+"""``python -m steps.deploy.server --engine-dir PATH …``: the serving runtime in the foreground."""
+
+from __future__ import annotations
+
+import asyncio
+
+from aipipe.stepkit import run_step
+from steps.deploy.server.app import serve
+from steps.deploy.server.config import parse_config
+
+
+def main() -> None:
+    config = parse_config()
+    asyncio.run(serve(config))
+
+
+if __name__ == "__main__":
+    run_step("serve", main)

@@ -1,0 +1,36 @@
+"""Run one service in the foreground: start the processes, serve HTTP, stop cleanly on SIGTERM/SIGINT."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+
+from aiohttp import web
+
+from steps.deploy.server.config import ServerConfig, load_serving_spec
+from steps.deploy.server.launcher import LISTENING
+from steps.deploy.server.proxy import build_app
+from steps.deploy.server.service import Service
+
+
+async def serve(config: ServerConfig) -> None:
+    spec = load_serving_spec(config.engine_dir)
+    service = Service(config, spec)
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    runner = web.AppRunner(build_app(service), access_log=None, handle_signals=False)
+    try:
+        await service.start()
+        await runner.setup()
+        site = web.TCPSite(runner, config.host, config.port, backlog=2048, shutdown_timeout=2.0)
+        await site.start()
+        host, port = runner.addresses[0][:2]
+        print(f"{LISTENING}http://{host}:{port}", flush=True)
+        await stop.wait()
+        print("aipipe-serve: stopping", file=sys.stderr, flush=True)
+    finally:
+        await runner.cleanup()
+        await service.stop()

@@ -1,0 +1,214 @@
+"""A GPU process: one model replica (``load_engine``) behind a dynamic batcher.
+
+It reads slot records from its inbox pipe, gathers up to ``max_batch`` slots (waiting at most
+``max_delay_ms`` after the first one arrived), runs the engine once, writes each logits row into
+the slot's output and sends a result record to the worker that owns the request. Records of an
+older generation (sent to a replica that died) are dropped: their requests were already failed.
+
+On CUDA with the torch allocator the process caps its memory at its share with
+``torch.cuda.set_per_process_memory_fraction``. The cap given (``gpu_memory_mb_per_proc``) is the
+process's whole footprint as NVML sees it, so the CUDA context, measured through NVML after it is
+created, is taken off first. A replica that exceeds its cap fails its batch (503) alone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import sys
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from steps.deploy.server import protocol as p
+from steps.deploy.server.procs import child_setup
+from steps.deploy.server.slots import PoolLayout, SlotPool
+
+MIB = 1024 * 1024
+FALLBACK_CONTEXT_MB = 600  # when NVML cannot see this process (another pid namespace)
+
+
+@dataclass(frozen=True)
+class GpuArgs:
+    index: int
+    generation: int
+    parent_pid: int
+    layout: PoolLayout
+    engine_dir: str
+    device: str
+    max_batch: int
+    max_delay_ms: float
+    memory_cap_mb: int
+
+
+def nvml_process_mb(pid: int | None = None) -> float | None:
+    """This process's GPU memory as NVML reports it (context included), or None when not visible."""
+    try:
+        import pynvml
+    except ImportError:
+        return None
+    pid = os.getpid() if pid is None else pid
+    try:
+        pynvml.nvmlInit()
+        try:
+            visible = os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(",")[0].strip()
+            handle = pynvml.nvmlDeviceGetHandleByIndex(int(visible) if visible.isdigit() else 0)
+            for proc in pynvml.nvmlDeviceGetComputeRunningProcesses(handle):
+                if proc.pid == pid and proc.usedGpuMemory:
+                    return float(proc.usedGpuMemory) / MIB
+        finally:
+            pynvml.nvmlShutdown()
+    except pynvml.NVMLError:
+        return None
+    return None
+
+
+def apply_memory_cap(cap_mb: int, device: str) -> dict[str, Any]:
+    """Create the CUDA context, measure it, and cap torch's allocator at ``cap_mb`` minus the context."""
+    if cap_mb <= 0 or device == "cpu":
+        return {"capped": False}
+    try:
+        import torch
+    except ImportError:
+        return {"capped": False, "reason": "torch missing"}
+    if not torch.cuda.is_available():
+        return {"capped": False, "reason": "no CUDA device"}
+    torch.zeros(1, device="cuda")  # creates the context
+    measured = nvml_process_mb()
+    context_mb = measured if measured is not None else float(FALLBACK_CONTEXT_MB)
+    total_mb = torch.cuda.get_device_properties(0).total_memory / MIB
+    allocator_mb = cap_mb - context_mb
+    if allocator_mb <= 0:
+        raise MemoryError(f"gpu-memory-mb-per-proc {cap_mb} MiB leaves nothing after the CUDA context "
+                          f"({context_mb:.0f} MiB)")
+    torch.cuda.set_per_process_memory_fraction(min(1.0, allocator_mb / total_mb))
+    return {"capped": True, "cap_mb": cap_mb, "context_mb": round(context_mb, 1),
+            "context_measured_by": "nvml" if measured is not None else "fallback",
+            "allocator_cap_mb": round(allocator_mb, 1)}
+
+
+def _free_cuda_cache() -> None:
+    try:
+        import torch
+
+        if torch.cuda.is_initialized():
+            torch.cuda.empty_cache()
+    except ImportError:
+        pass
+
+
+@dataclass
+class Batcher:
+    """Dynamic batching over the inbox; ``run_batch`` is the only place the engine runs."""
+
+    args: GpuArgs
+    runner: Any
+    pool: SlotPool
+    result_fds: list[int]
+    control: Connection
+    batch_limit: int
+    pending: list[tuple[float, p.InboxRecord]] = field(default_factory=list)
+    staging: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.staging = np.empty((self.batch_limit, *self.args.layout.input_shape), dtype=np.float32)
+
+    def accept(self, data: bytes, now: float) -> None:
+        for rec in p.iter_inbox(data):
+            if rec.kind == p.INBOX_FENCE:
+                self.flush()
+                self.control.send_bytes(json.dumps({"event": "fence", "id": rec.fence_id}).encode())
+            elif rec.gpu_gen == self.args.generation:
+                self.pending.append((now, rec))
+            # else: meant for a dead predecessor; the worker already failed that request
+
+    def flush(self) -> None:
+        while self.pending:
+            self.run_batch()
+
+    def due(self, now: float) -> bool:
+        if len(self.pending) >= self.batch_limit:
+            return True
+        return bool(self.pending) and now >= self.pending[0][0] + self.args.max_delay_ms / 1000.0
+
+    def wait_s(self, now: float) -> float | None:
+        if not self.pending:
+            return None
+        return max(0.0, self.pending[0][0] + self.args.max_delay_ms / 1000.0 - now)
+
+    def run_batch(self) -> None:
+        taken, self.pending = self.pending[:self.batch_limit], self.pending[self.batch_limit:]
+        records = [rec for _, rec in taken]
+        slots = np.fromiter((rec.slot for rec in records), dtype=np.int64, count=len(records))
+        batch = self.staging[:len(records)]
+        np.take(self.pool.inputs, slots, axis=0, out=batch)
+        status = p.RESULT_OK
+        try:
+            logits = self.runner.infer(batch)
+            self.pool.outputs[slots] = logits
+        except Exception as exc:  # e.g. torch.cuda.OutOfMemoryError at the cap: this replica fails alone
+            print(f"gpu-proc {self.args.index}: batch of {len(records)} failed: {type(exc).__name__}: {exc}",
+                  file=sys.stderr, flush=True)
+            status = p.RESULT_FAILED
+            _free_cuda_cache()
+        by_worker: dict[int, list[bytes]] = defaultdict(list)
+        for n, rec in enumerate(records):
+            by_worker[rec.worker].append(p.pack_result(rec.req_id, rec.slot, status, len(records) if n == 0 else 0,
+                                                       self.args.index, rec.worker_gen))
+        for worker, recs in by_worker.items():
+            p.write_records(self.result_fds[worker], recs)
+
+    def loop(self, inbox_fd: int) -> None:
+        reader = p.RecordReader(inbox_fd)
+        while True:
+            ready, _, _ = select.select([inbox_fd], [], [], self.wait_s(time.monotonic()))
+            if ready:
+                data, eof = reader.read()
+                if eof:
+                    return
+                self.accept(data, time.monotonic())
+            while self.due(time.monotonic()):
+                self.run_batch()
+
+
+def load_replica(args: GpuArgs) -> tuple[Any, dict[str, Any]]:
+    """Cap memory, load the engine, check its shapes and warm it at batch 1 and the batch limit."""
+    from steps.convert_trt.runtime import load_engine, resolve_device
+
+    device = resolve_device(args.device)
+    info: dict[str, Any] = {"device": device, "memory": apply_memory_cap(args.memory_cap_mb, device)}
+    runner = load_engine(Path(args.engine_dir), device)
+    shape = tuple(runner.input_shape)
+    if shape != args.layout.input_shape:
+        raise ValueError(f"engine input shape {shape} differs from preprocess.json {args.layout.input_shape}")
+    batch_limit = max(1, min(args.max_batch, int(runner.max_batch)))
+    out = runner.infer(np.zeros((1, *shape), dtype=np.float32))
+    if tuple(out.shape) != (1, args.layout.num_classes):
+        raise ValueError(f"engine returns logits of shape {tuple(out.shape)[1:]} but classes.json lists "
+                         f"{args.layout.num_classes} classes")
+    runner.infer(np.zeros((batch_limit, *shape), dtype=np.float32))
+    info["batch_limit"] = batch_limit
+    measured = nvml_process_mb() if device == "cuda" else None
+    if measured is not None:
+        info["memory"]["footprint_mb"] = round(measured, 1)
+    return runner, info
+
+
+def gpu_main(args: GpuArgs, inbox: Connection, results: list[Connection], control: Connection) -> None:
+    """Process entry point (spawned by the supervisor)."""
+    child_setup(args.parent_pid)
+    pool = SlotPool.attach(args.layout)
+    try:
+        runner, info = load_replica(args)
+    except Exception as exc:  # reported to the supervisor, which restarts with back-off
+        control.send_bytes(json.dumps({"event": "error", "error": f"{type(exc).__name__}: {exc}"}).encode())
+        sys.exit(1)
+    control.send_bytes(json.dumps({"event": "ready", "pid": os.getpid(), **info}).encode())
+    batcher = Batcher(args, runner, pool, [c.fileno() for c in results], control, info["batch_limit"])
+    batcher.loop(inbox.fileno())

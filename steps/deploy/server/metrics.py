@@ -1,0 +1,47 @@
+"""Prometheus metrics of one service (own registry, so several services can live in one process)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+
+if TYPE_CHECKING:
+    from steps.deploy.server.service import Service
+
+LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+BATCH_BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+
+
+class ServiceMetrics:
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        r = self.registry
+        self.requests = Counter("aipipe_serving_requests", "Prediction requests by HTTP status code", ["code"],
+                                registry=r)
+        self.latency = Histogram("aipipe_serving_request_latency_seconds", "Prediction latency at the proxy",
+                                 buckets=LATENCY_BUCKETS, registry=r)
+        self.batch_size = Histogram("aipipe_serving_batch_size", "Requests per engine batch", buckets=BATCH_BUCKETS,
+                                    registry=r)
+        self.queue_depth = Gauge("aipipe_serving_queue_depth", "Requests in flight (shared-memory slots in use)",
+                                 registry=r)
+        self.queue_capacity = Gauge("aipipe_serving_queue_capacity", "Shared-memory slots (in-flight bound)",
+                                    registry=r)
+        self.replicas_ready = Gauge("aipipe_serving_replicas_ready", "GPU processes with a loaded engine", registry=r)
+        self.gpu_restarts = Counter("aipipe_serving_gpu_process_restarts", "GPU process restarts", ["replica"],
+                                    registry=r)
+        self.worker_restarts = Counter("aipipe_serving_cpu_worker_restarts", "CPU worker restarts", ["worker"],
+                                       registry=r)
+
+    def bind(self, service: Service) -> None:
+        """Gauges read live from the service when scraped."""
+        self.queue_depth.set_function(service.in_flight)
+        self.queue_capacity.set(service.config.queue_size)
+        self.replicas_ready.set_function(lambda: sum(1 for g in service.gpus if g.ready))
+        for gpu in service.gpus:
+            self.gpu_restarts.labels(replica=str(gpu.index))
+        for worker in service.workers:
+            self.worker_restarts.labels(worker=str(worker.index))
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)

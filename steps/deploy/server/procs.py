@@ -1,0 +1,21 @@
+"""What every child process of the service does first: die with its supervisor, leave Ctrl-C to it."""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import signal
+import sys
+
+PR_SET_PDEATHSIG = 1
+
+
+def child_setup(parent_pid: int) -> None:
+    """Get SIGKILL when the supervisor dies; ignore SIGINT (the supervisor stops children with SIGTERM)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    with contextlib.suppress(OSError, AttributeError):  # not Linux: rely on pipe EOF
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent_pid:  # the supervisor died before prctl took effect
+        sys.exit(0)

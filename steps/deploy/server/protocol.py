@@ -1,0 +1,198 @@
+"""Control messages between the proxy, the CPU workers and the GPU processes.
+
+Tensors never travel here: they sit in the shared-memory slot pool (:mod:`.slots`); these
+messages only name a slot. Two encodings, both without pickle:
+
+- **records**: fixed 32-byte structs written with one ``os.write`` to a pipe that several
+  processes write to (a GPU process's inbox, a CPU worker's result pipe). Writes of at most
+  ``PIPE_BUF`` bytes are atomic on a pipe, so records from different writers never interleave.
+- **frames**: a 4-byte big-endian length then the payload (the framing of
+  :class:`multiprocessing.connection.Connection`), for one-writer pipes that carry variable-size
+  data: the image bytes proxy → worker, the JSON answer worker → proxy, GPU process → proxy status.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import struct
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import NamedTuple
+
+RECORD_SIZE = 32
+PIPE_BUF = 4096  # POSIX minimum; Linux's value
+RECORDS_PER_WRITE = PIPE_BUF // RECORD_SIZE
+PIPE_CAPACITY = 1 << 20  # room for every in-flight record even while a reader restarts
+F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
+
+# --- records to a GPU process's inbox -------------------------------------------------------
+INBOX_REQUEST = 0  # a preprocessed tensor is in `slot`
+INBOX_FENCE = 1  # sent by the proxy: answer once every record before this one is finished
+
+_INBOX = struct.Struct("<iiqiiii")  # kind, gpu_gen, req_id, slot, worker, worker_gen, fence_id
+
+
+class InboxRecord(NamedTuple):
+    kind: int
+    gpu_gen: int
+    req_id: int
+    slot: int
+    worker: int
+    worker_gen: int
+    fence_id: int
+
+
+def pack_request(gpu_gen: int, req_id: int, slot: int, worker: int, worker_gen: int) -> bytes:
+    return _INBOX.pack(INBOX_REQUEST, gpu_gen, req_id, slot, worker, worker_gen, 0)
+
+
+def pack_fence(fence_id: int) -> bytes:
+    return _INBOX.pack(INBOX_FENCE, 0, 0, -1, -1, 0, fence_id)
+
+
+# --- records to a CPU worker's result pipe ---------------------------------------------------
+RESULT_OK = 0
+RESULT_FAILED = 1  # inference raised (e.g. the replica hit its memory cap)
+
+_RESULT = struct.Struct("<qiiiiii")  # req_id, slot, status, batch_size (0 unless first of batch), gpu, worker_gen, pad
+
+
+class ResultRecord(NamedTuple):
+    req_id: int
+    slot: int
+    status: int
+    batch_size: int
+    gpu: int
+    worker_gen: int
+    pad: int
+
+
+def pack_result(req_id: int, slot: int, status: int, batch_size: int, gpu: int, worker_gen: int) -> bytes:
+    return _RESULT.pack(req_id, slot, status, batch_size, gpu, worker_gen, 0)
+
+
+assert _INBOX.size == RECORD_SIZE and _RESULT.size == RECORD_SIZE
+
+
+class RecordReader:
+    """Reads whole fixed-size records from a (non-blocking or ready) pipe fd, keeping partial tails."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self._tail = b""
+
+    def read(self, max_records: int = 1024) -> tuple[bytes, bool]:
+        """One ``os.read``; returns (whole records, eof)."""
+        try:
+            data = os.read(self.fd, max_records * RECORD_SIZE)
+        except BlockingIOError:
+            return b"", False
+        if not data:
+            return b"", True
+        data = self._tail + data
+        cut = len(data) - len(data) % RECORD_SIZE
+        self._tail = data[cut:]
+        return data[:cut], False
+
+
+def iter_inbox(data: bytes) -> Iterator[InboxRecord]:
+    for fields in _INBOX.iter_unpack(data):
+        yield InboxRecord(*fields)
+
+
+def iter_results(data: bytes) -> Iterator[ResultRecord]:
+    for fields in _RESULT.iter_unpack(data):
+        yield ResultRecord(*fields)
+
+
+def write_records(fd: int, records: list[bytes]) -> None:
+    """Write records in atomic chunks of at most ``PIPE_BUF`` bytes (blocking fd)."""
+    for start in range(0, len(records), RECORDS_PER_WRITE):
+        chunk = b"".join(records[start:start + RECORDS_PER_WRITE])
+        view = memoryview(chunk)
+        written = os.write(fd, view)
+        if written != len(chunk):  # cannot happen for <= PIPE_BUF on a blocking pipe
+            raise OSError(f"short write on record pipe: {written} of {len(chunk)} bytes")
+
+
+def enlarge_pipe(fd: int) -> None:
+    """Raise a pipe's buffer to ``PIPE_CAPACITY`` where the kernel allows (Linux)."""
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(fd, F_SETPIPE_SZ, PIPE_CAPACITY)
+
+
+# --- frames proxy -> CPU worker ----------------------------------------------------------------
+JOB_RAW = 0  # payload: the encoded image
+JOB_JSON = 1  # payload: {"image": base64, "top_k": k}
+JOB_GPU_DOWN = 2  # a GPU process died: fail what is pending on (gpu, gpu_gen)
+JOB_STOP = 3
+
+_JOB = struct.Struct("<qiiiii")  # req_id, kind, slot, gpu, gpu_gen, top_k
+
+
+@dataclass(frozen=True)
+class JobHeader:
+    req_id: int
+    kind: int
+    slot: int
+    gpu: int
+    gpu_gen: int
+    top_k: int
+
+
+def pack_job(header: JobHeader, payload: bytes = b"") -> bytes:
+    return _JOB.pack(header.req_id, header.kind, header.slot, header.gpu, header.gpu_gen, header.top_k) + payload
+
+
+def unpack_job(frame: bytes) -> tuple[JobHeader, memoryview]:
+    view = memoryview(frame)
+    return JobHeader(*_JOB.unpack_from(view)), view[_JOB.size:]
+
+
+# --- frames CPU worker -> proxy ----------------------------------------------------------------
+REPLY_ANSWER = 0  # an HTTP answer for req_id
+REPLY_READY = 1  # the worker is up
+
+_REPLY = struct.Struct("<iqii")  # kind, req_id, http status, batch size (0 = not the first of its batch)
+
+
+class Reply(NamedTuple):
+    kind: int
+    req_id: int
+    status: int
+    batch_size: int
+    body: bytes
+
+
+def pack_reply(kind: int, req_id: int, status: int, batch_size: int, body: bytes) -> bytes:
+    return _REPLY.pack(kind, req_id, status, batch_size) + body
+
+
+def unpack_reply(frame: bytes) -> Reply:
+    kind, req_id, status, batch_size = _REPLY.unpack_from(frame)
+    return Reply(kind, req_id, status, batch_size, bytes(frame[_REPLY.size:]))
+
+
+def frame(payload: bytes) -> bytes:
+    """Length-prefix a payload the way ``Connection.send_bytes`` does (for the asyncio side)."""
+    return struct.pack("!i", len(payload)) + payload
+
+
+class FrameDecoder:
+    """Splits a byte stream of ``frame()``-encoded payloads (the asyncio side of a Connection)."""
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+
+    def feed(self, data: bytes) -> list[bytes]:
+        self._buf += data
+        out: list[bytes] = []
+        while len(self._buf) >= 4:
+            (size,) = struct.unpack_from("!i", self._buf)
+            if len(self._buf) < 4 + size:
+                break
+            out.append(bytes(self._buf[4:4 + size]))
+            del self._buf[:4 + size]
+        return out

@@ -1,0 +1,127 @@
+"""The shared-memory slot pool through which CPU workers and GPU processes exchange tensors.
+
+Two segments are allocated once at start, with a fixed size: ``<prefix>-in`` holds one float32
+input tensor (C, H, W) per slot and ``<prefix>-out`` one logits row per slot. The proxy owns the
+free list (a slot per in-flight request, so the pool size is the service's queue bound); workers
+and GPU processes only attach and read/write the slot a control message names. The segments
+belong to the supervisor: a child that dies owns nothing, and the per-service prefix
+(``aipipe-srv-<pid>-<token>``) lets shutdown, and a later service, remove leftovers for certain.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from dataclasses import dataclass
+from multiprocessing import shared_memory
+from pathlib import Path
+
+import numpy as np
+
+SHM_DIR = Path("/dev/shm")
+PREFIX_ROOT = "aipipe-srv-"
+
+
+def new_prefix() -> str:
+    """A name prefix unique to this service: the supervisor's pid and a random token."""
+    return f"{PREFIX_ROOT}{os.getpid()}-{secrets.token_hex(4)}"
+
+
+@dataclass(frozen=True)
+class PoolLayout:
+    """What a process needs to attach the pool: names and shapes (picklable, tiny)."""
+
+    prefix: str
+    slots: int
+    input_shape: tuple[int, int, int]
+    num_classes: int
+
+    @property
+    def input_name(self) -> str:
+        return f"{self.prefix}-in"
+
+    @property
+    def output_name(self) -> str:
+        return f"{self.prefix}-out"
+
+    def input_bytes(self) -> int:
+        return self.slots * int(np.prod(self.input_shape)) * 4
+
+    def output_bytes(self) -> int:
+        return self.slots * self.num_classes * 4
+
+
+class SlotPool:
+    """Views over the two segments: ``inputs[slot]`` (C, H, W) and ``outputs[slot]`` (classes,)."""
+
+    def __init__(self, layout: PoolLayout, *, create: bool) -> None:
+        self.layout = layout
+        self._owner = create
+        self._in = shared_memory.SharedMemory(layout.input_name, create=create, size=layout.input_bytes())
+        try:
+            self._out = shared_memory.SharedMemory(layout.output_name, create=create, size=layout.output_bytes())
+        except BaseException:
+            self._release(self._in)
+            raise
+        self.inputs = np.ndarray((layout.slots, *layout.input_shape), dtype=np.float32, buffer=self._in.buf)
+        self.outputs = np.ndarray((layout.slots, layout.num_classes), dtype=np.float32, buffer=self._out.buf)
+
+    @classmethod
+    def create(cls, layout: PoolLayout) -> SlotPool:
+        return cls(layout, create=True)
+
+    @classmethod
+    def attach(cls, layout: PoolLayout) -> SlotPool:
+        return cls(layout, create=False)
+
+    def _release(self, segment: shared_memory.SharedMemory) -> None:
+        segment.close()
+        if self._owner:
+            with contextlib.suppress(FileNotFoundError):
+                segment.unlink()
+
+    def close(self) -> None:
+        """Drop the views and detach; the creator also unlinks the segments."""
+        self.inputs = self.outputs = np.empty(0, dtype=np.float32)
+        for segment in (self._in, self._out):
+            self._release(segment)
+
+
+def segments(prefix: str) -> list[Path]:
+    """The files under /dev/shm whose names start with ``prefix``."""
+    if not SHM_DIR.is_dir():
+        return []
+    return sorted(p for p in SHM_DIR.iterdir() if p.name.startswith(prefix))
+
+
+def remove_segments(prefix: str) -> list[str]:
+    """Unlink every segment of a service (after shutdown or a crash); returns the names removed."""
+    removed = []
+    for path in segments(prefix):
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+            removed.append(path.name)
+    return removed
+
+
+def remove_stale_segments() -> list[str]:
+    """Unlink segments of services whose supervisor process no longer exists (killed with -9)."""
+    removed: list[str] = []
+    for path in segments(PREFIX_ROOT):
+        pid_text = path.name[len(PREFIX_ROOT):].split("-", 1)[0]
+        if pid_text.isdigit() and not _alive(int(pid_text)):
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+                removed.append(path.name)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

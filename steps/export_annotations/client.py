@@ -1,0 +1,172 @@
+"""Label Studio through ``label-studio-sdk`` 2.x: project lookup, snapshot export, conversions.
+
+Either a legacy token or a personal access token (a JWT refresh token, exchanged by the SDK)
+works. Unreachable or 5xx → retried with exponential backoff, then :class:`ServiceUnavailable`
+naming the URL; a refused token → :class:`AuthError` at once; an unknown project → NotFoundError.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from aipipe.errors import AuthError, NotFoundError, ServiceUnavailable, UserError
+
+T = TypeVar("T")
+EXPORT_POLL_SECONDS = 0.5
+EXPORT_TIMEOUT_SECONDS = 600.0
+
+
+@dataclass(frozen=True)
+class Retry:
+    """Exponential backoff: ``attempts`` tries, waiting ``base``, 2·base, 4·base … seconds between them."""
+
+    attempts: int = 5
+    base: float = 1.0
+
+    def delays(self) -> list[float]:
+        return [self.base * 2**i for i in range(max(self.attempts - 1, 0))]
+
+
+@dataclass(frozen=True)
+class Project:
+    id: int
+    title: str
+    label_config: str
+
+
+def _status_of(exc: BaseException) -> int | None:
+    return getattr(exc, "status_code", None)
+
+
+def _is_transient(exc: BaseException) -> bool:
+    import httpx
+    import requests
+
+    status = _status_of(exc)
+    if status is not None:
+        return status == 429 or status >= 500
+    return isinstance(exc, (httpx.TransportError, requests.ConnectionError, requests.Timeout, ConnectionError,
+                            TimeoutError))
+
+
+def call_with_retries(fn: Callable[[], T], *, url: str, what: str, retry: Retry,
+                      sleep: Callable[[float], None] = time.sleep) -> T:
+    """Run one Label Studio request; retry transient failures, map the rest to aipipe errors."""
+    delays = retry.delays()
+    for attempt in range(len(delays) + 1):
+        try:
+            return fn()
+        except Exception as exc:
+            status = _status_of(exc)
+            if status in (401, 403):
+                raise AuthError(f"Label Studio at {url} refused the API key (HTTP {status}) while trying to "
+                                f"{what}: check LABEL_STUDIO_API_KEY", field="label_studio.api_key") from exc
+            if status == 404:
+                raise NotFoundError(f"Label Studio at {url} has no such object ({what})") from exc
+            if not _is_transient(exc):
+                if status is not None:
+                    raise UserError(f"Label Studio at {url} rejected the request to {what} (HTTP {status}): "
+                                    f"{getattr(exc, 'body', '')}") from exc
+                raise
+            if attempt == len(delays):
+                reason = f"HTTP {status}" if status is not None else type(exc).__name__
+                raise ServiceUnavailable(f"Label Studio at {url} is unavailable ({reason}) after {attempt + 1} "
+                                         f"attempts to {what}") from exc
+            sleep(delays[attempt])
+    raise AssertionError("unreachable")
+
+
+class LabelStudioSource:
+    """The calls the export needs, each retried and mapped to aipipe errors."""
+
+    def __init__(self, url: str, api_key: str, retry: Retry | None = None, timeout: float = 60.0) -> None:
+        if not url:
+            raise UserError("no Label Studio URL", field="label_studio.url")
+        if not api_key:
+            raise UserError("no API key: set LABEL_STUDIO_API_KEY (legacy token or personal access token)",
+                            field="label_studio.api_key")
+        from label_studio_sdk.client import LabelStudio
+
+        self.url = url.rstrip("/")
+        self.retry = retry or Retry()
+        self.client = self._call(lambda: LabelStudio(base_url=self.url, api_key=api_key, timeout=timeout,
+                                                     max_retries=0), "read the API key")
+
+    def _call(self, fn: Callable[[], T], what: str) -> T:
+        return call_with_retries(fn, url=self.url, what=what, retry=self.retry)
+
+    def auth_headers(self) -> dict[str, str]:
+        """The Authorization header the SDK sends (a fresh access token for a personal access token)."""
+        headers = self._call(self.client._client_wrapper.get_headers, "authenticate")
+        return {k: v for k, v in headers.items() if k.lower() in ("authorization", "x-api-key")}
+
+    def project(self, ref: str) -> Project:
+        """A project by id (digits) or by exact title."""
+        ref = str(ref).strip()
+        if not ref:
+            raise UserError("empty project reference", field="project")
+        if ref.isdigit():
+            try:
+                found = self._call(lambda: self.client.projects.get(int(ref)), f"read project {ref}")
+            except NotFoundError as exc:
+                raise NotFoundError(f"no project with id {ref} in Label Studio at {self.url}", field="project") from exc
+            return Project(found.id, found.title or "", found.label_config or "")
+        matches = self._call(lambda: [p for p in self.client.projects.list(title=ref) if p.title == ref],
+                             "list projects")
+        if not matches:
+            raise NotFoundError(f"no project titled {ref!r} in Label Studio at {self.url}", field="project")
+        if len(matches) > 1:
+            ids = ", ".join(str(p.id) for p in matches)
+            raise UserError(f"{len(matches)} projects are titled {ref!r} (ids {ids}): pass the id", field="project")
+        return self.project(str(matches[0].id))
+
+    def snapshot(self, project_id: int, view: int | None = None) -> tuple[int, list[dict[str, Any]]]:
+        """Create a snapshot export of the annotated tasks (optionally of one view), wait, download JSON."""
+        filters: dict[str, Any] = {"only_with_annotations": True}
+        if view is not None:
+            filters["view"] = view
+        exports = self.client.projects.exports
+        created = self._call(lambda: exports.create(project_id, task_filter_options=filters),
+                             f"create a snapshot export of project {project_id}")
+        self._wait(project_id, created.id, None)
+        data = self._download(project_id, created.id, "JSON")
+        try:
+            tasks = json.loads(data)
+        except ValueError as exc:
+            raise ServiceUnavailable(f"Label Studio at {self.url} sent an unreadable export: {exc}") from exc
+        return created.id, tasks
+
+    def converted(self, project_id: int, export_id: int, export_type: str) -> bytes:
+        """The snapshot converted by Label Studio (e.g. ``COCO``, ``YOLO``): the downloaded file's bytes."""
+        exports = self.client.projects.exports
+        self._call(lambda: exports.convert(project_id, export_id, export_type=export_type),
+                   f"convert export {export_id} to {export_type}")
+        self._wait(project_id, export_id, export_type)
+        return self._download(project_id, export_id, export_type)
+
+    def _download(self, project_id: int, export_id: int, export_type: str) -> bytes:
+        exports = self.client.projects.exports
+        return self._call(lambda: b"".join(exports.download(project_id, export_id, export_type=export_type)),
+                          f"download export {export_id} ({export_type})")
+
+    def _wait(self, project_id: int, export_id: int, export_type: str | None) -> None:
+        deadline = time.monotonic() + EXPORT_TIMEOUT_SECONDS
+        while True:
+            snap = self._call(lambda: self.client.projects.exports.get(project_id, export_id),
+                              f"read export {export_id}")
+            status = snap.status
+            if export_type is not None:
+                status = next((c.status for c in snap.converted_formats or [] if c.export_type == export_type), None)
+            if status == "completed":
+                return
+            if status == "failed":
+                raise ServiceUnavailable(f"Label Studio at {self.url} failed export {export_id} "
+                                         f"({export_type or 'JSON'})")
+            if time.monotonic() > deadline:
+                raise ServiceUnavailable(f"Label Studio at {self.url}: export {export_id} not done after "
+                                         f"{EXPORT_TIMEOUT_SECONDS:.0f} s (status {status})")
+            time.sleep(EXPORT_POLL_SECONDS)

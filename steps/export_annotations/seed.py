@@ -1,0 +1,168 @@
+"""Seed a running Label Studio with a labelled demo project made from scikit-learn's digits.
+
+    python -m steps.export_annotations.seed --url http://127.0.0.1:8080 --images 40 [--detection]
+
+The API key comes from ``LABEL_STUDIO_API_KEY``. Images are uploaded as files (tasks then point
+at ``/data/upload/…``) and annotated through the API with their true digit. A detection project
+places 1-3 digits on a larger canvas and annotates their boxes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from aipipe.errors import UserError
+from aipipe.stepkit import run_step
+from steps.export_annotations.client import LabelStudioSource, Retry
+from steps.export_annotations.fixtures import digit_images
+
+DIGITS = tuple(str(d) for d in range(10))
+IMAGE_FIELD = "image"
+CONTROL = "label"
+BoxPercent = tuple[str, float, float, float, float]  # label, x, y, w, h in percent of the image
+
+
+def classification_config(classes: Sequence[str]) -> str:
+    choices = "".join(f'<Choice value="{c}"/>' for c in classes)
+    return (f'<View><Image name="{IMAGE_FIELD}" value="${IMAGE_FIELD}"/>'
+            f'<Choices name="{CONTROL}" toName="{IMAGE_FIELD}" choice="single">{choices}</Choices></View>')
+
+
+def detection_config(classes: Sequence[str]) -> str:
+    labels = "".join(f'<Label value="{c}"/>' for c in classes)
+    return (f'<View><Image name="{IMAGE_FIELD}" value="${IMAGE_FIELD}"/>'
+            f'<RectangleLabels name="{CONTROL}" toName="{IMAGE_FIELD}">{labels}</RectangleLabels></View>')
+
+
+def choice_result(label: str) -> list[dict[str, Any]]:
+    return [{"from_name": CONTROL, "to_name": IMAGE_FIELD, "type": "choices", "value": {"choices": [label]}}]
+
+
+def box_result(boxes: Sequence[BoxPercent], width: int, height: int) -> list[dict[str, Any]]:
+    """Rectangle results from ``(label, x, y, w, h)`` in percent of the image (Label Studio's units)."""
+    return [{"from_name": CONTROL, "to_name": IMAGE_FIELD, "type": "rectanglelabels", "original_width": width,
+             "original_height": height, "image_rotation": 0,
+             "value": {"x": x, "y": y, "width": w, "height": h, "rotation": 0, "rectanglelabels": [label]}}
+            for label, x, y, w, h in boxes]
+
+
+def upload_images(source: LabelStudioSource, project_id: int, files: Sequence[tuple[str, bytes]]) -> list[int]:
+    """Upload image files into a project (one task each, pointing at ``/data/upload/…``); the task ids."""
+    import requests
+
+    def post() -> list[int]:
+        resp = requests.post(f"{source.url}/api/projects/{project_id}/import", params={"return_task_ids": "true"},
+                             headers=source.auth_headers(), timeout=120,
+                             files=[(name, (name, data, "image/png")) for name, data in files])
+        if resp.status_code >= 400:
+            err = requests.HTTPError(f"HTTP {resp.status_code}: {resp.text[:200]}", response=resp)
+            err.status_code = resp.status_code  # type: ignore[attr-defined]
+            raise err
+        return list(resp.json()["task_ids"])
+
+    return source._call(post, f"upload {len(files)} images")
+
+
+def annotate(source: LabelStudioSource, task_id: int, result: list[dict[str, Any]], *,
+             ground_truth: bool = False, was_cancelled: bool = False) -> int:
+    """Create one annotation on a task; its id."""
+    created = source._call(lambda: source.client.annotations.create(
+        id=task_id, result=result, ground_truth=ground_truth, was_cancelled=was_cancelled),
+        f"annotate task {task_id}")
+    return int(created.id)
+
+
+def _png(array: np.ndarray) -> bytes:
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.fromarray(array).save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def detection_images(count: int, size: int, seed: int) -> list[tuple[bytes, list[BoxPercent]]]:
+    """Canvases of ``size`` pixels with 1-3 non-overlapping 24-48 px digits each, and their boxes in percent."""
+    from PIL import Image
+
+    glyphs, targets = digit_images(48)
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(count):
+        canvas = np.zeros((size, size, 3), np.uint8)
+        boxes: list[BoxPercent] = []
+        placed: list[tuple[int, int, int]] = []  # x, y, side in pixels
+        for _ in range(int(rng.integers(1, 4))):
+            side = int(rng.integers(24, 49))
+            x, y = (int(v) for v in rng.integers(0, size - side, size=2))
+            if any(x < px + ps and px < x + side and y < py + ps and py < y + side for px, py, ps in placed):
+                continue
+            placed.append((x, y, side))
+            index = int(rng.integers(len(glyphs)))
+            with Image.open(io.BytesIO(glyphs[index])) as glyph:
+                canvas[y:y + side, x:x + side] = np.asarray(glyph.convert("RGB").resize((side, side)))
+            boxes.append((str(targets[index]), 100 * x / size, 100 * y / size, 100 * side / size, 100 * side / size))
+        out.append((_png(canvas), boxes))
+    return out
+
+
+@dataclass(frozen=True)
+class SeededProject:
+    id: int
+    title: str
+    task_ids: list[int]
+    labels: list[str]  # classification: the true digit per task; detection: labels joined by " "
+
+
+def seed_project(source: LabelStudioSource, *, images: int, title: str = "aipipe digits demo",
+                 detection: bool = False, size: int = 64, seed: int = 0, annotate_all: bool = True) -> SeededProject:
+    """Create a project with ``images`` labelled digit images (annotated unless ``annotate_all`` is False)."""
+    if images < 1:
+        raise UserError("at least 1", field="images")
+    config = detection_config(DIGITS) if detection else classification_config(DIGITS)
+    project = source._call(lambda: source.client.projects.create(title=title, label_config=config),
+                           "create a project")
+    if detection:
+        samples = detection_images(images, max(size, 96), seed)
+        files = [(f"scene_{i:05d}.png", data) for i, (data, _) in enumerate(samples)]
+        labels = [" ".join(b[0] for b in boxes) for _, boxes in samples]
+    else:
+        pngs, targets = digit_images(size)
+        rng = np.random.default_rng(seed)
+        picks = rng.choice(len(pngs), size=images, replace=images > len(pngs))
+        files = [(f"digit_{i:05d}.png", pngs[p]) for i, p in enumerate(picks)]
+        labels = [str(targets[p]) for p in picks]
+    task_ids = upload_images(source, project.id, files)
+    if annotate_all:
+        side = max(size, 96)
+        for i, task_id in enumerate(task_ids):
+            result = box_result(samples[i][1], side, side) if detection else choice_result(labels[i])
+            annotate(source, task_id, result)
+    return SeededProject(project.id, title, task_ids, labels)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m steps.export_annotations.seed", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--url", default=os.environ.get("LABEL_STUDIO_URL", "http://127.0.0.1:8080"),
+                        help="Label Studio URL (default: $LABEL_STUDIO_URL or http://127.0.0.1:8080)")
+    parser.add_argument("--images", type=int, required=True, help="number of labelled images")
+    parser.add_argument("--project-title", default="aipipe digits demo", help="title of the new project")
+    parser.add_argument("--detection", action="store_true", help="an object-detection project instead")
+    parser.add_argument("--size", type=int, default=64, help="image side in pixels (default: 64)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    args = parser.parse_args(argv)
+    source = LabelStudioSource(args.url, os.environ.get("LABEL_STUDIO_API_KEY", ""), Retry(3, 1.0))
+    seeded = seed_project(source, images=args.images, title=args.project_title, detection=args.detection,
+                          size=args.size, seed=args.seed)
+    print(f"project {seeded.id} {seeded.title!r}: {len(seeded.task_ids)} labelled images")
+
+
+if __name__ == "__main__":
+    run_step("seed", main)

@@ -1,0 +1,73 @@
+"""A real ``aipipe server`` process on a free loopback port, with its own AIPIPE_HOME."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import requests
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class ServerProcess:
+    """One running ``aipipe server``."""
+
+    url: str
+    home: Path
+    proc: subprocess.Popen[bytes]
+    token: str | None = None
+
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"} if self.token else {}
+
+    def stop(self, sig: int = signal.SIGINT) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        return self.proc.wait(60)
+
+
+def start_server(home: Path, token: str | None = None, port: int | None = None) -> ServerProcess:
+    port = port or free_port()
+    env = {**os.environ, "AIPIPE_HOME": str(home), "PYTHONPATH": str(REPO_ROOT)}
+    env.pop("AIPIPE_SERVER_TOKEN", None)
+    cmd = [sys.executable, "-m", "aipipe.cli.main", "server", "--port", str(port)]
+    if token:
+        cmd += ["--auth-token", token]
+    home.mkdir(parents=True, exist_ok=True)
+    with (home / "server.log").open("ab") as log:
+        proc = subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    server = ServerProcess(f"http://127.0.0.1:{port}", home, proc, token)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"aipipe server exited {proc.returncode}: {(home / 'server.log').read_text()}")
+        try:
+            if requests.get(f"{server.url}/api/v1/version", headers=server.headers(), timeout=2).ok:
+                return server
+        except requests.ConnectionError:
+            time.sleep(0.2)
+    server.stop(signal.SIGKILL)
+    raise RuntimeError("aipipe server did not start within 60 s")
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[ServerProcess]:
+    srv = start_server(tmp_path / "home")
+    yield srv
+    srv.stop()

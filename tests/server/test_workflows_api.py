@@ -1,0 +1,123 @@
+"""Runs through ``aipipe server``: Hera's WorkflowsService, raw watch/log streams, stop, restart."""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import time
+
+import requests
+from hera.workflows import Container, Step, Steps, Workflow, WorkflowsService
+
+from tests.server.conftest import start_server
+
+NS = "argo"
+
+
+def _hello(generate_name: str, script: str = "echo hello from hera") -> dict:
+    return {"metadata": {"generateName": generate_name},
+            "spec": {"entrypoint": "main", "templates": [
+                {"name": "main", "container": {"image": "alpine", "command": ["sh", "-c", script]}}]}}
+
+
+def _wait_phase(url: str, name: str, timeout: float = 90) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        obj = requests.get(f"{url}/api/v1/workflows/{NS}/{name}", timeout=10).json()
+        if obj.get("status", {}).get("phase") in ("Succeeded", "Failed", "Error"):
+            return obj
+        time.sleep(0.2)
+    raise AssertionError(f"{name} did not finish")
+
+
+def test_hera_round_trip(server):
+    service = WorkflowsService(host=server.url, namespace=NS, verify_ssl=False)
+    with Workflow(generate_name="hera-", entrypoint="main", namespace=NS, workflows_service=service) as w:
+        Container(name="say", image="alpine:3.20", command=["sh", "-c", "echo hi from hera"])
+        with Steps(name="main"):
+            Step(name="one", template="say")
+    created = w.create()
+    name = created.metadata.name
+    assert re.fullmatch(r"hera-[a-z0-9]{5}", name)
+    got = service.get_workflow(name, namespace=NS)
+    assert got.metadata.uid == created.metadata.uid
+    assert name in [item.metadata.name for item in service.list_workflows(namespace=NS).items]
+    w.name = name
+    finished = w.wait(poll_interval=1)
+    assert finished.status.phase == "Succeeded"
+    assert any(n.display_name == "one" and n.phase == "Succeeded" for n in finished.status.nodes.values())
+
+
+def test_watch_and_log_streams(server):
+    created = requests.post(f"{server.url}/api/v1/workflows/{NS}",
+                            json={"workflow": _hello("stream-", "echo line one; echo line two")}, timeout=10)
+    assert created.ok, created.text
+    name = created.json()["metadata"]["name"]
+    events = []
+    with requests.get(f"{server.url}/api/v1/workflow-events/{NS}",
+                      params={"listOptions.fieldSelector": f"metadata.name={name}"}, stream=True, timeout=60) as resp:
+        assert resp.status_code == 200
+        for line in resp.iter_lines():
+            event = json.loads(line)["result"]
+            events.append(event)
+            if event["object"]["status"].get("phase") in ("Succeeded", "Failed", "Error"):
+                break
+    assert events[0]["type"] == "ADDED" and all(e["type"] == "MODIFIED" for e in events[1:])
+    assert {e["object"]["metadata"]["name"] for e in events} == {name}
+    assert events[-1]["object"]["status"]["phase"] == "Succeeded"
+    versions = [int(e["object"]["metadata"]["resourceVersion"]) for e in events]
+    assert versions == sorted(versions)
+    with requests.get(f"{server.url}/api/v1/workflows/{NS}/{name}/log",
+                      params={"logOptions.container": "main", "logOptions.follow": "true"}, stream=True,
+                      timeout=60) as resp:
+        entries = [json.loads(line)["result"] for line in resp.iter_lines() if line]
+    assert [e["content"] for e in entries] == ["line one", "line two"]
+    assert all(e["podName"].startswith(f"{name}") for e in entries)
+    grep = requests.get(f"{server.url}/api/v1/workflows/{NS}/{name}/log", params={"grep": "two"}, timeout=30)
+    assert [json.loads(x)["result"]["content"] for x in grep.text.splitlines()] == ["line two"]
+
+
+def test_stop_and_delete_through_the_api(server):
+    created = requests.post(f"{server.url}/api/v1/workflows/{NS}", json={"workflow": _hello("long-", "sleep 300")},
+                            timeout=10).json()
+    name = created["metadata"]["name"]
+    deadline = time.monotonic() + 60
+    while requests.get(f"{server.url}/api/v1/workflows/{NS}/{name}", timeout=10).json()["status"]["phase"] != \
+            "Running":
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    stopped = requests.put(f"{server.url}/api/v1/workflows/{NS}/{name}/stop", json={}, timeout=10)
+    assert stopped.ok, stopped.text
+    final = _wait_phase(server.url, name)
+    assert final["status"]["phase"] == "Failed" and final["status"]["message"] == "terminated by user"
+    assert requests.delete(f"{server.url}/api/v1/workflows/{NS}/{name}", timeout=10).json() == {}
+    assert requests.get(f"{server.url}/api/v1/workflows/{NS}/{name}", timeout=10).status_code == 404
+
+
+def test_restarted_server_continues_runs_of_a_killed_one(tmp_path):
+    home = tmp_path / "home"
+    first = start_server(home)
+    marks = home / "store" / "markers"
+    marks.mkdir(parents=True)
+    (marks / "hold").write_text("")
+    spec = {"metadata": {"generateName": "restart-"}, "spec": {"entrypoint": "main", "templates": [
+        {"name": "main", "steps": [[{"name": "a", "template": "a"}], [{"name": "b", "template": "b"}]]},
+        {"name": "a", "container": {"image": "x", "command": ["sh", "-c", f"echo run >> {marks}/a"]}},
+        {"name": "b", "retryStrategy": {"limit": 1}, "container": {"image": "x", "command": [
+            "sh", "-c", f"echo run >> {marks}/b; while [ -e {marks}/hold ]; do sleep 0.1; done"]}}]}}
+    name = requests.post(f"{first.url}/api/v1/workflows/{NS}", json={"workflow": spec}, timeout=10).json()[
+        "metadata"]["name"]
+    deadline = time.monotonic() + 60
+    while not (marks / "b").exists():
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    first.stop(signal.SIGKILL)
+    (marks / "hold").unlink()
+    second = start_server(home)
+    try:
+        final = _wait_phase(second.url, name)
+        assert final["status"]["phase"] == "Succeeded"
+        assert (marks / "a").read_text() == "run\n"
+    finally:
+        second.stop()

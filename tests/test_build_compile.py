@@ -1,0 +1,193 @@
+"""Compiling pipelines/retrain.py: CRD-valid manifests that follow the step contract."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from aipipe.compile import compile_pipeline
+from aipipe.compile.lint import lint_documents
+from aipipe.compile.schema import load_validators, schema_errors
+from aipipe.config import load_config
+from aipipe.contract import OUTPUTS_DIR, STEPS
+from aipipe.errors import UserError
+
+REPO = Path(__file__).resolve().parents[1]
+PIPELINE = REPO / "pipelines" / "retrain.py"
+
+
+@pytest.fixture(scope="module")
+def cfg():
+    return load_config(env={"AIPIPE_HOME": "/var/lib/aipipe", "AIPIPE_STORAGE_ROOT": "s3://bucket/aipipe",
+                            "AIPIPE_S3_ENDPOINT": "http://minio:9000", "LABEL_STUDIO_API_KEY": "sekret-ls",
+                            "AWS_SECRET_ACCESS_KEY": "sekret-aws", "AIPIPE_STEPS_IMAGE": "registry/steps:1"},
+                       path=None)
+
+
+@pytest.fixture(scope="module")
+def compiled(cfg):
+    return compile_pipeline(PIPELINE, cfg, {"epochs": "3", "gpu_memory_mib": "4096"})
+
+
+@pytest.fixture(scope="module")
+def crds(shared_dir):
+    return shared_dir / "argo" / "crds-full"
+
+
+def test_every_manifest_validates_against_the_argo_crds(compiled, crds):
+    validators = load_validators(crds)
+    kinds = [d["kind"] for d in compiled.documents()]
+    assert kinds == ["Workflow"] + ["WorkflowTemplate"] * 5 + ["CronWorkflow"]
+    for doc in compiled.documents():
+        assert list(schema_errors(validators[doc["kind"]], doc)) == [], doc["metadata"]
+
+
+def test_schema_check_is_live(compiled, crds):
+    broken = yaml.safe_load(yaml.safe_dump(compiled.templates[0]))
+    broken["spec"]["templates"][0]["retryStrategy"]["limit"] = ["three"]
+    errors = list(schema_errors(load_validators(crds)["WorkflowTemplate"], broken))
+    assert [path for path, _ in errors] == [["spec", "templates", 0, "retryStrategy", "limit"]]
+
+
+def test_lint_passes_on_the_compiled_pipeline(compiled, crds):
+    docs = [("retrain", d) for d in compiled.documents()]
+    assert lint_documents(docs, crds) == []
+
+
+def test_cli_compile_then_lint_with_crds(tmp_path, crds):
+    out_dir = tmp_path / "manifests"
+    run = subprocess.run([sys.executable, "-m", "aipipe.cli.main", "compile", str(PIPELINE), "--out-dir",
+                          str(out_dir), "-p", "epochs=2"], capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert run.returncode == 0, run.stderr
+    names = sorted(p.name for p in out_dir.iterdir())
+    assert names == sorted(["workflow-aipipe-retrain.yaml", "cronworkflow-aipipe-retrain-nightly.yaml",
+                            *(f"workflowtemplate-{s.template_name}.yaml" for s in STEPS.values())])
+    workflow = yaml.safe_load((out_dir / "workflow-aipipe-retrain.yaml").read_text())
+    assert {"name": "epochs", "value": "2"} in [{k: p[k] for k in ("name", "value")}
+                                               for p in workflow["spec"]["arguments"]["parameters"]]
+    lint = subprocess.run([sys.executable, "-m", "aipipe.cli.main", "lint", str(out_dir), "--schema-dir", str(crds)],
+                          capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+    assert "ok: 7 manifest(s) against the CRD schemas" in lint.stdout
+
+
+def test_workflow_dag_chains_templates_through_output_parameters(compiled):
+    wf = compiled.workflow
+    assert wf["metadata"]["generateName"] == "aipipe-retrain-"
+    assert wf["metadata"]["labels"]["aipipe.io/trigger"] == "manual"
+    assert wf["metadata"]["labels"]["aipipe.io/project"] == "1"
+    assert "workflows.argoproj.io/title" in wf["metadata"]["annotations"]
+    (dag_template,) = wf["spec"]["templates"]
+    tasks = {t["name"]: t for t in dag_template["dag"]["tasks"]}
+    assert list(tasks) == ["export-annotations", "train", "evaluate", "convert", "deploy"]
+    for name, task in tasks.items():
+        assert task["templateRef"] == {"name": STEPS[name].template_name, "template": name}
+        given = {p["name"] for p in task["arguments"]["parameters"]}
+        required = {i.name for i in STEPS[name].inputs if i.default is None}
+        assert required <= given, name
+        assert given <= {i.name for i in STEPS[name].inputs}, name
+    assert tasks["train"]["when"] == '"{{tasks.export-annotations.outputs.parameters.changed}}" == "true"'
+    assert tasks["convert"]["when"] == '"{{tasks.evaluate.outputs.parameters.promote}}" == "true"'
+    assert [tasks[n].get("depends") for n in ("evaluate", "convert", "deploy")] == [
+        "train.Succeeded", "evaluate.Succeeded", "convert.Succeeded"]
+    train_args = {p["name"]: p["value"] for p in tasks["train"]["arguments"]["parameters"]}
+    assert train_args["run-id"] == "{{workflow.uid}}"
+    assert train_args["dataset-uri"] == "{{tasks.export-annotations.outputs.parameters.dataset_uri}}"
+    deploy_args = {p["name"]: p["value"] for p in tasks["deploy"]["arguments"]["parameters"]}
+    assert deploy_args["memory-mb"] == "{{tasks.convert.outputs.parameters.memory_mb}}"
+    values = {p["name"]: p["value"] for p in wf["spec"]["arguments"]["parameters"]}
+    assert values["epochs"] == "3" and values["gpu_memory_mib"] == "4096" and values["precision"] == "auto"
+    enums = {p["name"]: p.get("enum") for p in wf["spec"]["arguments"]["parameters"]}
+    assert enums["provider"] == ["hami", "mig", "time-slicing", "kai", "orionx", "gpushare"]
+
+
+@pytest.mark.parametrize("step", list(STEPS))
+def test_step_template_follows_the_contract(compiled, step):
+    spec = STEPS[step]
+    (doc,) = [t for t in compiled.templates if t["metadata"]["name"] == spec.template_name]
+    (tmpl,) = doc["spec"]["templates"]
+    assert doc["spec"]["entrypoint"] == tmpl["name"] == step
+    container = tmpl["container"]
+    assert container["image"] == "registry/steps:1"
+    assert container["command"] == ["python", "-m", spec.module]
+    expected_args = [a for i in spec.inputs for a in (f"--{i.name}", f"{{{{inputs.parameters.{i.name}}}}}")]
+    assert container["args"] == expected_args
+    inputs = {p["name"]: p for p in tmpl["inputs"]["parameters"]}
+    for item in spec.inputs:
+        assert inputs[item.name].get("default") == item.default
+        assert inputs[item.name].get("enum") == (list(item.enum) or None)
+    outputs = {p["name"]: p["valueFrom"]["path"] for p in tmpl["outputs"]["parameters"]}
+    assert outputs == {o.name: f"{OUTPUTS_DIR}/{o.name}" for o in spec.outputs}
+    artifacts = tmpl["outputs"]["artifacts"]
+    assert [(a["name"], a["path"], a["archive"]) for a in artifacts] == [
+        (a.name, a.path, {"none": {}}) for a in spec.artifacts]
+    retry = tmpl["retryStrategy"]
+    assert retry["expression"] == "asInt(lastRetry.exitCode) != 2"
+    assert retry["limit"] >= 1 and set(retry["backoff"]) == {"duration", "factor", "maxDuration"}
+    assert tmpl["activeDeadlineSeconds"] > 0
+    gpu = container["resources"].get("limits", {}).get("nvidia.com/gpu")
+    assert (gpu == "1") == spec.gpu
+    assert ("nodeSelector" in tmpl) == spec.gpu and ("tolerations" in tmpl) == spec.gpu
+    if spec.gpu:
+        assert tmpl["nodeSelector"] == {"nvidia.com/gpu.present": "true"}
+
+
+@pytest.mark.parametrize("step", list(STEPS))
+def test_secrets_come_from_secret_refs_never_literals(compiled, step):
+    spec = STEPS[step]
+    (doc,) = [t for t in compiled.templates if t["metadata"]["name"] == spec.template_name]
+    text = yaml.safe_dump(doc)
+    assert "sekret" not in text
+    env = {e["name"]: e for e in doc["spec"]["templates"][0]["container"]["env"]}
+    assert env["AWS_SECRET_ACCESS_KEY"]["valueFrom"]["secretKeyRef"] == {
+        "name": "aipipe-secrets", "key": "aws-secret-access-key", "optional": True}
+    assert env["AIPIPE_STORAGE_ROOT"]["value"] == "s3://bucket/aipipe"
+    assert env["AIPIPE_S3_ENDPOINT"]["value"] == "http://minio:9000"
+    if "label_studio.api_key" in spec.secrets:
+        assert env["LABEL_STUDIO_API_KEY"]["valueFrom"]["secretKeyRef"] == {
+            "name": "aipipe-secrets", "key": "label-studio-api-key"}
+    else:
+        assert "LABEL_STUDIO_API_KEY" not in env
+
+
+def test_nightly_cron_workflow(compiled):
+    (cron,) = compiled.cron_workflows
+    spec = cron["spec"]
+    assert spec["schedules"] == ["0 2 * * *"] and "schedule" not in spec
+    assert spec["concurrencyPolicy"] == "Forbid" and spec["timezone"] == "UTC"
+    assert spec["startingDeadlineSeconds"] > 0
+    assert spec["workflowSpec"]["workflowMetadata"]["labels"]["aipipe.io/trigger"] == "cron"
+    assert spec["workflowSpec"]["templates"] == compiled.workflow["spec"]["templates"]
+
+
+def test_loading_the_pipeline_submits_nothing(cfg, monkeypatch):
+    import hera.workflows.service as service
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("loading a pipeline must not talk to a server")
+
+    monkeypatch.setattr(service.WorkflowsService, "_request", refuse)
+    assert compile_pipeline(PIPELINE, cfg).workflow["kind"] == "Workflow"
+
+
+def test_yaml_workflow_accepts_declared_parameters_only(tmp_path, cfg):
+    path = tmp_path / "wf.yaml"
+    path.write_text(yaml.safe_dump({
+        "apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow", "metadata": {"generateName": "hello-"},
+        "spec": {"entrypoint": "main", "arguments": {"parameters": [{"name": "message", "value": "hi"}]},
+                 "templates": [{"name": "main", "container": {"image": "busybox", "args": ["echo"]}}]}}))
+    compiled = compile_pipeline(path, cfg, {"message": "bye"})
+    assert compiled.workflow["spec"]["arguments"]["parameters"] == [{"name": "message", "value": "bye"}]
+    with pytest.raises(UserError, match="parameter colour: unknown parameter"):
+        compile_pipeline(path, cfg, {"colour": "red"})
+
+
+def test_broken_pipeline_file_is_one_user_error(tmp_path, cfg):
+    path = tmp_path / "broken.py"
+    path.write_text("x = 1\nraise RuntimeError('boom')\n")
+    with pytest.raises(UserError, match=r"cannot load pipeline: RuntimeError: boom \(line 2\)"):
+        compile_pipeline(path, cfg)

@@ -1,0 +1,54 @@
+"""The serving runtime: load_engine over engine bundles of each CPU backend, against the source model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from aipipe.errors import UserError
+from steps.convert_trt.fixtures import write_tiny_engine_bundle
+from steps.convert_trt.runtime import load_engine
+
+torch.set_num_threads(1)
+
+
+@pytest.mark.parametrize(("backend", "precision", "atol"),
+                         [("onnxruntime", "fp32", 1e-5), ("onnxruntime", "fp16", 2e-2),
+                          ("pytorch", "fp32", 1e-5), ("pytorch", "fp16", 2e-2)])
+def test_engine_bundle_runs_and_matches_the_source_model(tmp_path: Path, backend: str, precision: str, atol: float):
+    from steps.train.model import load_model_bundle
+
+    bundle = write_tiny_engine_bundle(tmp_path / "engine", backend=backend, precision=precision, max_batch=4)
+    manifest = json.loads((bundle / "engine.json").read_text())
+    assert {"precision_config.json", "classes.json", "preprocess.json", manifest["file"]} <= {
+        p.name for p in bundle.iterdir()}
+    assert (manifest["backend"], manifest["precision"]) == (backend, precision)
+    runner = load_engine(bundle, device="cpu")
+    assert (runner.input_name, runner.input_shape, runner.max_batch) == ("input", (3, 32, 32), 4)
+    batch = np.random.default_rng(0).random((6, 3, 32, 32)).astype(np.float32)  # over max_batch: chunked
+    logits = runner.infer(batch)
+    runner.close()
+    assert logits.shape == (6, 3) and logits.dtype == np.float32
+    # the source model: the same weights the fixture's model bundle holds
+    source_dir = tmp_path / "source"
+    from steps.train.fixtures import write_tiny_model_bundle
+
+    model, _, _ = load_model_bundle(write_tiny_model_bundle(source_dir, image_size=32))
+    with torch.no_grad():
+        expected = model(torch.from_numpy(batch)).numpy()
+    assert np.abs(logits - expected).max() <= atol
+
+
+def test_bad_batches_and_bundles_are_refused(tmp_path: Path):
+    bundle = write_tiny_engine_bundle(tmp_path / "engine")
+    runner = load_engine(bundle, device="cpu")
+    with pytest.raises(ValueError, match=r"expected a batch of shape \(N, 3, 32, 32\)"):
+        runner.infer(np.zeros((1, 3, 16, 16), np.float32))
+    with pytest.raises(UserError, match="engine.json missing"):
+        load_engine(tmp_path, device="cpu")
+    with pytest.raises(UserError, match="unknown device"):
+        load_engine(bundle, device="tpu")
