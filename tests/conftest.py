@@ -16,6 +16,7 @@ SHARED_DIR = Path(os.environ.get("AIPIPE_SHARED_DIR", REPO_ROOT.parent / "shared
 
 pytest_plugins: list[str] = []
 pytest_plugins += ["tests.fixtures_labelstudio", "tests.fixtures_s3"]
+pytest_plugins += ["tests.fixtures_mlflow", "tests.fixtures_train"]
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,9 @@ It enforces what the deployer relies on:
   value is a 409 Conflict listing the fields unless ``force=true`` (which takes them over); equal values
   are shared; fields a manager stops applying are removed unless another manager owns them; lists of
   objects with ``name`` merge by name, other lists are atomic;
-- ``metadata.generation`` bumps on spec changes; a Deployment's selector is immutable (422);
+- ``metadata.generation`` bumps on spec changes; the Deployment controller sees a new generation after
+  ``observe_lag_s`` (until then ``status.observedGeneration`` and the revision stay old); a Deployment's
+  selector is immutable (422);
 - a Deployment controller: each new pod template gets a ReplicaSet (``pod-template-hash`` label, owner
   reference, ``deployment.kubernetes.io/revision``); going back to an old template reuses its ReplicaSet
   with a new revision (how rollback works); ``status`` (observedGeneration, replicas, updated/ready/available,
@@ -16,6 +18,9 @@ It enforces what the deployer relies on:
 - readiness the test controls: ``ready_policy(template) -> bool`` and ``ready_after_s``;
 - the Service proxy (``/api/v1/namespaces/{ns}/services/{name}:{port}/proxy/...``) forwards to the
   backend URL registered for the model version of the newest ready ReplicaSet the Service selects.
+
+Pods cannot run here: ``add_pods(version)`` starts a small HTTP stand-in for that version's serving pods
+(``/readyz``, ``/v1/predict`` answering as that version, or failing when ``healthy=False``).
 """
 
 from __future__ import annotations
@@ -132,6 +137,45 @@ def _prune_empty(obj: Any) -> None:
             _prune_empty(item)
 
 
+class FakePods:
+    """What a version's pods answer behind the Service; ``healthy=False``: ready, but predictions fail."""
+
+    def __init__(self, version: str, healthy: bool = True) -> None:
+        self.version, self.healthy, self.predictions = version, healthy, 0
+        pods = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def _answer(self, code: int, body: dict[str, Any]) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:
+                self._answer(200, {"status": "ready"})
+
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                pods.predictions += 1
+                if not pods.healthy:
+                    return self._answer(500, {"error": "engine failed"})
+                self._answer(200, {"model_version": pods.version,
+                                   "predictions": [{"class": "cat", "index": 0, "probability": 0.9}]})
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
 class ApplyConflict(Exception):
     def __init__(self, conflicts: list[tuple[str, str]]) -> None:
         super().__init__(conflicts)
@@ -150,11 +194,13 @@ class FakeKube:
         self.backends: dict[str, str] = {}  # model version -> base URL of its "pods"
         self.ready_policy: Callable[[dict[str, Any]], bool] = lambda template: True
         self.ready_after_s = 0.1
+        self.observe_lag_s = 0.0  # how long the Deployment controller takes to see a new generation
         self.progress_deadline_s: float | None = None  # None = the Deployment's progressDeadlineSeconds
         self.requests: list[tuple[str, str, str]] = []  # (method, path, content type)
         self._lock = threading.RLock()
         self._rv = 0
         self._server: ThreadingHTTPServer | None = None
+        self._pods: list[FakePods] = []
 
     # lifecycle
     def start(self) -> str:
@@ -163,12 +209,26 @@ class FakeKube:
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
         return f"http://127.0.0.1:{self._server.server_address[1]}"
 
+    def add_pods(self, version: str, healthy: bool = True) -> FakePods:
+        pods = FakePods(version, healthy)
+        self._pods.append(pods)
+        self.backends[version] = pods.url
+        return pods
+
     def stop(self) -> None:
+        for pods in self._pods:
+            pods.close()
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
 
-    def kubeconfig(self, url: str) -> dict[str, Any]:
+    @property
+    def url(self) -> str:
+        assert self._server is not None, "start() first"
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def kubeconfig(self, url: str | None = None) -> dict[str, Any]:
+        url = url or self.url
         return {"apiVersion": "v1", "kind": "Config", "current-context": "fake",
                 "clusters": [{"name": "fake", "cluster": {"server": url}}],
                 "users": [{"name": "fake", "user": {"token": self.token}}],
@@ -219,7 +279,7 @@ class FakeKube:
             self.objects[key] = merged
             if plural == "deployments":
                 merged.setdefault("spec", {}).setdefault("replicas", 1)
-                self._sync_replica_sets(merged)
+                merged["_applied_at"] = time.monotonic()  # the controller sees it after observe_lag_s
             return copy.deepcopy(merged)
 
     # the Deployment controller
@@ -262,6 +322,12 @@ class FakeKube:
         for (plural, _, _), dep in list(self.objects.items()):
             if plural != "deployments":
                 continue
+            if dep.get("_observed") != dep["metadata"]["generation"] and \
+                    now - dep["_applied_at"] >= self.observe_lag_s:
+                self._sync_replica_sets(dep)
+                dep["_observed"] = dep["metadata"]["generation"]
+            if "_observed" not in dep:
+                continue  # not seen by the controller yet: no status, no ReplicaSet
             revision = dep["metadata"]["annotations"][REVISION]
             owned = self._owned_sets(dep)
             new = next(rs for rs in owned if rs["metadata"]["annotations"][REVISION] == revision)
@@ -285,7 +351,7 @@ class FakeKube:
                         "message": f'ReplicaSet "{new["metadata"]["name"]}" has timed out progressing.'}
             else:
                 cond = {"type": "Progressing", "status": "True", "reason": "ReplicaSetUpdated"}
-            dep["status"] = {"observedGeneration": dep["metadata"]["generation"], "replicas": total,
+            dep["status"] = {"observedGeneration": dep["_observed"], "replicas": total,
                              "updatedReplicas": new["status"]["replicas"],
                              "readyReplicas": ready_total, "availableReplicas": ready_total,
                              "conditions": [cond]}

@@ -51,14 +51,14 @@ class LabelStudioServer:
         return {"LABEL_STUDIO_URL": self.url, "LABEL_STUDIO_API_KEY": api_key or self.token}
 
     def create_project(self, title: str, label_config: str) -> int:
-        source = self.source()
-        return int(source.client.projects.create(title=title, label_config=label_config).id)
+        created = self.source().client.projects.create(title=title, label_config=label_config)
+        return int(created.id or 0)
 
     def import_tasks(self, project_id: int, tasks: Sequence[dict[str, Any]]) -> list[int]:
         """Import tasks given as their ``data`` dicts; returns the task ids in order."""
-        response = self.source().client.projects.import_tasks(id=project_id, request=list(tasks),
-                                                              return_task_ids=True)
-        return list(response.task_ids)
+        request: Any = list(tasks)
+        response = self.source().client.projects.import_tasks(id=project_id, request=request, return_task_ids=True)
+        return list(response.model_dump()["task_ids"])
 
     def upload_images(self, project_id: int, files: Sequence[tuple[str, bytes]]) -> list[int]:
         return seed.upload_images(self.source(), project_id, files)
@@ -71,6 +71,12 @@ class LabelStudioServer:
         """Connect a local-files storage (a folder below ``files_root``) so /data/local-files/ serves it."""
         self.source().client.import_storage.local.create(project=project_id, path=str(folder), use_blob_urls=True,
                                                          title=f"local {folder.name}")
+
+    def create_view(self, project_id: int, title: str, filter_items: list[dict[str, Any]]) -> int:
+        """A Data Manager view (tab) whose filters are ``filter_items`` joined with "and"; its id."""
+        view = self.source().client.views.create(project=project_id, data={
+            "title": title, "filters": {"conjunction": "and", "items": filter_items}})
+        return int(view.id)
 
     def personal_access_token(self) -> str:
         """A new personal access token (a JWT refresh token) of the admin user."""

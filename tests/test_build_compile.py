@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
 
+import jsonschema
 import pytest
 import yaml
 
@@ -65,6 +67,7 @@ def test_cli_compile_then_lint_with_crds(tmp_path, crds):
     assert run.returncode == 0, run.stderr
     names = sorted(p.name for p in out_dir.iterdir())
     assert names == sorted(["workflow-aipipe-retrain.yaml", "cronworkflow-aipipe-retrain-nightly.yaml",
+                            "eventsource-aipipe-label-studio.yaml", "sensor-aipipe-label-studio-retrain.yaml",
                             *(f"workflowtemplate-{s.template_name}.yaml" for s in STEPS.values())])
     workflow = yaml.safe_load((out_dir / "workflow-aipipe-retrain.yaml").read_text())
     assert {"name": "epochs", "value": "2"} in [{k: p[k] for k in ("name", "value")}
@@ -72,7 +75,7 @@ def test_cli_compile_then_lint_with_crds(tmp_path, crds):
     lint = subprocess.run([sys.executable, "-m", "aipipe.cli.main", "lint", str(out_dir), "--schema-dir", str(crds)],
                           capture_output=True, text=True, cwd=REPO, timeout=120)
     assert lint.returncode == 0, lint.stdout + lint.stderr
-    assert "ok: 7 manifest(s) against the CRD schemas" in lint.stdout
+    assert "ok: 9 manifest(s) against the CRD schemas, 2 warning(s)" in lint.stdout  # argo-events: no CRD
 
 
 def test_workflow_dag_chains_templates_through_output_parameters(compiled):
@@ -126,7 +129,7 @@ def test_step_template_follows_the_contract(compiled, step):
     assert [(a["name"], a["path"], a["archive"]) for a in artifacts] == [
         (a.name, a.path, {"none": {}}) for a in spec.artifacts]
     retry = tmpl["retryStrategy"]
-    assert retry["expression"] == "asInt(lastRetry.exitCode) != 2"
+    assert retry["expression"] == "asInt(lastRetry.exitCode) != 2" and retry["retryPolicy"] == "Always"
     assert retry["limit"] >= 1 and set(retry["backoff"]) == {"duration", "factor", "maxDuration"}
     assert tmpl["activeDeadlineSeconds"] > 0
     gpu = container["resources"].get("limits", {}).get("nvidia.com/gpu")
@@ -164,6 +167,35 @@ def test_nightly_cron_workflow(compiled):
     assert spec["workflowSpec"]["templates"] == compiled.workflow["spec"]["templates"]
 
 
+def events_validator(shared_dir: Path, kind: str) -> jsonschema.Draft7Validator:
+    schema = json.loads((shared_dir / "argo-events" / "schema.json").read_text())
+    definitions = schema["definitions"]
+    # ../shared/argo-events/SOURCE.md: `url` of a webhook is a false `required` entry (no omitempty in Go).
+    for name in ("WebhookContext", "WebhookEventSource"):
+        entry = definitions[f"io.argoproj.events.v1alpha1.{name}"]
+        entry["required"] = [r for r in entry["required"] if r != "url"]
+    return jsonschema.Draft7Validator({"$ref": f"#/definitions/io.argoproj.events.v1alpha1.{kind}",
+                                       "definitions": definitions})
+
+
+def test_label_studio_webhook_event_source_and_sensor(compiled, shared_dir, crds):
+    source, sensor = compiled.events
+    for doc in (source, sensor):
+        assert [e.message for e in events_validator(shared_dir, doc["kind"]).iter_errors(doc)] == []
+    assert list(events_validator(shared_dir, "EventSource").iter_errors({"spec": {"webhook": {"x": {}}}}))
+    hook = source["spec"]["webhook"]["label-studio"]
+    assert hook["authSecret"] == {"name": "aipipe-secrets", "key": "label-studio-webhook-token"}
+    (trigger,) = sensor["spec"]["triggers"]
+    workflow = trigger["template"]["argoWorkflow"]["source"]["resource"]
+    assert workflow["metadata"]["labels"]["aipipe.io/trigger"] == "webhook"
+    assert list(schema_errors(load_validators(crds)["Workflow"], workflow)) == []
+    assert lint_documents([("sensor", workflow), *(("t", t) for t in compiled.templates)]) == []
+    (param,) = trigger["template"]["argoWorkflow"]["parameters"]
+    index = int(param["dest"].split(".")[3])
+    assert workflow["spec"]["arguments"]["parameters"][index]["name"] == "project"
+    assert param["src"] == {"dependencyName": "annotation", "dataKey": "body.project.id"}
+
+
 def test_loading_the_pipeline_submits_nothing(cfg, monkeypatch):
     import hera.workflows.service as service
 
@@ -191,3 +223,12 @@ def test_broken_pipeline_file_is_one_user_error(tmp_path, cfg):
     path.write_text("x = 1\nraise RuntimeError('boom')\n")
     with pytest.raises(UserError, match=r"cannot load pipeline: RuntimeError: boom \(line 2\)"):
         compile_pipeline(path, cfg)
+
+
+def test_contract_doc_is_current():
+    from aipipe.compile.contract_doc import render
+
+    text = (REPO / "docs" / "CONTRACT.md").read_text()
+    assert text == render(), "regenerate: python -m aipipe.compile.contract_doc > docs/CONTRACT.md"
+    for spec in STEPS.values():
+        assert f"`python -m {spec.module}`" in text and all(f"`--{i.name}`" in text for i in spec.inputs)

@@ -104,6 +104,21 @@ def test_reference_to_unknown_task():
     assert "unknown task 'z'" in d.message
 
 
+def test_reference_to_a_task_that_is_not_upstream():
+    doc = workflow([dag(task("a"), task("b"), task("c", msg="{{tasks.a.outputs.parameters.out}}", depends="b")),
+                    echo()])
+    (d,) = only(lint_documents([("wf.yaml", doc)]), "reference")
+    assert "task 'c' uses task 'a' but does not depend on it" in d.message
+    doc["spec"]["templates"][0]["dag"]["tasks"][1]["depends"] = "a"  # now a -> b -> c: transitive is fine
+    assert lint_documents([("wf.yaml", doc)]) == []
+
+
+def test_reference_to_a_step_of_the_same_group():
+    steps = {"name": "main", "steps": [[task("one"), task("two", msg="{{steps.one.outputs.parameters.out}}")]]}
+    (d,) = only(lint_documents([("wf.yaml", workflow([steps, echo()]))]), "reference")
+    assert "step 'two' uses step 'one', which is not in an earlier step group" in d.message
+
+
 def test_undefined_step_output_parameter():
     steps = {"name": "main", "steps": [[task("one")], [task("two", msg="{{steps.one.outputs.parameters.nope}}")]]}
     (d,) = only(lint_documents([("wf.yaml", workflow([steps, echo()]))]), "reference")

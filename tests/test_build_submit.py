@@ -97,8 +97,8 @@ class FakeArgo:
 
     def _workflow_status(self, wf: dict[str, Any]) -> dict[str, Any]:
         phase = self.phases.pop(0) if len(self.phases) > 1 else self.phases[0]
-        node = {"id": "n1", "displayName": "export-annotations", "type": "Pod", "phase": phase,
-                "startedAt": "2026-01-01T00:00:00Z"}
+        node = {"id": "n1", "name": f"{wf['metadata']['name']}.export-annotations",
+                "displayName": "export-annotations", "type": "Pod", "phase": phase, "startedAt": "2026-01-01T00:00:00Z"}
         return {**wf, "status": {"phase": phase, "nodes": {"n1": node},
                                  **({"message": "child failed"} if phase == "Failed" else {})}}
 
@@ -319,5 +319,5 @@ def test_client_maps_http_errors(argo):
         with pytest.raises(error) as info:
             client.get_workflow("dup")
         assert f"forced {status}" in str(info.value)
-    with pytest.raises(UserError, match="argo.server: must start with http"):
+    with pytest.raises(UserError, match=r"argo\.server: must start with http"):
         ArgoClient("127.0.0.1:2746", "argo")

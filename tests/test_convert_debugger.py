@@ -102,3 +102,20 @@ def test_comparator_statistics():
     assert compare("t", cand, ref, Tolerance(0.1, 0.01, "median")).passed
     assert not compare("t", cand, ref, Tolerance(0.1, 0.01, "max")).passed
     assert not compare("t", np.array([1.0, np.inf]), np.array([1.0, 2.0]), Tolerance(1e9, 1e9, "median")).passed
+
+
+def test_pytorch_evaluator_catches_the_overflow_in_half_precision():
+    import torch
+
+    from steps.convert_trt.backends.torch_evaluator import TorchEvaluator
+    from steps.convert_trt.fixtures import overflow_torch_model
+
+    torch.set_num_threads(1)
+    evaluator = TorchEvaluator(overflow_torch_model(), device="cpu", batch=8)
+    inputs = np.random.default_rng(1).random((8, 3, 16, 16)).astype(np.float32)
+    half = evaluator.run(PrecisionPlan("fp16"), inputs, ["l2norm"])["l2norm"]
+    assert np.isinf(half).any(), "PyTorch half must overflow in the sum of squares"
+    result = debug_precision(evaluator, inputs, TOL)
+    assert result.success, result.report["reason"]
+    assert list(result.plan.fp32_layers) in (["l2norm"], evaluator.parents("l2norm"))
+    assert result.report["fp16_share"] >= 0.9 and result.report["evaluations"] <= 10

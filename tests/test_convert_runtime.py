@@ -48,7 +48,7 @@ def test_bad_batches_and_bundles_are_refused(tmp_path: Path):
     runner = load_engine(bundle, device="cpu")
     with pytest.raises(ValueError, match=r"expected a batch of shape \(N, 3, 32, 32\)"):
         runner.infer(np.zeros((1, 3, 16, 16), np.float32))
-    with pytest.raises(UserError, match="engine.json missing"):
+    with pytest.raises(UserError, match=r"engine\.json missing"):
         load_engine(tmp_path, device="cpu")
     with pytest.raises(UserError, match="unknown device"):
         load_engine(bundle, device="tpu")

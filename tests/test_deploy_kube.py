@@ -1,15 +1,13 @@
 """Kubernetes target against the fake apps/v1 API: server-side apply, rollout, health gate, rollback.
 
-The pods behind the Service are small HTTP stand-ins for the serving runtime (no cluster can run pods
-here); the real runtime is covered by the local-target tests.
+The pods behind the Service are the fake's HTTP stand-ins for the serving runtime (no cluster can run
+pods here); the real runtime is covered by the local-target tests.
 """
 
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 import yaml
@@ -24,59 +22,15 @@ from tests.fake_kube import FakeKube
 NS = "aipipe-serving"
 
 
-class _Pods:
-    """What a version's pods answer: ``healthy`` False makes /v1/predict fail (ready but broken)."""
-
-    def __init__(self, version: str, healthy: bool = True) -> None:
-        self.version, self.healthy, self.predictions = version, healthy, 0
-        pods = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def _answer(self, code: int, body: dict) -> None:
-                data = json.dumps(body).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_GET(self) -> None:
-                self._answer(200, {"status": "ready"})
-
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                pods.predictions += 1
-                if not pods.healthy:
-                    return self._answer(500, {"error": "engine failed"})
-                self._answer(200, {"model_version": pods.version,
-                                   "predictions": [{"class": "cat", "index": 0, "probability": 0.9}]})
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
 @pytest.fixture()
 def fake(tmp_path, monkeypatch) -> Iterator[FakeKube]:
     kube = FakeKube()
-    url = kube.start()
+    kube.start()
     config = tmp_path / "kubeconfig"
-    config.write_text(yaml.safe_dump(kube.kubeconfig(url)))
+    config.write_text(yaml.safe_dump(kube.kubeconfig()))
     monkeypatch.setenv("KUBECONFIG", str(config))
     monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
-    pods: list[_Pods] = []
-    kube.add_pods = lambda version, healthy=True: pods.append(p := _Pods(version, healthy)) or \
-        kube.backends.__setitem__(version, p.url) or p  # type: ignore[attr-defined]
     yield kube
-    for p in pods:
-        p.close()
     kube.stop()
 
 
@@ -124,6 +78,15 @@ def test_new_version_rolls_out_to_a_new_replica_set(fake):
     # applying the same version again is a no-op rollout: same revision, no new ReplicaSet
     again = _deploy("2")
     assert again.revision == "2" and len(fake.list("replicasets", NS)) == 2
+
+
+def test_a_stale_status_is_never_taken_for_the_new_rollout(fake):
+    fake.add_pods("1"), fake.add_pods("2")
+    _deploy("1")
+    fake.observe_lag_s = 0.5  # until the controller catches up, the status still shows revision 1 complete
+    outcome = _deploy("2")
+    assert outcome.health.ok and outcome.revision == "2"
+    assert outcome.health.smoke["model_version"] == "2"
 
 
 def test_never_ready_version_is_rolled_back_to_the_previous_revision(fake):
@@ -205,9 +168,8 @@ def test_unauthorised_and_missing_api_map_to_clear_errors(fake, tmp_path, monkey
     monkeypatch.setenv("KUBECONFIG", str(config))
     with pytest.raises(ServiceUnavailable):
         _deployer("1").deployment()
-    wrong = fake.kubeconfig(fake_url := f"http://127.0.0.1:{fake._server.server_address[1]}")
+    wrong = fake.kubeconfig()
     wrong["users"][0]["user"]["token"] = "nope"
     config.write_text(yaml.safe_dump(wrong))
-    assert fake_url
     with pytest.raises(AuthError):
         _deployer("1").deployment()

@@ -99,6 +99,19 @@ def test_same_annotations_again_upload_nothing_then_three_new_are_counted(
     assert storage.exists(join(first["dataset_uri"], SUCCESS_MARKER)), "the previous version must stay readable"
 
 
+def test_view_restricts_the_export(label_studio: LabelStudioServer, digits_project: seed.SeededProject,
+                                   tmp_path: Path) -> None:
+    first_five = sorted(digits_project.task_ids)[:5]
+    view = label_studio.create_view(digits_project.id, "first five", [
+        {"filter": "filter:tasks:id", "operator": "less_or_equal", "type": "Number", "value": first_five[-1]}])
+    env = {**label_studio.env(), "AIPIPE_HOME": str(tmp_path)}
+    opts = ExportOptions(project=str(digits_project.id), dataset_root=(tmp_path / "d").as_uri(), view=view,
+                         retry=FAST_RETRY)
+    outputs, _ = run_export(load_config(env=env), opts, Storage())
+    manifest = json.loads(Path(outputs["dataset_uri"].removeprefix("file://"), DATASET_MANIFEST).read_text())
+    assert sorted(r["id"] for r in manifest["items"]) == first_five
+
+
 def test_detection_export_has_yolo_labels_and_coco(label_studio: LabelStudioServer, tmp_path: Path) -> None:
     seeded = seed.seed_project(label_studio.source(), images=8, title="digits detection test", detection=True,
                                seed=2)

@@ -76,7 +76,7 @@ def test_bundle_missing_file_or_wrong_weights_is_a_user_error(tmp_path: Path) ->
     with pytest.raises(UserError, match="do not fit"):
         load_model_bundle(bundle)
     (bundle / "classes.json").unlink()
-    with pytest.raises(UserError, match="missing classes.json"):
+    with pytest.raises(UserError, match=r"missing classes\.json"):
         load_model_bundle(bundle)
 
 

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+import pydantic
 import requests
 from hera.exceptions import HeraException
 from hera.workflows.models import (
@@ -30,7 +31,7 @@ from hera.workflows.models import (
 from hera.workflows.service import WorkflowsService
 
 from aipipe.config import Config
-from aipipe.errors import AuthError, ConflictError, NotFoundError, ServiceUnavailable, UserError
+from aipipe.errors import AipipeError, AuthError, ConflictError, NotFoundError, ServiceUnavailable, UserError
 
 T = TypeVar("T")
 DRY_RUN = CreateOptions(dry_run=["All"])
@@ -47,10 +48,10 @@ class _Session(requests.Session):
 
     last_status = 0
 
-    def request(self, method: str | bytes, url: str | bytes, *args: Any, **kwargs: Any) -> requests.Response:
+    def request(self, *args: Any, **kwargs: Any) -> requests.Response:
         kwargs.setdefault("timeout", TIMEOUT_SECONDS)
         self.last_status = 0
-        response = super().request(method, url, *args, **kwargs)
+        response = super().request(*args, **kwargs)
         self.last_status = response.status_code
         return response
 
@@ -96,6 +97,10 @@ class ArgoClient:
         except requests.exceptions.RequestException as exc:
             raise ServiceUnavailable(f"cannot reach Argo server at {self.server} ({what}): "
                                      f"{type(exc).__name__}") from exc
+        except pydantic.ValidationError as exc:
+            raise AipipeError(f"unexpected response from Argo server at {self.server} ({what}): "
+                              f"{exc.error_count()} field(s) do not match the Argo API, first: "
+                              f"{_first_error(exc)}") from exc
         except HeraException as exc:
             status = getattr(exc, "status_code", None) or self.session.last_status
             raise _map_status(status, f"{what}: {_server_message(exc)}", self.server) from exc
@@ -108,7 +113,7 @@ class ArgoClient:
 
     def create_workflow(self, workflow: dict[str, Any], dry_run: bool = False) -> dict[str, Any]:
         """Create a Workflow; returns the server's copy (with ``metadata.name``)."""
-        req = WorkflowCreateRequest(workflow=Workflow.model_validate(workflow), namespace=self.namespace,
+        req = WorkflowCreateRequest(workflow=_model(Workflow, workflow), namespace=self.namespace,
                                     server_dry_run=dry_run or None)
         return _dump(self._call(f"create Workflow {_name(workflow)}", lambda: self.service.create_workflow(req)))
 
@@ -133,28 +138,28 @@ class ArgoClient:
             with self._errors(f"dry-run {kind} {name}"):
                 if kind == "WorkflowTemplate":
                     self.service.create_workflow_template(WorkflowTemplateCreateRequest(
-                        template=WorkflowTemplate.model_validate(doc), namespace=self.namespace,
+                        template=_model(WorkflowTemplate, doc), namespace=self.namespace,
                         create_options=DRY_RUN))
                 else:
                     self.service.create_cron_workflow(CreateCronWorkflowRequest(
-                        cron_workflow=CronWorkflow.model_validate(doc), namespace=self.namespace,
+                        cron_workflow=_model(CronWorkflow, doc), namespace=self.namespace,
                         create_options=DRY_RUN))
             return False
         except ConflictError:
             with self._errors(f"lint {kind} {name}"):  # exists: the update is validated by the lint endpoint
                 if kind == "WorkflowTemplate":
                     self.service.lint_workflow_template(WorkflowTemplateLintRequest(
-                        template=WorkflowTemplate.model_validate(doc), namespace=self.namespace))
+                        template=_model(WorkflowTemplate, doc), namespace=self.namespace))
                 else:
                     self.service.lint_cron_workflow(LintCronWorkflowRequest(
-                        cron_workflow=CronWorkflow.model_validate(doc), namespace=self.namespace))
+                        cron_workflow=_model(CronWorkflow, doc), namespace=self.namespace))
             return True
 
     def _write(self, doc: dict[str, Any], existing: bool) -> Applied:
         kind, name = doc["kind"], _name(doc)
         with self._errors(f"{'update' if existing else 'create'} {kind} {name}"):
             if kind == "WorkflowTemplate":
-                model = WorkflowTemplate.model_validate(doc)
+                model = _model(WorkflowTemplate, doc)
                 if not existing:
                     self.service.create_workflow_template(
                         WorkflowTemplateCreateRequest(template=model, namespace=self.namespace))
@@ -164,7 +169,7 @@ class ArgoClient:
                     self.service.update_workflow_template(
                         name, WorkflowTemplateUpdateRequest(template=model, namespace=self.namespace))
             else:
-                cron = CronWorkflow.model_validate(doc)
+                cron = _model(CronWorkflow, doc)
                 if not existing:
                     self.service.create_cron_workflow(
                         CreateCronWorkflowRequest(cron_workflow=cron, namespace=self.namespace))
@@ -174,6 +179,22 @@ class ArgoClient:
                     self.service.update_cron_workflow(
                         name, UpdateCronWorkflowRequest(cron_workflow=cron, namespace=self.namespace))
         return Applied(kind, name, "updated" if existing else "created")
+
+
+M = TypeVar("M", bound=pydantic.BaseModel)
+
+
+def _model(cls: type[M], doc: dict[str, Any]) -> M:
+    """The Hera model of a manifest; a manifest that does not fit the Argo API is a UserError."""
+    try:
+        return cls.model_validate(doc)
+    except pydantic.ValidationError as exc:
+        raise UserError(f"not a valid {cls.__name__}: {_first_error(exc)}", field=_name(doc)) from exc
+
+
+def _first_error(exc: pydantic.ValidationError) -> str:
+    first = exc.errors()[0]
+    return f"{'.'.join(map(str, first['loc']))}: {first['msg']}"
 
 
 def _name(doc: dict[str, Any]) -> str:

@@ -30,6 +30,7 @@ def wait_for(client: ArgoClient, name: str, report: Callable[[str, str, str], No
              poll_seconds: float = POLL_SECONDS, timeout_seconds: float | None = None) -> dict[str, Any]:
     """Poll until the workflow's phase is final; returns its final status."""
     seen: dict[str, str] = {}
+    delay = min(0.5, poll_seconds)  # quick feedback at first, then every poll_seconds
     deadline = None if timeout_seconds is None else time.monotonic() + timeout_seconds
     while True:
         status = client.get_workflow(name).get("status") or {}
@@ -39,4 +40,5 @@ def wait_for(client: ArgoClient, name: str, report: Callable[[str, str, str], No
             return status
         if deadline is not None and time.monotonic() > deadline:
             return status
-        time.sleep(poll_seconds)
+        time.sleep(delay)
+        delay = min(delay * 2, poll_seconds)

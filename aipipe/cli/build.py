@@ -65,10 +65,11 @@ def compile_cmd(
                                                                           "here; default: print to stdout")] = None,
     parameter: ParamOpt = None,
 ) -> None:
-    """Compile a pipeline into its Workflow, WorkflowTemplates and CronWorkflows (YAML)."""
+    """Compile a pipeline into its Workflow, WorkflowTemplates, CronWorkflows and argo-events triggers (YAML)."""
     compiled = compile_pipeline(pipeline, _config(), parse_assignments(parameter or []))
     if out_dir is None:
-        out.print("---\n".join(dump_yaml(d) for d in compiled.documents()), end="", markup=False)
+        docs = [*compiled.documents(), *compiled.events]
+        out.print("---\n".join(dump_yaml(d) for d in docs), end="", markup=False)
         return
     for path in write_manifests(compiled, out_dir):
         err.print(f"wrote {path}")

@@ -71,7 +71,8 @@ def _node_label(node: dict[str, Any]) -> Text:
     template = node.get("templateName") or (node.get("templateRef") or {}).get("template")
     if template:
         label.append(f" ({template})", style="dim")
-    extras = [x for x in (duration(node), node.get("progress", "")) if x and x != "0/0"]
+    progress = node.get("progress", "") if node.get("type") != "Pod" else ""
+    extras = [x for x in (duration(node), progress) if x and x != "0/0"]
     if extras:
         label.append("  " + "  ".join(extras))
     if node.get("message") and node.get("phase") not in ("Succeeded", "Running"):
@@ -112,15 +113,14 @@ def _add_children(branch: Tree, nodes: dict[str, dict[str, Any]], node: dict[str
 # -- driving in the foreground -------------------------------------------------------------------
 def drive_foreground(service: EngineService, workflow: dict[str, Any], driver_id: str | None = None) -> dict[str, Any]:
     """Drive a stored run here with a live view; Ctrl-C / SIGTERM stop it. Returns the final object."""
-    console.print(f"Name: {workflow['metadata']['name']}")
+    meta = workflow["metadata"]
+    console.print(f"Name: {meta['name']}")
     stop = threading.Event()
-    latest = {"workflow": workflow}
     outcome: dict[str, Any] = {}
 
     def drive() -> None:
         try:
-            outcome["final"] = service.drive(workflow, stop=stop, driver_id=driver_id,
-                                             on_change=lambda obj: latest.update(workflow=obj))
+            outcome["final"] = service.drive(workflow, stop=stop, driver_id=driver_id)
         except BaseException as exc:
             outcome["error"] = exc
 
@@ -134,8 +134,10 @@ def drive_foreground(service: EngineService, workflow: dict[str, Any], driver_id
             thread.start()
             while thread.is_alive():
                 thread.join(0.25)
-                live.update(render_workflow(latest["workflow"]))
-            live.update(render_workflow(outcome.get("final", latest["workflow"])))
+                live.update(render_workflow(service.store.get_workflow(meta["namespace"], meta["name"])))
+            live.update(render_workflow(service.store.get_workflow(meta["namespace"], meta["name"])))
+        if not console.is_terminal:
+            console.line()
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)

@@ -4,7 +4,8 @@ A pipeline file defines ``build(cfg, params) -> Workflow`` with a ``PARAMETERS``
 (:class:`~aipipe.compile.params.PipelineParam`), or ``build(cfg) -> Workflow``, or simply a
 module-level Hera ``Workflow``. It may define ``templates(cfg)`` for the WorkflowTemplates it
 references. CronWorkflows come from ``cron/*.py`` next to the pipeline's package (each module
-names its pipeline with ``PIPELINE = "<module stem>"`` and defines ``build(cfg)``).
+names its pipeline with ``PIPELINE = "<module stem>"`` and defines ``build(cfg)``; argo-events
+EventSources/Sensors come from ``build_events(cfg)`` in the same modules).
 Loading never submits anything.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import copy
 import inspect
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -39,9 +40,10 @@ class CompiledPipeline:
     templates: list[dict[str, Any]] = field(default_factory=list)
     cron_workflows: list[dict[str, Any]] = field(default_factory=list)
     parameters: dict[str, str | None] = field(default_factory=dict)
+    events: list[dict[str, Any]] = field(default_factory=list)  # argo-events EventSource/Sensor
 
     def documents(self) -> list[dict[str, Any]]:
-        """Every manifest: the Workflow first, then templates and cron workflows."""
+        """The Argo Workflows manifests: the Workflow first, then templates and cron workflows."""
         return [self.workflow, *self.templates, *self.cron_workflows]
 
 
@@ -84,7 +86,8 @@ def _compile_python(path: Path, cfg: Config, params: Mapping[str, str] | None) -
     found = templates_fn(cfg) if callable(templates_fn) else _instances(module, WorkflowTemplate)
     templates = [_to_dict(t, "templates()", path) for t in found]
     return CompiledPipeline(source=path, workflow=workflow, templates=templates,
-                            cron_workflows=cron_workflows_for(path, cfg), parameters=values)
+                            cron_workflows=cron_workflows_for(path, cfg), parameters=values,
+                            events=events_for(path, cfg))
 
 
 def _untabled_workflow(module: ModuleType, build: Any, cfg: Config, path: Path) -> Any:
@@ -101,23 +104,33 @@ def _instances(module: ModuleType, cls: type) -> list[Any]:
     return [v for v in vars(module).values() if isinstance(v, cls)]
 
 
-def cron_workflows_for(pipeline: Path, cfg: Config) -> list[dict[str, Any]]:
-    """CronWorkflows from ``<package root>/cron/*.py`` whose ``PIPELINE`` names this pipeline."""
+def _trigger_modules(pipeline: Path) -> list[ModuleType]:
+    """Modules in ``<package root>/cron/`` whose ``PIPELINE`` names this pipeline."""
     root, _ = import_root(pipeline.resolve())
     cron_dir = root / "cron"
     if not cron_dir.is_dir():
         return []
-    out: list[dict[str, Any]] = []
-    for file in sorted(cron_dir.glob("*.py")):
-        if file.name.startswith("_"):
-            continue
-        module = load_module(file)
-        if getattr(module, "PIPELINE", None) != pipeline.stem or not callable(getattr(module, "build", None)):
-            continue
-        built = module.build(cfg)
-        items = built if isinstance(built, Iterable) and not isinstance(built, (Mapping, Workflow)) else [built]
-        out += [_to_dict(item, f"{file.name} build()", file) for item in items]
-    return out
+    modules = [load_module(f) for f in sorted(cron_dir.glob("*.py")) if not f.name.startswith("_")]
+    return [m for m in modules if getattr(m, "PIPELINE", None) == pipeline.stem]
+
+
+def _built(module: ModuleType, fn_name: str, cfg: Config) -> list[dict[str, Any]]:
+    fn = getattr(module, fn_name, None)
+    if not callable(fn):
+        return []
+    built = fn(cfg)
+    items = built if isinstance(built, list) else [built]
+    return [_to_dict(item, f"{module.__name__}.{fn_name}()", Path(str(module.__file__))) for item in items]
+
+
+def cron_workflows_for(pipeline: Path, cfg: Config) -> list[dict[str, Any]]:
+    """CronWorkflows from ``build(cfg)`` of the pipeline's ``cron/`` modules."""
+    return [doc for m in _trigger_modules(pipeline) for doc in _built(m, "build", cfg)]
+
+
+def events_for(pipeline: Path, cfg: Config) -> list[dict[str, Any]]:
+    """argo-events EventSources and Sensors from ``build_events(cfg)`` of the pipeline's ``cron/`` modules."""
+    return [doc for m in _trigger_modules(pipeline) for doc in _built(m, "build_events", cfg)]
 
 
 def _compile_yaml(path: Path, params: Mapping[str, str] | None) -> CompiledPipeline:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 ERROR = "error"
 WARNING = "warning"
@@ -40,6 +41,23 @@ def format_path(parts: Iterable[str | int]) -> str:
     for part in parts:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
     return out
+
+
+@dataclass
+class Resource:
+    """One manifest being linted, with the helper that records its diagnostics."""
+
+    file: str
+    kind: str
+    name: str
+    spec: dict[str, Any]
+    spec_path: list[str | int]
+    found: list[Diagnostic]
+
+    def report(self, message: str, field: Sequence[str | int] = (), template: str = "", check: str = "",
+               severity: str = ERROR) -> None:
+        self.found.append(Diagnostic(self.file, self.kind, self.name, message, format_path(field), template,
+                                     severity, check))
 
 
 def has_errors(diagnostics: Sequence[Diagnostic]) -> bool:

@@ -4,7 +4,8 @@ Semantic checks, each reported with file, resource, template and field:
 - ``template-ref``: unknown template names (entrypoint, onExit, DAG tasks, steps) and
   ``templateRef``s to unknown WorkflowTemplates or templates inside them;
 - ``reference``: undefined ``{{inputs.parameters.x}}``, ``{{workflow.parameters.x}}``,
-  ``{{tasks.t.outputs.parameters.y}}`` and ``{{steps.s.outputs.parameters.y}}`` references;
+  ``{{tasks.t.outputs.parameters.y}}`` and ``{{steps.s.outputs.parameters.y}}`` references, and
+  references to tasks a task does not depend on (or steps of a later group);
 - ``cycle``: dependency cycles (and dependencies on unknown tasks) in DAGs;
 - ``argument``: required inputs without an argument, workflow arguments without a value.
 Expression tags (``{{=…}}``) are not parsed here.
@@ -12,38 +13,16 @@ Expression tags (``{{=…}}``) are not parsed here.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from aipipe.compile.diagnostics import ERROR, WARNING, Diagnostic, format_path
+from aipipe.compile.dag import check_dag, depends_tasks
+from aipipe.compile.diagnostics import ERROR, WARNING, Diagnostic, Resource, format_path
+from aipipe.compile.references import KnownTemplates, calls, check_references, param_names
 from aipipe.compile.schema import load_validators, schema_errors
 
 WORKFLOW_KINDS = ("Workflow", "WorkflowTemplate", "ClusterWorkflowTemplate", "CronWorkflow")
-TAG = re.compile(r"{{\s*([^=}][^}]*?)\s*}}")
-DEPENDS_OPERATORS = re.compile(r"&&|\|\||!|\(|\)")
-TASK_RESULTS = ("Succeeded", "Failed", "Errored", "Skipped", "Omitted", "Daemoned", "AnySucceeded", "AllFailed")
-
-KnownTemplates = Mapping[str, Mapping[str, Mapping[str, Any]]]  # WorkflowTemplate -> template name -> template
-
-
-@dataclass
-class _Resource:
-    """One manifest being linted, with the helper that records its diagnostics."""
-
-    file: str
-    kind: str
-    name: str
-    spec: dict[str, Any]
-    spec_path: list[str | int]
-    found: list[Diagnostic]
-
-    def report(self, message: str, field: Sequence[str | int] = (), template: str = "", check: str = "",
-               severity: str = ERROR) -> None:
-        self.found.append(Diagnostic(self.file, self.kind, self.name, message, format_path(field), template,
-                                     severity, check))
 
 
 def lint_documents(docs: Sequence[tuple[str, dict[str, Any]]], schema_dir: Path | None = None,
@@ -68,8 +47,10 @@ def _structural(docs: Sequence[tuple[str, dict[str, Any]]], schema_dir: Path) ->
         kind, name = str(doc.get("kind")), _name(doc)
         validator = validators.get(kind)
         if validator is None:
+            severity = ERROR if kind in WORKFLOW_KINDS or not str(doc.get("apiVersion", "")).startswith(
+                "argoproj.io/") else WARNING  # argo-events kinds have no full CRD: not checked here
             found.append(Diagnostic(file, kind, name, f"no CRD schema for kind {kind!r} in {schema_dir}",
-                                    "kind", check="schema"))
+                                    "kind", severity=severity, check="schema"))
             continue
         for path, message in schema_errors(validator, doc):
             found.append(Diagnostic(file, kind, name, message, format_path(path), _template_at(doc, path),
@@ -85,15 +66,16 @@ def _name(doc: Mapping[str, Any]) -> str:
 def _template_at(doc: Mapping[str, Any], path: Sequence[str | int]) -> str:
     """The template name a schema error path points into (``spec.templates[i]…``)."""
     for i in range(len(path) - 1):
-        if path[i] == "templates" and isinstance(path[i + 1], int):
+        index = path[i + 1]
+        if path[i] == "templates" and isinstance(index, int):
             spec = doc.get("spec") or {}
             templates = (spec.get("workflowSpec") or spec).get("templates") or []
-            if path[i + 1] < len(templates) and isinstance(templates[path[i + 1]], Mapping):
-                return str(templates[path[i + 1]].get("name", ""))
+            if index < len(templates) and isinstance(templates[index], Mapping):
+                return str(templates[index].get("name", ""))
     return ""
 
 
-def _resource(file: str, doc: dict[str, Any], found: list[Diagnostic]) -> _Resource | None:
+def _resource(file: str, doc: dict[str, Any], found: list[Diagnostic]) -> Resource | None:
     kind = doc.get("kind")
     if kind not in WORKFLOW_KINDS:
         return None
@@ -107,8 +89,8 @@ def _resource(file: str, doc: dict[str, Any], found: list[Diagnostic]) -> _Resou
             found.append(Diagnostic(file, kind, _name(doc), "missing workflowSpec", "spec.workflowSpec",
                                     check="schema"))
             return None
-        return _Resource(file, kind, _name(doc), spec, ["spec", "workflowSpec"], found)
-    return _Resource(file, str(kind), _name(doc), spec, ["spec"], found)
+        return Resource(file, kind, _name(doc), spec, ["spec", "workflowSpec"], found)
+    return Resource(file, str(kind), _name(doc), spec, ["spec"], found)
 
 
 def template_library(docs: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, dict[str, Mapping[str, Any]]]:
@@ -121,7 +103,7 @@ def template_library(docs: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, di
     return library
 
 
-def _templates(res: _Resource) -> dict[str, tuple[int, Mapping[str, Any]]]:
+def _templates(res: Resource) -> dict[str, tuple[int, Mapping[str, Any]]]:
     out: dict[str, tuple[int, Mapping[str, Any]]] = {}
     for i, tmpl in enumerate(res.spec.get("templates") or []):
         if not isinstance(tmpl, Mapping):
@@ -134,7 +116,7 @@ def _templates(res: _Resource) -> dict[str, tuple[int, Mapping[str, Any]]]:
     return out
 
 
-def _lint_spec(res: _Resource, library: KnownTemplates) -> None:
+def _lint_spec(res: Resource, library: KnownTemplates) -> None:
     local = _templates(res)
     if res.kind in ("Workflow", "CronWorkflow") and not res.spec.get("workflowTemplateRef"):
         _check_name(res, local, res.spec.get("entrypoint"), [*res.spec_path, "entrypoint"], "", "entrypoint")
@@ -146,17 +128,16 @@ def _lint_spec(res: _Resource, library: KnownTemplates) -> None:
     workflow_params = _workflow_params(res)
     for name, (index, tmpl) in local.items():
         where = [*res.spec_path, "templates", index]
-        calls = list(_calls(tmpl, where))
-        for call, call_path in calls:
+        for call, call_path in calls(tmpl, where):
             target = _resolve_call(res, local, library, call, call_path, name)
             if target is not None:
                 _check_arguments(res, call, call_path, target, name)
-        _check_references(res, tmpl, where, name, local, library, workflow_params)
+        check_references(res, tmpl, where, name, local, library, workflow_params)
         if isinstance(tmpl.get("dag"), Mapping):
-            _check_dag(res, tmpl["dag"], [*where, "dag"], name)
+            check_dag(res, tmpl["dag"], [*where, "dag"], name)
 
 
-def _check_name(res: _Resource, local: Mapping[str, Any], name: Any, field: list[str | int], template: str,
+def _check_name(res: Resource, local: Mapping[str, Any], name: Any, field: list[str | int], template: str,
                 what: str) -> None:
     if name is None or name == "":
         if what == "entrypoint":
@@ -167,20 +148,7 @@ def _check_name(res: _Resource, local: Mapping[str, Any], name: Any, field: list
                    field, template, "template-ref")
 
 
-def _calls(tmpl: Mapping[str, Any], where: list[str | int]) -> Iterator[tuple[Mapping[str, Any], list[str | int]]]:
-    """DAG tasks and steps of a template, with their field paths."""
-    dag = tmpl.get("dag")
-    if isinstance(dag, Mapping):
-        for i, task in enumerate(dag.get("tasks") or []):
-            if isinstance(task, Mapping):
-                yield task, [*where, "dag", "tasks", i]
-    for g, group in enumerate(tmpl.get("steps") or []):
-        for s, step in enumerate(group or []):
-            if isinstance(step, Mapping):
-                yield step, [*where, "steps", g, s]
-
-
-def _resolve_call(res: _Resource, local: Mapping[str, tuple[int, Mapping[str, Any]]], library: KnownTemplates,
+def _resolve_call(res: Resource, local: Mapping[str, tuple[int, Mapping[str, Any]]], library: KnownTemplates,
                   call: Mapping[str, Any], path: list[str | int], template: str) -> Mapping[str, Any] | None:
     """The template a task/step calls, or None (after reporting) when it cannot be found."""
     ref = call.get("templateRef")
@@ -210,14 +178,9 @@ def _resolve_call(res: _Resource, local: Mapping[str, tuple[int, Mapping[str, An
     return local[name][1]
 
 
-def _param_names(section: Any) -> list[str]:
-    params = (section or {}).get("parameters") or [] if isinstance(section, Mapping) else []
-    return [str(p.get("name")) for p in params if isinstance(p, Mapping)]
-
-
-def _check_arguments(res: _Resource, call: Mapping[str, Any], path: list[str | int], target: Mapping[str, Any],
+def _check_arguments(res: Resource, call: Mapping[str, Any], path: list[str | int], target: Mapping[str, Any],
                      template: str) -> None:
-    given = set(_param_names(call.get("arguments")))
+    given = set(param_names(call.get("arguments")))
     inputs = (target.get("inputs") or {}).get("parameters") or []
     declared = set()
     for param in inputs:
@@ -234,137 +197,18 @@ def _check_arguments(res: _Resource, call: Mapping[str, Any], path: list[str | i
                        [*path, "arguments", "parameters"], template, "argument", WARNING)
 
 
-def _check_workflow_arguments(res: _Resource) -> None:
+def _check_workflow_arguments(res: Resource) -> None:
     for i, param in enumerate((res.spec.get("arguments") or {}).get("parameters") or []):
         if isinstance(param, Mapping) and "value" not in param and "valueFrom" not in param:
             res.report(f"workflow argument {param.get('name')!r} has no value",
                        [*res.spec_path, "arguments", "parameters", i], "", "argument")
 
 
-def _workflow_params(res: _Resource) -> set[str] | None:
+def _workflow_params(res: Resource) -> set[str] | None:
     """Names ``{{workflow.parameters.x}}`` may use, or None when they come from the caller (templates)."""
     if res.kind not in ("Workflow", "CronWorkflow") or res.spec.get("workflowTemplateRef"):
         return None
-    return set(_param_names(res.spec.get("arguments")))
+    return set(param_names(res.spec.get("arguments")))
 
 
-def _strings(node: Any, path: list[str | int]) -> Iterator[tuple[str, list[str | int]]]:
-    if isinstance(node, str):
-        yield node, path
-    elif isinstance(node, Mapping):
-        for key, value in node.items():
-            yield from _strings(value, [*path, str(key)])
-    elif isinstance(node, list):
-        for i, value in enumerate(node):
-            yield from _strings(value, [*path, i])
-
-
-def _output_names(target: Mapping[str, Any] | None, section: str) -> set[str] | None:
-    if target is None:
-        return None
-    items = (target.get("outputs") or {}).get(section) or []
-    return {str(p.get("name")) for p in items if isinstance(p, Mapping)}
-
-
-def _check_references(res: _Resource, tmpl: Mapping[str, Any], where: list[str | int], template: str,
-                      local: Mapping[str, tuple[int, Mapping[str, Any]]], library: KnownTemplates,
-                      workflow_params: set[str] | None) -> None:
-    inputs = tmpl.get("inputs") or {}
-    declared = {"parameters": set(_param_names(inputs)),
-                "artifacts": {str(a.get("name")) for a in inputs.get("artifacts") or [] if isinstance(a, Mapping)}}
-    callees = {}
-    for call, _ in _calls(tmpl, where):
-        callees[str(call.get("name"))] = _callee(call, local, library)
-    scope = "tasks" if isinstance(tmpl.get("dag"), Mapping) else "steps" if tmpl.get("steps") else None
-    for text, path in _strings(tmpl, where):
-        for match in TAG.finditer(text):
-            parts = match.group(1).split(".")
-            message = _undefined(parts, declared, callees, scope, workflow_params)
-            if message:
-                res.report(f"{message} in {{{{{match.group(1)}}}}}", path, template, "reference")
-
-
-def _callee(call: Mapping[str, Any], local: Mapping[str, tuple[int, Mapping[str, Any]]],
-            library: KnownTemplates) -> Mapping[str, Any] | None:
-    ref = call.get("templateRef")
-    if isinstance(ref, Mapping):
-        return (library.get(str(ref.get("name"))) or {}).get(str(ref.get("template")))
-    name = call.get("template")
-    return local[name][1] if name in local else None
-
-
-def _undefined(parts: list[str], declared: Mapping[str, set[str]], callees: Mapping[str, Any], scope: str | None,
-               workflow_params: set[str] | None) -> str | None:
-    """Why a simple tag's reference is undefined, or None when it is fine (or not ours to judge)."""
-    head = parts[0]
-    if head == "inputs" and len(parts) >= 3 and parts[1] in declared:
-        if parts[2] not in declared[parts[1]]:
-            return f"undefined input {parts[1][:-1]} {parts[2]!r}"
-    elif head == "workflow" and len(parts) >= 3 and parts[1] == "parameters" and workflow_params is not None:
-        if ".".join(parts[2:]) not in workflow_params and parts[2] not in ("json",):
-            return f"undefined workflow parameter {'.'.join(parts[2:])!r}"
-    elif head in ("tasks", "steps") and len(parts) >= 2:
-        if scope != head:
-            return f"{head}.* reference outside a {'DAG' if head == 'tasks' else 'steps'} template"
-        if parts[1] not in callees:
-            return f"unknown {head[:-1]} {parts[1]!r} (known: {', '.join(sorted(callees)) or 'none'})"
-        if len(parts) >= 5 and parts[2] == "outputs" and parts[3] in ("parameters", "artifacts"):
-            names = _output_names(callees[parts[1]], parts[3])
-            if names is not None and parts[4] not in names:
-                return f"{head[:-1]} {parts[1]!r} has no output {parts[3][:-1]} {parts[4]!r}"
-    return None
-
-
-def depends_tasks(expression: str) -> list[str]:
-    """Task names in a ``depends`` expression (``a && (b.Failed || !c)`` -> a, b, c)."""
-    names = []
-    for token in DEPENDS_OPERATORS.sub(" ", expression).split():
-        base, _, result = token.partition(".")
-        if not result or result in TASK_RESULTS:
-            names.append(base)
-        else:
-            names.append(token)
-    return names
-
-
-def _check_dag(res: _Resource, dag: Mapping[str, Any], where: list[str | int], template: str) -> None:
-    tasks = [t for t in dag.get("tasks") or [] if isinstance(t, Mapping)]
-    names = {str(t.get("name")) for t in tasks}
-    edges: dict[str, list[str]] = {}
-    for i, task in enumerate(tasks):
-        deps = list(task.get("dependencies") or [])
-        field = "dependencies"
-        if task.get("depends"):
-            deps += depends_tasks(str(task["depends"]))
-            field = "depends"
-        for dep in deps:
-            if dep not in names:
-                res.report(f"task {task.get('name')!r} depends on unknown task {dep!r}", [*where, "tasks", i, field],
-                           template, "cycle")
-        edges[str(task.get("name"))] = [d for d in deps if d in names]
-    cycle = _find_cycle(edges)
-    if cycle:
-        index = next(i for i, t in enumerate(tasks) if t.get("name") == cycle[0])
-        res.report(f"dependency cycle: {' -> '.join(cycle)}", [*where, "tasks", index], template, "cycle")
-
-
-def _find_cycle(edges: Mapping[str, list[str]]) -> list[str] | None:
-    state: dict[str, int] = {}  # 1 = on the stack, 2 = done
-    stack: list[str] = []
-
-    def visit(node: str) -> list[str] | None:
-        state[node] = 1
-        stack.append(node)
-        for dep in edges.get(node, []):
-            if state.get(dep) == 1:
-                return [*stack[stack.index(dep):], dep]
-            if dep not in state and (found := visit(dep)):
-                return found
-        stack.pop()
-        state[node] = 2
-        return None
-
-    for node in edges:
-        if node not in state and (found := visit(node)):
-            return found
-    return None
+__all__ = ["KnownTemplates", "depends_tasks", "lint_documents", "template_library"]

@@ -23,10 +23,10 @@ def dump_yaml(doc: dict[str, Any]) -> str:
 
 
 def write_manifests(compiled: CompiledPipeline, out_dir: Path) -> list[Path]:
-    """Write the Workflow, WorkflowTemplates and CronWorkflows into ``out_dir``; return the paths."""
+    """Write the Workflow, WorkflowTemplates, CronWorkflows and argo-events manifests into ``out_dir``."""
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
-    for doc in compiled.documents():
+    for doc in [*compiled.documents(), *compiled.events]:
         target = out_dir / manifest_filename(doc)
         target.write_text(dump_yaml(doc))
         written.append(target)

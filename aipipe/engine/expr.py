@@ -194,7 +194,7 @@ class Parser:
         while True:
             if self.accept(".") or self.accept("?."):
                 name = self.next()
-                if name.kind not in ("name", "op") or name.kind == "op" and not str(name.value).isalpha():
+                if name.kind not in ("name", "op") or (name.kind == "op" and not str(name.value).isalpha()):
                     raise ExprError(f"expected a field name at {name.pos} in {self.text!r}")
                 if self.accept("("):
                     node = Node("method", (node, name.value, tuple(self.call_args(name.value))))
@@ -778,14 +778,12 @@ def _gv_compare(op: str, a: Any, b: Any, text: str) -> bool:
         found = re.search(str(b), str(a)) is not None
         return found if op == "=~" else not found
     if op in ("==", "!="):
-        if isinstance(a, float) and isinstance(b, float) or type(a) is type(b):
+        if (isinstance(a, float) and isinstance(b, float)) or type(a) is type(b):
             same = a == b
         else:
             same = _gv_text(a) == _gv_text(b)
         return same if op == "==" else not same
-    if isinstance(a, float) and isinstance(b, float):
-        pass
-    elif isinstance(a, str) and isinstance(b, str):
+    if (isinstance(a, float) and isinstance(b, float)) or (isinstance(a, str) and isinstance(b, str)):
         pass
     else:
         raise ExprError(f"cannot compare {a!r} {op} {b!r} in condition {text!r}")

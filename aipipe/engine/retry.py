@@ -98,6 +98,7 @@ class RetryStrategy:
             try:
                 result = evaluate(self.expression, {"lastRetry": dict(last_retry)})
             except ExprError as exc:
-                raise UserError(f"cannot evaluate {self.expression!r}: {exc}", field="retryStrategy.expression") from exc
+                raise UserError(f"cannot evaluate {self.expression!r}: {exc}",
+                                field="retryStrategy.expression") from exc
             return result is True
         return True

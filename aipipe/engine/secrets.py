@@ -2,8 +2,8 @@
 
 A secret ``NAME`` with key ``KEY`` is the file ``<home>/secrets/NAME/KEY`` (trailing newline
 stripped). For the Secret the pipelines use (config ``kubernetes.secret_name``), a key missing
-on disk falls back to the environment: the key itself as a variable name (``LABEL_STUDIO_API_KEY``)
-or, when the key is a secret config key (``label_studio.api_key``), that key's configured value.
+on disk falls back to the environment: the key itself or its upper-snake form as a variable name
+(``label-studio-api-key`` -> ``LABEL_STUDIO_API_KEY``) or, when the key is a secret config key (``label_studio.api_key``), that key's configured value.
 """
 
 from __future__ import annotations
@@ -64,8 +64,9 @@ class SecretStore:
             return path.read_text().rstrip("\n")
         if name != self.env_secret_name:
             return None
-        if self.env.get(key):
-            return self.env[key]
+        for var in (key, key.upper().replace("-", "_").replace(".", "_")):
+            if self.env.get(var):
+                return self.env[var]
         cfg_key = KEYS_BY_NAME.get(key)
         if cfg_key is not None and cfg_key.secret and self.config is not None:
             value = self.config.get(key)

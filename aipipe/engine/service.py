@@ -9,6 +9,7 @@ the executor keeps every Succeeded node and re-runs only what had not finished.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import threading
 import uuid
@@ -25,16 +26,13 @@ from aipipe.engine.store import (
     WORKFLOW_TEMPLATE,
     RunStore,
 )
-from aipipe.errors import ConflictError, UserError
+from aipipe.errors import AipipeError, ConflictError, NotFoundError, UserError
 
 TERMINATED_MESSAGE = "terminated by user"
 HEARTBEAT_SECONDS = 0.5
 RESUBMITTED_FROM_LABEL = "workflows.argoproj.io/resubmitted-from-workflow"
 _KEEP_ON_RETRY = frozenset({"Succeeded", "Skipped"})
 _LEAF_TYPES = frozenset({"Pod", "Container", "Suspend", "Skipped"})
-
-ChangeListener = Callable[[dict[str, Any]], None]
-
 
 class EngineService:
     """Runs in one run store, driven by this process when asked."""
@@ -93,41 +91,47 @@ class EngineService:
 
     # -- driving -----------------------------------------------------------------------------
     def drive(self, workflow: dict[str, Any], *, stop: threading.Event | None = None,
-              on_change: ChangeListener | None = None, driver_id: str | None = None) -> dict[str, Any]:
-        """Run (or continue) a stored run in this thread until it finishes; returns the final object."""
+              driver_id: str | None = None) -> dict[str, Any]:
+        """Run (or continue) a stored run in this thread until it finishes; returns the final object.
+
+        Each state the executor hands over is written before the executor goes on (it coalesces
+        bursts itself), so a Succeeded node is on disk before anything after it starts, and other
+        processes (``aipipe get``, the server's watch, a later ``--resume``) see the latest state.
+        """
         from aipipe.engine.context import default_context
         from aipipe.engine.executor import WorkflowExecutor
 
-        uid = workflow["metadata"]["uid"]
+        meta = workflow["metadata"]
+        uid, namespace, name = meta["uid"], meta["namespace"], meta["name"]
         driver_id = driver_id or uuid.uuid4().hex
         if not self.store.claim(uid, driver_id):
             holder = self.store.driver(uid)
-            pid = holder.pid if holder else "?"
-            raise ConflictError(f"run {workflow['metadata']['name']} is being driven by process {pid}")
+            raise ConflictError(f"run {name} is being driven by process {holder.pid if holder else '?'}")
         stop = stop or threading.Event()
         done = threading.Event()
         beat = threading.Thread(target=self._heartbeat, args=(uid, driver_id, stop, done), daemon=True,
-                                name=f"heartbeat-{uid[:8]}")
+                                name=f"heartbeat-{name}")
         beat.start()
 
         def persist(obj: dict[str, Any]) -> None:
-            stored = self.store.save_workflow(obj)
-            if on_change is not None:
-                on_change(stored)
+            try:
+                self.store.save_workflow(obj)
+            except NotFoundError:  # deleted while running: stop it
+                stop.set()
 
         def append_log(node_id: str, text: str) -> None:
             self.store.append_log(uid, node_id, text)
 
-        namespace = workflow["metadata"]["namespace"]
         ctx = default_context(self.cfg, self.cfg.home / "runs" / uid, templates=self.template_lookup(namespace),
                               on_change=persist, on_log=append_log)
         try:
             final = WorkflowExecutor(copy.deepcopy(workflow), ctx).run(stop)
-            return persist_final(self.store, final, on_change)
-        except BaseException as exc:
-            self._mark_finished(self.store.get_workflow(namespace, workflow["metadata"]["name"]), "Error",
-                                f"engine error: {exc}" if not isinstance(exc, KeyboardInterrupt) else
-                                TERMINATED_MESSAGE)
+            persist(final)
+            return final
+        except Exception as exc:
+            message = str(exc) if isinstance(exc, AipipeError) else f"engine error: {exc!r}"
+            with contextlib.suppress(NotFoundError):
+                self._mark_finished(self.store.get_workflow(namespace, name), "Error", message)
             raise
         finally:
             done.set()
@@ -177,7 +181,8 @@ class EngineService:
             if node.get("phase") in (None, "", "Pending", "Running"):
                 node.update(phase=phase, message=message, finishedAt=now)
         status.update(phase=phase, message=message, finishedAt=now)
-        return self.store.save_workflow(workflow)
+        self.store.save_workflow(workflow)
+        return self.store.get_workflow(workflow["metadata"]["namespace"], workflow["metadata"]["name"])
 
     def prepare_retry(self, name: str, namespace: str | None = None, *, restart_successful: bool = False,
                       node_field_selector: str = "", parameters: Iterable[str] = ()) -> dict[str, Any]:
@@ -192,7 +197,8 @@ class EngineService:
             raise ConflictError(f"run {name} is still being driven by process {driver.pid}")
         retried = formulate_retry(workflow, restart_successful, node_field_selector)
         _apply_parameters(retried, parameters)
-        return self.store.save_workflow(retried)
+        self.store.save_workflow(retried)
+        return self.store.get_workflow(retried["metadata"]["namespace"], name)
 
     def prepare_resubmit(self, name: str, namespace: str | None = None, *, parameters: Iterable[str] = (),
                          driver_id: str | None = None) -> dict[str, Any]:
@@ -207,14 +213,6 @@ class EngineService:
                "spec": copy.deepcopy(old["spec"])}
         _apply_parameters(new, parameters)
         return self.submit(new, meta["namespace"], driver_id=driver_id)
-
-
-def persist_final(store: RunStore, final: dict[str, Any], on_change: ChangeListener | None) -> dict[str, Any]:
-    """Save the executor's final object (and tell the listener)."""
-    stored = store.save_workflow(final)
-    if on_change is not None:
-        on_change(stored)
-    return stored
 
 
 def _apply_parameters(workflow: dict[str, Any], parameters: Iterable[str]) -> None:

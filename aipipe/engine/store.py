@@ -85,6 +85,24 @@ class LogChunk:
     content: str
 
 
+@dataclass(frozen=True)
+class Snapshot:
+    """One state of a run, serialised: what the store writes."""
+
+    uid: str
+    phase: str
+    text: str
+
+
+def serialize_workflow(workflow: dict[str, Any]) -> Snapshot:
+    """Serialise a run's state once, with Argo's phase labels; resourceVersion is the store's (set on read)."""
+    meta = workflow["metadata"]
+    phase = workflow.get("status", {}).get("phase", "")
+    stamped = {**workflow, "metadata": {**meta, "labels": _phase_labels(meta.get("labels"), phase)}}
+    stamped["metadata"].pop("resourceVersion", None)
+    return Snapshot(meta["uid"], phase, json.dumps(stamped))
+
+
 def process_alive(pid: int) -> bool:
     """Whether ``pid`` runs and is not a zombie."""
     try:
@@ -100,8 +118,13 @@ def process_alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[-1].split()[0] != "Z"
 
 
-def _completed(phase: str) -> bool:
-    return phase in COMPLETED_PHASES
+def _phase_labels(labels: dict[str, str] | None, phase: str) -> dict[str, str]:
+    """The object's labels plus Argo's phase / completed labels."""
+    out = dict(labels or {})
+    if phase:
+        out[PHASE_LABEL] = phase
+    out[COMPLETED_LABEL] = "true" if phase in COMPLETED_PHASES else "false"
+    return out
 
 
 class RunStore:
@@ -196,55 +219,58 @@ class RunStore:
     def _stamp(obj: dict[str, Any], version: int) -> None:
         meta = obj["metadata"]
         meta["resourceVersion"] = str(version)
-        phase = obj.get("status", {}).get("phase", "")
-        labels = meta.setdefault("labels", {})
-        if phase:
-            labels[PHASE_LABEL] = phase
-        labels[COMPLETED_LABEL] = "true" if _completed(phase) else "false"
+        meta["labels"] = _phase_labels(meta.get("labels"), obj.get("status", {}).get("phase", ""))
 
-    def save_workflow(self, workflow: dict[str, Any]) -> dict[str, Any]:
-        """Persist a new state of an existing run (identified by uid); returns the stamped object."""
-        obj = json.loads(json.dumps(workflow))
-        uid = obj["metadata"]["uid"]
+    def save_workflow(self, workflow: dict[str, Any]) -> int:
+        """Persist a new state of an existing run (by uid); returns its new resourceVersion.
+
+        Serialised once (the executor calls this after every state change); NotFoundError when
+        the run was deleted meanwhile.
+        """
+        snapshot = serialize_workflow(workflow)
         with self._write() as db:
-            row = db.execute("SELECT namespace, name, created FROM workflows WHERE uid = ?", (uid,)).fetchone()
-            if row is None:
-                raise NotFoundError(f"workflow with uid {uid} not found")
-            meta = obj["metadata"]
-            meta.update(namespace=row["namespace"], name=row["name"], creationTimestamp=row["created"])
             version = self._next_version(db)
-            self._stamp(obj, version)
-            db.execute("UPDATE workflows SET phase = ?, object = ?, version = ? WHERE uid = ?",
-                       (obj.get("status", {}).get("phase", ""), json.dumps(obj), version, uid))
+            cur = db.execute("UPDATE workflows SET phase = ?, object = ?, version = ? WHERE uid = ?",
+                             (snapshot.phase, snapshot.text, version, snapshot.uid))
+            if cur.rowcount == 0:
+                raise NotFoundError(f"workflow with uid {snapshot.uid} not found (deleted?)")
+        return version
+
+    _COLUMNS = "object, version"
+
+    @staticmethod
+    def _load(row: sqlite3.Row) -> dict[str, Any]:
+        obj = json.loads(row["object"])
+        obj["metadata"]["resourceVersion"] = str(row["version"])
         return obj
 
     def get_workflow(self, namespace: str, name: str) -> dict[str, Any]:
-        row = self._conn().execute("SELECT object FROM workflows WHERE namespace = ? AND name = ?",
+        row = self._conn().execute(f"SELECT {self._COLUMNS} FROM workflows WHERE namespace = ? AND name = ?",
                                    (namespace, name)).fetchone()
         if row is None:
             raise NotFoundError(f'workflows.argoproj.io "{name}" not found')
-        return json.loads(row["object"])
+        return self._load(row)
 
     def find_workflow(self, name: str, namespace: str | None = None) -> dict[str, Any]:
         """A run by name, in ``namespace`` or (when None) in whichever namespace holds it."""
         if namespace is not None:
             return self.get_workflow(namespace, name)
-        rows = self._conn().execute("SELECT object FROM workflows WHERE name = ?", (name,)).fetchall()
+        rows = self._conn().execute(f"SELECT {self._COLUMNS} FROM workflows WHERE name = ?", (name,)).fetchall()
         if not rows:
             raise NotFoundError(f"no run named {name!r} (see `aipipe list`)")
         if len(rows) > 1:
             raise UserError(f"several runs are named {name!r}; give the namespace", field="name")
-        return json.loads(rows[0]["object"])
+        return self._load(rows[0])
 
     def list_workflows(self, namespace: str | None = None) -> list[dict[str, Any]]:
         """Runs, newest first; ``namespace`` None or "" lists every namespace."""
-        sql = "SELECT object FROM workflows"
+        sql = f"SELECT {self._COLUMNS} FROM workflows"
         args: tuple[Any, ...] = ()
         if namespace:
             sql += " WHERE namespace = ?"
             args = (namespace,)
         rows = self._conn().execute(sql + " ORDER BY created DESC, version DESC", args).fetchall()
-        return [json.loads(r["object"]) for r in rows]
+        return [self._load(r) for r in rows]
 
     def delete_workflow(self, namespace: str, name: str) -> dict[str, Any]:
         with self._write() as db:
@@ -254,11 +280,11 @@ class RunStore:
                 raise NotFoundError(f'workflows.argoproj.io "{name}" not found')
             obj = json.loads(row["object"])
             version = self._next_version(db)
-            obj["metadata"]["resourceVersion"] = str(version)
             db.execute("DELETE FROM workflows WHERE uid = ?", (row["uid"],))
             db.execute("DELETE FROM node_logs WHERE workflow_uid = ?", (row["uid"],))
             db.execute("INSERT OR REPLACE INTO deleted_workflows (uid, namespace, name, object, version) "
-                       "VALUES (?, ?, ?, ?, ?)", (row["uid"], namespace, name, json.dumps(obj), version))
+                       "VALUES (?, ?, ?, ?, ?)", (row["uid"], namespace, name, row["object"], version))
+        obj["metadata"]["resourceVersion"] = str(version)
         return obj
 
     def workflow_changes(self, since: int, namespace: str | None = None) -> list[tuple[str, dict[str, Any]]]:
@@ -266,12 +292,12 @@ class RunStore:
         clause = " AND namespace = ?" if namespace else ""
         args: tuple[Any, ...] = (since, namespace) if namespace else (since,)
         db = self._conn()
-        rows = [("MODIFIED", r["version"], r["object"]) for r in db.execute(
-            "SELECT version, object FROM workflows WHERE version > ?" + clause, args)]
-        rows += [("DELETED", r["version"], r["object"]) for r in db.execute(
-            "SELECT version, object FROM deleted_workflows WHERE version > ?" + clause, args)]
-        rows.sort(key=lambda r: r[1])
-        return [(kind, json.loads(obj)) for kind, _, obj in rows]
+        rows = [("MODIFIED", r) for r in db.execute(f"SELECT {self._COLUMNS} FROM workflows WHERE version > ?"
+                                                    + clause, args)]
+        rows += [("DELETED", r) for r in db.execute(f"SELECT {self._COLUMNS} FROM deleted_workflows "
+                                                   "WHERE version > ?" + clause, args)]
+        rows.sort(key=lambda item: item[1]["version"])
+        return [(kind, self._load(row)) for kind, row in rows]
 
     # -- drivers and stop requests ---------------------------------------------------------
     def driver(self, uid: str) -> Driver | None:
@@ -320,9 +346,9 @@ class RunStore:
 
     def unfinished_workflows(self) -> list[dict[str, Any]]:
         """Runs not yet Succeeded/Failed/Error (candidates for resuming)."""
-        rows = self._conn().execute("SELECT object FROM workflows WHERE phase NOT IN (?, ?, ?) ORDER BY version",
-                                    tuple(COMPLETED_PHASES)).fetchall()
-        return [json.loads(r["object"]) for r in rows]
+        rows = self._conn().execute(f"SELECT {self._COLUMNS} FROM workflows WHERE phase NOT IN (?, ?, ?) "
+                                    "ORDER BY version", tuple(COMPLETED_PHASES)).fetchall()
+        return [self._load(r) for r in rows]
 
     # -- node logs -------------------------------------------------------------------------
     def append_log(self, workflow_uid: str, node_id: str, content: str) -> None:

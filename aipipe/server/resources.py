@@ -10,7 +10,7 @@ from aiohttp import web
 
 from aipipe.engine.service import EngineService
 from aipipe.engine.store import CLUSTER_WORKFLOW_TEMPLATE, CRON_WORKFLOW, WORKFLOW_TEMPLATE
-from aipipe.errors import NotFoundError, UserError
+from aipipe.errors import ConflictError, NotFoundError, UserError
 from aipipe.server.workflows import blocking, is_dry_run, read_body, selector_matches
 
 Handler = Callable[[web.Request], Awaitable[web.Response]]
@@ -103,7 +103,10 @@ def _create(rk: ResourceKind) -> Handler:
         namespace = request.match_info.get("namespace", "")
         service = _service(request)
         await blocking(lint_resource, service, rk.kind, obj, namespace)
-        if is_dry_run(body):
+        if is_dry_run(body):  # like the Kubernetes API server: everything but the write, conflicts included
+            name = (obj.get("metadata") or {}).get("name")
+            if name and await blocking(service.store.get_resource, rk.kind, name, namespace) is not None:
+                raise ConflictError(f'{rk.kind.lower()}s.argoproj.io "{name}" already exists')
             return web.json_response(obj)
         return web.json_response(await blocking(service.store.put_resource, rk.kind, obj, namespace,
                                                 create_only=True))

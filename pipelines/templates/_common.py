@@ -23,7 +23,7 @@ from hera.workflows import (
     SecretEnv,
     WorkflowTemplate,
 )
-from hera.workflows.models import Backoff, Toleration, ValueFrom
+from hera.workflows.models import Backoff, IntOrString, Quantity, Toleration, ValueFrom
 
 from aipipe.config import KEYS_BY_NAME, Config
 from aipipe.contract import CONTRACT_VERSION, OUTPUTS_DIR, StepSpec
@@ -32,7 +32,8 @@ from aipipe.errors import ExitCode
 # Exit code 2 (user/input error) is never retried; 3 (service unavailable) and crashes are.
 RETRY_EXPRESSION = f"asInt(lastRetry.exitCode) != {int(ExitCode.USER_ERROR)}"
 RETRY_LIMIT = 3
-BACKOFF = Backoff(duration="15s", factor=2, max_duration="15m")
+RETRY_POLICY = "Always"  # failures and infrastructure errors (evicted/preempted pods), minus the expression
+BACKOFF = Backoff(duration="15s", factor=IntOrString(2), max_duration="15m")
 
 # Secrets every step may need: S3 credentials are absent when storage is file:// (optional).
 STORAGE_SECRETS = ("storage.s3_access_key", "storage.s3_secret_key")
@@ -95,9 +96,10 @@ def step_parameters(spec: StepSpec) -> list[Parameter]:
     """Input parameters: required ones have no default; enums become Argo ``enum``."""
     params = []
     for item in spec.inputs:
-        optional = {"default": item.default} if item.default is not None else {}
-        params.append(Parameter(name=item.name, description=item.description, enum=list(item.enum) or None,
-                                **optional))
+        param = Parameter(name=item.name, description=item.description, enum=list(item.enum) or None)
+        if item.default is not None:  # Hera would render an unset default as "null"
+            param.default = item.default
+        params.append(param)
     return params
 
 
@@ -129,7 +131,7 @@ def step_template(spec: StepSpec, cfg: Config, resources: StepResources) -> Work
     """The WorkflowTemplate ``aipipe-<step>-v1`` with one container template named after the step."""
     gpu_resource = cfg.get("kubernetes.gpu_resource")
     node_selector, tolerations = _gpu_placement(cfg) if spec.gpu else (None, None)
-    shm = [EmptyDirVolume(name="dshm", medium="Memory", size_limit=resources.shm, mount_path="/dev/shm")] \
+    shm = [EmptyDirVolume(name="dshm", medium="Memory", size_limit=Quantity(resources.shm), mount_path="/dev/shm")] \
         if resources.shm else None
     labels = {PART_OF_LABEL: "aipipe", STEP_LABEL: spec.name, CONTRACT_LABEL: CONTRACT_VERSION}
     with WorkflowTemplate(
@@ -158,7 +160,8 @@ def step_template(spec: StepSpec, cfg: Config, resources: StepResources) -> Work
             node_selector=node_selector,
             tolerations=tolerations,
             volumes=shm,
-            retry_strategy=RetryStrategy(limit=RETRY_LIMIT, backoff=BACKOFF, expression=RETRY_EXPRESSION),
+            retry_strategy=RetryStrategy(limit=RETRY_LIMIT, backoff=BACKOFF, expression=RETRY_EXPRESSION,
+                                         retry_policy=RETRY_POLICY),
             active_deadline_seconds=resources.deadline_seconds,
             labels={STEP_LABEL: spec.name},
         )

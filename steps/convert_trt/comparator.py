@@ -9,6 +9,7 @@ candidate value where the reference is finite always fails (that is how an FP16 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -16,7 +17,7 @@ import numpy as np
 
 from steps.convert_trt.config import ERROR_STATS
 
-_STATS = {"mean": np.mean, "median": np.median, "max": np.max}
+_STATS: dict[str, Callable[[np.ndarray], Any]] = {"mean": np.mean, "median": np.median, "max": np.max}
 
 
 @dataclass(frozen=True)

@@ -208,7 +208,8 @@ def module_scope(node: onnx.NodeProto) -> str:
     path = ""
     last = ""
     for part in node.name.strip("/").split("/")[:-1]:
-        path = path + part[len(last):] if last and part.startswith(last + ".") else ".".join(p for p in (path, part) if p)
+        nested = bool(last) and part.startswith(last + ".")  # "stages.0" under "stages" extends the path
+        path = path + part[len(last):] if nested else ".".join(p for p in (path, part) if p)
         last = part
     return path
 
@@ -219,10 +220,8 @@ def resolve_pins(model: onnx.ModelProto, pins: Sequence[str]) -> list[str]:
     scopes = {n.name: module_scope(n) for n in model.graph.node}
     chosen: list[str] = []
     for pin in pins:
-        if pin in scopes:
-            matches = [pin]
-        else:
-            matches = [n for n in names if scopes[n] == pin or scopes[n].startswith(pin + ".")]
+        inside = [n for n in names if scopes[n] == pin or scopes[n].startswith(pin + ".")]
+        matches = [pin] if pin in scopes else inside
         if not matches:
             raise UserError(f"pinned layer {pin!r} matches no node of the model", field="FP32_LAYERS_FOR_FP16")
         chosen.extend(m for m in matches if m not in chosen)

@@ -46,7 +46,7 @@ def validate_engine(source: Callable[[np.ndarray], np.ndarray], engine: Callable
     source_acc = float(np.mean(ref.argmax(1) == labels))
     engine_acc = float(np.mean(got.argmax(1) == labels))
     delta = source_acc - engine_acc
-    return Validation(int(len(images)), float(np.mean(ref.argmax(1) == got.argmax(1))), source_acc, engine_acc,
+    return Validation(len(images), float(np.mean(ref.argmax(1) == got.argmax(1))), source_acc, engine_acc,
                       delta, float(err.max()), float(np.median(err)), max_accuracy_delta,
                       bool(np.isfinite(got).all()) and delta <= max_accuracy_delta)
 

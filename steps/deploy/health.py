@@ -79,29 +79,48 @@ def check_smoke(transport: Transport, expected_version: str) -> dict[str, Any]:
     return result
 
 
+def _reported_error(body: bytes) -> str:
+    """The runtime's own reason for not being ready (``{"error": ...}`` in /readyz), if it gives one."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return ""
+    return str(data.get("error") or "") if isinstance(data, dict) else ""
+
+
 def wait_ready(transport: Transport, timeout_s: float, poll_s: float = 0.25,
-               alive: Callable[[], str | None] | None = None) -> str:
-    """Poll /readyz until 200; returns "" when ready, else why not. ``alive`` returns a reason once the target died."""
-    deadline = time.monotonic() + timeout_s
-    last = "no answer"
+               alive: Callable[[], str | None] | None = None, error_grace_s: float = 15.0) -> str:
+    """Poll /readyz until 200; returns "" when ready, else why not.
+
+    ``alive`` returns a reason once the target died. A runtime that keeps reporting an error (a model
+    that fails to load and fails again on restart) for ``error_grace_s`` fails the gate early.
+    """
+    start = time.monotonic()
+    deadline = start + timeout_s
+    erring_since: float | None = None
     while True:
         if alive is not None and (reason := alive()):
             return reason
         status, body = transport("GET", "/readyz", None, None)
         if status == 200:
             return ""
-        last = f"/readyz answered {status or 'nothing'}: {body[:200].decode(errors='replace')}"
-        if time.monotonic() >= deadline:
+        now = time.monotonic()
+        last = f"/readyz answered {status or 'nothing'}: {body[:300].decode(errors='replace')}"
+        error = _reported_error(body) if status else ""
+        erring_since = (erring_since or now) if error else None
+        if erring_since is not None and now - erring_since >= error_grace_s:
+            return f"the runtime kept failing for {now - erring_since:.0f}s: {error}"
+        if now >= deadline:
             return f"not ready after {timeout_s:g}s ({last})"
         time.sleep(poll_s)
 
 
 def gate(transport: Transport, expected_version: str, timeout_s: float,
-         alive: Callable[[], str | None] | None = None) -> HealthResult:
+         alive: Callable[[], str | None] | None = None, error_grace_s: float = 15.0) -> HealthResult:
     """Ready within ``timeout_s``, then a good smoke prediction from the expected version."""
     start = time.monotonic()
     result = HealthResult()
-    result.error = wait_ready(transport, timeout_s, alive=alive)
+    result.error = wait_ready(transport, timeout_s, alive=alive, error_grace_s=error_grace_s)
     result.ready = not result.error
     if result.ready:
         result.smoke = check_smoke(transport, expected_version)

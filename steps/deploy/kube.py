@@ -85,8 +85,8 @@ class KubeApi:
             data = response.read()
         except (HTTPError, OSError) as exc:
             raise ServiceUnavailable(f"Kubernetes API unreachable: {exc}", field="kubernetes") from exc
-        except ApiException as exc:  # pragma: no cover - the REST layer returns statuses, kept for safety
-            raise ServiceUnavailable(f"Kubernetes API error: {exc}", field="kubernetes") from exc
+        except ApiException as exc:  # the REST layer raises it for TLS failures (status 0)
+            raise ServiceUnavailable(f"Kubernetes API error: {exc.reason}", field="kubernetes") from exc
         if raw:
             return response.status, data
         if response.status == 404:
@@ -139,10 +139,6 @@ class KubeDeployer:
         self.poll_s = poll_s
         self.force_conflicts = force_conflicts
 
-    @property
-    def endpoint(self) -> str:
-        return f"http://{self.spec.name}.{self.spec.namespace}.svc.cluster.local"
-
     def _path(self, api_version: str, kind: str, name: str = "") -> str:
         base = _collection(api_version, kind, self.spec.namespace)
         return f"{base}/{name}" if name else base
@@ -193,7 +189,7 @@ class KubeDeployer:
 
     def deploy(self, objects: list[dict[str, Any]], health_timeout_s: float = 120.0) -> KubeOutcome:
         """Apply ``objects`` (Deployment last), gate the rollout, roll back on failure."""
-        outcome = KubeOutcome(endpoint=self.endpoint)
+        outcome = KubeOutcome(endpoint=self.spec.cluster_url)
         before = self.deployment()
         if before is not None:
             outcome.previous_version = before["metadata"].get("labels", {}).get("app.kubernetes.io/version", "")
@@ -213,7 +209,7 @@ class KubeDeployer:
         return outcome
 
     def rollback(self, outcome: KubeOutcome, objects: list[dict[str, Any]], health_timeout_s: float) -> dict[str, Any]:
-        """Re-apply the previous revision's pod template and wait for it; {} details when there is none."""
+        """Re-apply the previous revision's pod template and wait for it; ``done`` False (and why) if none."""
         previous = next((rs for rs in self.replica_sets()
                          if rs["metadata"].get("annotations", {}).get(REVISION) not in ("", outcome.revision)), None)
         if previous is None:

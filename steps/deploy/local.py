@@ -199,7 +199,7 @@ class LocalDeployments:
             shutil.rmtree(old, ignore_errors=True)
 
     def deploy(self, name: str, model_version: str, engine_uri: str, fetch: Any, sizing: Sizing, *,
-               device: str = "auto", health_timeout_s: float = 120.0) -> LocalOutcome:
+               device: str = "auto", health_timeout_s: float = 120.0, error_grace_s: float = 15.0) -> LocalOutcome:
         """Start, gate, then swap; ``fetch(dest)`` copies the engine bundle into ``dest``."""
         with self.locked(name):
             previous = self.current(name)
@@ -220,7 +220,8 @@ class LocalDeployments:
                 code = proc.poll()
                 return None if code is None else f"the server exited with code {code} before it was ready"
 
-            outcome.health = gate(http_transport(inst.url), model_version, health_timeout_s, alive=exited)
+            outcome.health = gate(http_transport(inst.url), model_version, health_timeout_s, alive=exited,
+                                  error_grace_s=error_grace_s)
             if not outcome.health.ok:
                 self.terminate(inst, proc)
                 outcome.rolled_back = True

@@ -63,6 +63,11 @@ class ServiceSpec:
         return {"app.kubernetes.io/name": self.name, "app.kubernetes.io/instance": self.name}
 
     @property
+    def cluster_url(self) -> str:
+        """The Service's in-cluster URL."""
+        return f"http://{self.name}.{self.namespace}.svc.cluster.local"
+
+    @property
     def labels(self) -> dict[str, str]:
         return {**self.selector, "app.kubernetes.io/version": self.model_version,
                 "app.kubernetes.io/component": "inference", "app.kubernetes.io/part-of": "aipipe",
@@ -109,7 +114,6 @@ def render_deployment(spec: ServiceSpec) -> dict[str, Any]:
         "image": spec.image,
         "command": _server_args(spec),
         "ports": [{"name": "http", "containerPort": CONTAINER_PORT, "protocol": "TCP"}],
-        "env": [{"name": k, "value": v} for k, v in sorted(gpu.env.items())],
         "resources": {"requests": {"cpu": cpu, "memory": host_memory},
                       "limits": {"memory": host_memory, **gpu.limits}},
         "readinessProbe": _probe("/readyz", 5, 3),
@@ -119,6 +123,8 @@ def render_deployment(spec: ServiceSpec) -> dict[str, Any]:
                          {"name": "shm", "mountPath": "/dev/shm"}],
         "securityContext": _container_security(),
     }
+    if gpu.env:
+        server["env"] = [{"name": k, "value": v} for k, v in sorted(gpu.env.items())]
     fetch = {
         "name": "fetch-engine",
         "image": spec.image,
@@ -145,12 +151,14 @@ def render_deployment(spec: ServiceSpec) -> dict[str, Any]:
     template_meta: dict[str, Any] = {"labels": {**spec.labels, **gpu.labels}}
     annotations = {**gpu.annotations, "aipipe.io/engine-uri": spec.engine_uri}
     template_meta["annotations"] = dict(sorted(annotations.items()))
+    # With an HPA the autoscaler owns the replica count: applying one would fight it (SSA conflict).
+    replicas = {} if spec.hpa_max_replicas > 0 else {"replicas": 1}
     return {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
         "metadata": {**_meta(spec), "annotations": {"aipipe.io/gpu-provider": spec.provider}},
         "spec": {
-            "replicas": 1,
+            **replicas,
             "revisionHistoryLimit": 5,
             "progressDeadlineSeconds": 600,
             "selector": {"matchLabels": spec.selector},

@@ -11,18 +11,18 @@ a whole GPU needs about ``cpu_workers_per_gpu`` workers to stay busy, half a GPU
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any
 
-from aipipe.contract import ENGINE_MANIFEST
 from aipipe.errors import UserError
 
 DEFAULT_HEADROOM_PERCENT = 2.0
 DEFAULT_CPU_WORKERS_PER_GPU = 8
+# A replica never counts for less: without a GPU the conversion step measures RSS growth, which can
+# round to 0 for a tiny model (on a GPU the CUDA context alone is ~500 MiB).
+MIN_FOOTPRINT_MIB = 64
 
 
 @dataclass(frozen=True)
@@ -41,12 +41,12 @@ class Sizing:
         return asdict(self)
 
 
-def _positive_int(value: Any, field: str) -> int:
+def _positive_int(value: Any, field: str, *, allow_zero: bool = False) -> int:
     try:
         number = float(str(value).strip())
     except ValueError:
         raise UserError(f"expected a number, got {value!r}", field=field) from None
-    if not math.isfinite(number) or number <= 0:
+    if not math.isfinite(number) or number < 0 or (number == 0 and not allow_zero):
         raise UserError(f"must be a positive number, got {value!r}", field=field)
     return math.ceil(number)
 
@@ -72,7 +72,7 @@ def size_service(
 
     A budget that cannot hold one replica is the user's error (exit 2), naming the flag to change.
     """
-    footprint = _positive_int(memory_mb, "memory-mb")
+    footprint = max(MIN_FOOTPRINT_MIB, _positive_int(memory_mb, "memory-mb", allow_zero=True))
     budget = _positive_int(budget_mib, "gpu-memory-mib")
     compute = _positive_int(compute_percent, "gpu-compute-percent")
     if compute > 100:
@@ -91,15 +91,3 @@ def size_service(
         workers = max(1, min(workers, max_cpu_workers))
     return Sizing(memory_mb=footprint, budget_mib=budget, headroom_mib=headroom, replicas=replicas,
                   gpu_memory_mb_per_replica=usable // replicas, compute_percent=compute, cpu_workers=workers)
-
-
-def engine_memory_mb(engine_dir: Path) -> Any:
-    """The ``memory_mb`` the conversion step measured, from the bundle's engine.json."""
-    manifest = engine_dir / ENGINE_MANIFEST
-    try:
-        data = json.loads(manifest.read_text())
-    except (OSError, json.JSONDecodeError) as exc:
-        raise UserError(f"cannot read {ENGINE_MANIFEST}: {exc}", field="engine-uri") from exc
-    if not isinstance(data, dict) or data.get("memory_mb") in (None, ""):
-        raise UserError(f"{ENGINE_MANIFEST} has no memory_mb; pass --memory-mb", field="memory-mb")
-    return data["memory_mb"]

@@ -6,6 +6,7 @@ import argparse
 
 from aipipe.config import load_config
 from aipipe.contract import EXPORT
+from aipipe.errors import AipipeError
 from aipipe.stepkit import parse_step_args, run_step, write_outputs, write_report
 from steps.export_annotations.export import ZeroUsable, parse_options, run_export
 
@@ -26,12 +27,13 @@ def _extra_flags(parser: argparse.ArgumentParser) -> None:
 
 def main() -> None:
     args = parse_step_args(EXPORT, extend=_extra_flags)
-    opts = parse_options(args)
-    cfg = load_config()
     try:
-        outputs, report = run_export(cfg, opts)
+        outputs, report = run_export(load_config(), parse_options(args))
     except ZeroUsable as exc:
-        write_report(REPORT_NAME, exc.report)
+        write_report(REPORT_NAME, {**exc.report, "error": str(exc)})
+        raise
+    except AipipeError as exc:  # the report artifact exists whatever happened
+        write_report(REPORT_NAME, {"project": args["project"], "error": str(exc)})
         raise
     write_report(REPORT_NAME, report)
     write_outputs(EXPORT, outputs)

@@ -93,15 +93,16 @@ class LabelStudioSource:
 
         self.url = url.rstrip("/")
         self.retry = retry or Retry()
-        self.client = self._call(lambda: LabelStudio(base_url=self.url, api_key=api_key, timeout=timeout,
-                                                     max_retries=0), "read the API key")
+        self.client = self.call(lambda: LabelStudio(base_url=self.url, api_key=api_key, timeout=timeout,
+                                                    max_retries=0), "read the API key")
 
-    def _call(self, fn: Callable[[], T], what: str) -> T:
+    def call(self, fn: Callable[[], T], what: str) -> T:
+        """Run one SDK request with this source's retry policy and error mapping."""
         return call_with_retries(fn, url=self.url, what=what, retry=self.retry)
 
     def auth_headers(self) -> dict[str, str]:
         """The Authorization header the SDK sends (a fresh access token for a personal access token)."""
-        headers = self._call(self.client._client_wrapper.get_headers, "authenticate")
+        headers = self.call(self.client._client_wrapper.get_headers, "authenticate")
         return {k: v for k, v in headers.items() if k.lower() in ("authorization", "x-api-key")}
 
     def project(self, ref: str) -> Project:
@@ -111,12 +112,16 @@ class LabelStudioSource:
             raise UserError("empty project reference", field="project")
         if ref.isdigit():
             try:
-                found = self._call(lambda: self.client.projects.get(int(ref)), f"read project {ref}")
+                found = self.call(lambda: self.client.projects.get(int(ref)), f"read project {ref}")
             except NotFoundError as exc:
                 raise NotFoundError(f"no project with id {ref} in Label Studio at {self.url}", field="project") from exc
-            return Project(found.id, found.title or "", found.label_config or "")
-        matches = self._call(lambda: [p for p in self.client.projects.list(title=ref) if p.title == ref],
-                             "list projects")
+            return Project(int(ref), found.title or "", found.label_config or "")
+
+        def titled() -> list[Any]:
+            pager: Any = self.client.projects.list(title=ref)
+            return [p for p in pager if p.title == ref]
+
+        matches = self.call(titled, "list projects")
         if not matches:
             raise NotFoundError(f"no project titled {ref!r} in Label Studio at {self.url}", field="project")
         if len(matches) > 1:
@@ -126,37 +131,41 @@ class LabelStudioSource:
 
     def snapshot(self, project_id: int, view: int | None = None) -> tuple[int, list[dict[str, Any]]]:
         """Create a snapshot export of the annotated tasks (optionally of one view), wait, download JSON."""
-        filters: dict[str, Any] = {"only_with_annotations": True}
-        if view is not None:
-            filters["view"] = view
+        from label_studio_sdk.types import LseTaskFilterOptionsRequest
+
+        filters = (LseTaskFilterOptionsRequest(only_with_annotations=True) if view is None
+                   else LseTaskFilterOptionsRequest(only_with_annotations=True, view=view))
         exports = self.client.projects.exports
-        created = self._call(lambda: exports.create(project_id, task_filter_options=filters),
-                             f"create a snapshot export of project {project_id}")
-        self._wait(project_id, created.id, None)
-        data = self._download(project_id, created.id, "JSON")
+        created = self.call(lambda: exports.create(project_id, task_filter_options=filters),
+                            f"create a snapshot export of project {project_id}")
+        if created.id is None:
+            raise ServiceUnavailable(f"Label Studio at {self.url} created an export without an id")
+        export_id = int(created.id)
+        self._wait(project_id, export_id, None)
+        data = self._download(project_id, export_id, "JSON")
         try:
             tasks = json.loads(data)
         except ValueError as exc:
             raise ServiceUnavailable(f"Label Studio at {self.url} sent an unreadable export: {exc}") from exc
-        return created.id, tasks
+        return export_id, tasks
 
     def converted(self, project_id: int, export_id: int, export_type: str) -> bytes:
         """The snapshot converted by Label Studio (e.g. ``COCO``, ``YOLO``): the downloaded file's bytes."""
         exports = self.client.projects.exports
-        self._call(lambda: exports.convert(project_id, export_id, export_type=export_type),
+        self.call(lambda: exports.convert(project_id, export_id, export_type=export_type),
                    f"convert export {export_id} to {export_type}")
         self._wait(project_id, export_id, export_type)
         return self._download(project_id, export_id, export_type)
 
     def _download(self, project_id: int, export_id: int, export_type: str) -> bytes:
         exports = self.client.projects.exports
-        return self._call(lambda: b"".join(exports.download(project_id, export_id, export_type=export_type)),
+        return self.call(lambda: b"".join(exports.download(project_id, export_id, export_type=export_type)),
                           f"download export {export_id} ({export_type})")
 
     def _wait(self, project_id: int, export_id: int, export_type: str | None) -> None:
         deadline = time.monotonic() + EXPORT_TIMEOUT_SECONDS
         while True:
-            snap = self._call(lambda: self.client.projects.exports.get(project_id, export_id),
+            snap = self.call(lambda: self.client.projects.exports.get(project_id, export_id),
                               f"read export {export_id}")
             status = snap.status
             if export_type is not None:

@@ -126,7 +126,8 @@ def yolo_label_text(boxes: Sequence[Mapping[str, Any]]) -> str:
 
 def coco_document(manifest: Mapping[str, Any]) -> dict[str, Any]:
     """COCO detection JSON (absolute pixel ``[x, y, w, h]`` boxes) built from a detection manifest."""
-    images, annotations = [], []
+    images: list[dict[str, Any]] = []
+    annotations: list[dict[str, Any]] = []
     for image_id, record in enumerate(manifest["items"], start=1):
         width, height = record["width"], record["height"]
         images.append({"id": image_id, "file_name": record["image"], "width": width, "height": height,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -89,7 +89,7 @@ def parse_options(args: Mapping[str, Any]) -> ExportOptions:
                          workers=max(1, int(args["workers"])))
 
 
-def candidates(tasks: list[Mapping[str, Any]], spec: LabelSpec, report: Report) -> list[Candidate]:
+def candidates(tasks: Sequence[Mapping[str, Any]], spec: LabelSpec, report: Report) -> list[Candidate]:
     """Apply the annotation policy and parse labels; every skipped task is counted."""
     found = []
     for task in tasks:

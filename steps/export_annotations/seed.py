@@ -67,13 +67,13 @@ def upload_images(source: LabelStudioSource, project_id: int, files: Sequence[tu
             raise err
         return list(resp.json()["task_ids"])
 
-    return source._call(post, f"upload {len(files)} images")
+    return source.call(post, f"upload {len(files)} images")
 
 
 def annotate(source: LabelStudioSource, task_id: int, result: list[dict[str, Any]], *,
              ground_truth: bool = False, was_cancelled: bool = False) -> int:
     """Create one annotation on a task; its id."""
-    created = source._call(lambda: source.client.annotations.create(
+    created = source.call(lambda: source.client.annotations.create(
         id=task_id, result=result, ground_truth=ground_truth, was_cancelled=was_cancelled),
         f"annotate task {task_id}")
     return int(created.id)
@@ -126,8 +126,9 @@ def seed_project(source: LabelStudioSource, *, images: int, title: str = "aipipe
     if images < 1:
         raise UserError("at least 1", field="images")
     config = detection_config(DIGITS) if detection else classification_config(DIGITS)
-    project = source._call(lambda: source.client.projects.create(title=title, label_config=config),
-                           "create a project")
+    created = source.call(lambda: source.client.projects.create(title=title, label_config=config),
+                          "create a project")
+    project_id = int(created.id or 0)
     if detection:
         samples = detection_images(images, max(size, 96), seed)
         files = [(f"scene_{i:05d}.png", data) for i, (data, _) in enumerate(samples)]
@@ -138,13 +139,13 @@ def seed_project(source: LabelStudioSource, *, images: int, title: str = "aipipe
         picks = rng.choice(len(pngs), size=images, replace=images > len(pngs))
         files = [(f"digit_{i:05d}.png", pngs[p]) for i, p in enumerate(picks)]
         labels = [str(targets[p]) for p in picks]
-    task_ids = upload_images(source, project.id, files)
+    task_ids = upload_images(source, project_id, files)
     if annotate_all:
         side = max(size, 96)
         for i, task_id in enumerate(task_ids):
             result = box_result(samples[i][1], side, side) if detection else choice_result(labels[i])
             annotate(source, task_id, result)
-    return SeededProject(project.id, title, task_ids, labels)
+    return SeededProject(project_id, title, task_ids, labels)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from aipipe.errors import AipipeError, NotFoundError, ServiceUnavailable, UserError
-from aipipe.storage import join
+from aipipe.storage import Storage, join
 
 CHAMPION = "champion"
 PREVIOUS = "previous"
@@ -103,7 +103,8 @@ class MlflowTracker:
                 self.client.update_run(run_id, status="RUNNING")
                 self.run_id = run_id
             else:
-                self.run_id = self.client.create_run(experiment_id, run_name=run_name, tags=dict(tags or {})).info.run_id
+                created = self.client.create_run(experiment_id, run_name=run_name, tags=dict(tags or {}))
+                self.run_id = created.info.run_id
             self._params = dict(self.client.get_run(self.run_id).data.params)
 
     def log_params(self, params: Mapping[str, Any]) -> None:
@@ -151,6 +152,21 @@ def register_version(mlflow_client: Any, tracking_uri: str, name: str, run_id: s
         for key, value in tags.items():
             mlflow_client.set_model_version_tag(name, version, key, value)
     return version
+
+
+def register_bundle(tracker: MlflowTracker, bundle: Path, name: str, storage: Storage, storage_root: str,
+                    tags: Mapping[str, str]) -> tuple[str, str]:
+    """Log a model bundle to the run, register it, copy it to ``<root>/models/<name>/<version>/``.
+
+    Returns (version, bundle URI); the version's ``bundle_uri`` tag names the storage copy.
+    """
+    tracker.log_artifacts(bundle, BUNDLE_ARTIFACT_PATH)
+    version = register_version(tracker.client, tracker.tracking_uri, name, tracker.run_id, tags)
+    bundle_uri = join(storage_root, "models", name, version)
+    storage.upload_dir(bundle, bundle_uri)
+    with mlflow_errors(tracker.tracking_uri):
+        tracker.client.set_model_version_tag(name, version, TAG_BUNDLE_URI, bundle_uri)
+    return version, bundle_uri
 
 
 def aliases(mlflow_client: Any, tracking_uri: str, name: str) -> dict[str, str]:

@@ -234,7 +234,7 @@ class _Run:
     def save_checkpoint(self) -> None:
         if self.checkpoints is not None and self.info.is_main:
             uri = self.checkpoints.save(self.state(), self.global_step)
-            log.info("checkpoint %s (epoch %d, step %d in epoch)", uri, self.epoch + 1, self.step_in_epoch)
+            log.info("checkpoint %s (global step %d)", uri, self.global_step)
 
     # --- the loop --------------------------------------------------------------------------
     def _check_losses(self, pending: list[tuple[int, torch.Tensor]]) -> None:

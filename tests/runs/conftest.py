@@ -31,7 +31,8 @@ class Engine:
         return path
 
     def env(self) -> dict[str, str]:
-        env = {**os.environ, "AIPIPE_HOME": str(self.home), "PYTHONPATH": str(REPO_ROOT)}
+        env = {**os.environ, "AIPIPE_HOME": str(self.home), "PYTHONPATH": os.pathsep.join(
+            filter(None, (str(REPO_ROOT), os.environ.get("PYTHONPATH"))))}
         for var in ("AIPIPE_CONFIG", "AIPIPE_STORAGE_ROOT", "AIPIPE_SERVER_TOKEN"):
             env.pop(var, None)
         return env

@@ -49,9 +49,11 @@ def test_changes_feed_modified_and_deleted(store):
     created = store.create_workflow(WF, "argo")
     since = store.current_version()
     created["status"] = {"phase": "Succeeded"}
-    saved = store.save_workflow(created)
-    assert int(saved["metadata"]["resourceVersion"]) > since
+    version = store.save_workflow(created)
+    saved = store.get_workflow("argo", created["metadata"]["name"])
+    assert version > since and saved["metadata"]["resourceVersion"] == str(version)
     assert saved["metadata"]["labels"]["workflows.argoproj.io/phase"] == "Succeeded"
+    assert saved["metadata"]["labels"]["workflows.argoproj.io/completed"] == "true"
     assert [(k, o["status"]["phase"]) for k, o in store.workflow_changes(since)] == [("MODIFIED", "Succeeded")]
     store.delete_workflow("argo", created["metadata"]["name"])
     assert [k for k, _ in store.workflow_changes(since)] == ["DELETED"]

@@ -44,7 +44,8 @@ class ServerProcess:
 
 def start_server(home: Path, token: str | None = None, port: int | None = None) -> ServerProcess:
     port = port or free_port()
-    env = {**os.environ, "AIPIPE_HOME": str(home), "PYTHONPATH": str(REPO_ROOT)}
+    env = {**os.environ, "AIPIPE_HOME": str(home), "PYTHONPATH": os.pathsep.join(
+            filter(None, (str(REPO_ROOT), os.environ.get("PYTHONPATH"))))}
     env.pop("AIPIPE_SERVER_TOKEN", None)
     cmd = [sys.executable, "-m", "aipipe.cli.main", "server", "--port", str(port)]
     if token:

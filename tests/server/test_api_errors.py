@@ -60,6 +60,7 @@ def test_workflow_template_crud_and_dry_run(server):
     assert updated["metadata"]["labels"] == {"team": "ml"}
     assert updated["metadata"]["uid"] == created["metadata"]["uid"]
     assert requests.post(f"{base}/lint", json={"template": WT}, timeout=10).ok
+    _error(requests.post(base, json={"template": WT, "createOptions": {"dryRun": ["All"]}}, timeout=10), 409, 6)
     assert requests.delete(f"{base}/echo-tpl", timeout=10).json() == {}
     _error(requests.delete(f"{base}/echo-tpl", timeout=10), 404, 5)
     _error(requests.put(f"{base}/echo-tpl", json={"template": changed}, timeout=10), 404, 5)

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
+import subprocess
+import sys
 import time
 
 import requests
+import yaml
 from hera.workflows import Container, Step, Steps, Workflow, WorkflowsService
 
-from tests.server.conftest import start_server
+from aipipe.engine.store import RunStore, process_alive
+from tests.server.conftest import REPO_ROOT, start_server
 
 NS = "argo"
 
@@ -121,3 +126,39 @@ def test_restarted_server_continues_runs_of_a_killed_one(tmp_path):
         assert (marks / "a").read_text() == "run\n"
     finally:
         second.stop()
+
+
+def test_aipipe_submit_to_the_server(server, tmp_path):
+    path = tmp_path / "hello.yaml"
+    path.write_text(yaml.safe_dump({"apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow",
+                                    **_hello("submitted-", "echo submitted")}))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(REPO_ROOT), os.environ.get("PYTHONPATH")))),
+           "AIPIPE_HOME": str(tmp_path / "client-home")}
+    env.pop("ARGO_TOKEN", None)
+    result = subprocess.run([sys.executable, "-m", "aipipe.cli.main", "submit", str(path), "--server", server.url,
+                             "--wait"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180)
+    assert result.returncode == 0, result.stdout + result.stderr
+    name = re.search(r"submitted (submitted-[a-z0-9]{5})", result.stdout).group(1)
+    assert _wait_phase(server.url, name)["status"]["phase"] == "Succeeded"
+
+
+def test_ctrl_c_on_the_server_fails_its_runs_and_kills_their_processes(tmp_path):
+    home = tmp_path / "home"
+    srv = start_server(home)
+    marks = home / "store" / "markers"
+    marks.mkdir(parents=True)
+    spec = _hello("sleepy-", f"echo $$ > {marks}/pid; exec sleep 300")
+    name = requests.post(f"{srv.url}/api/v1/workflows/{NS}", json={"workflow": spec}, timeout=10).json()[
+        "metadata"]["name"]
+    deadline = time.monotonic() + 60
+    while not (marks / "pid").exists() or not (marks / "pid").read_text().strip():
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    child = int((marks / "pid").read_text())
+    assert srv.stop(signal.SIGINT) == 0
+    deadline = time.monotonic() + 10
+    while process_alive(child):
+        assert time.monotonic() < deadline, f"node process {child} outlived the server"
+        time.sleep(0.1)
+    run = RunStore.from_home(home).get_workflow(NS, name)
+    assert run["status"]["phase"] == "Failed" and run["status"]["message"] == "terminated by user"

@@ -10,6 +10,7 @@ Nothing is mounted in the host namespace; the namespace (and its mounts) vanish 
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import errno
@@ -27,6 +28,7 @@ CLONE_NEWNS = 0x00020000
 MS_BIND = 4096
 MS_REC = 16384
 MS_PRIVATE = 1 << 18
+PR_SET_PDEATHSIG = 1
 NEVER_PRIVATE = frozenset({"usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc", "proc", "dev", "sys",
                            "run", "boot"})
 _SKIP_TOPS = frozenset({"lost+found"})
@@ -77,6 +79,7 @@ def _mount_plan(spec: ProcessSpec) -> list[tuple[bytes, bytes]]:
 
 def _enter_namespace(plan: list[tuple[bytes, bytes]], root: bytes, cwd: bytes) -> None:
     """Runs in the forked child before exec: only system calls."""
+    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # the driver dies -> the node dies
     _check(_libc.unshare(CLONE_NEWNS), "unshare(CLONE_NEWNS)")
     _check(_libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "make / private")
     for source, target in plan:
@@ -101,6 +104,10 @@ class LocalHandle:
         for reader in self._readers:
             reader.start()
 
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
     @staticmethod
     def _pump(stream, callback, sink) -> None:  # type: ignore[no-untyped-def]
         fd = stream.fileno()
@@ -117,6 +124,14 @@ class LocalHandle:
                 callback(chunk)
         stream.close()
 
+    def running_after(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds; True while the process still runs."""
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return True
+        return False
+
     def wait(self) -> ProcessResult:
         code = self.proc.wait()
         self._kill_group()  # like a pod: when the main process ends, everything it left behind goes too
@@ -130,10 +145,8 @@ class LocalHandle:
         self._kill_group()
 
     def _kill_group(self) -> None:
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
 
 
 class FailedStart:
@@ -142,6 +155,9 @@ class FailedStart:
     def __init__(self, message: str, code: int) -> None:
         self.message = message
         self.code = code
+
+    def running_after(self, timeout: float) -> bool:
+        return False
 
     def wait(self) -> ProcessResult:
         return ProcessResult(exit_code=self.code, start_error=self.message)
@@ -185,7 +201,7 @@ class LocalRunner:
             proc = subprocess.Popen(
                 spec.argv, env=spec.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 start_new_session=True, close_fds=True,
-                preexec_fn=lambda: _enter_namespace(plan, root, cwd),  # noqa: PLW1509 - only syscalls run there
+                preexec_fn=lambda: _enter_namespace(plan, root, cwd),
             )
         except FileNotFoundError:
             return FailedStart(f"failed to start: executable {spec.argv[0]!r} not found in $PATH", 127)

@@ -52,10 +52,17 @@ class Evaluator(Protocol):
     tensors a layer produces; ``parents(layer)`` the layers feeding it.
     """
 
-    name: str
-    layers: Sequence[str]
-    final_outputs: Sequence[str]
-    supports_tactics: bool
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def layers(self) -> Sequence[str]: ...
+
+    @property
+    def final_outputs(self) -> Sequence[str]: ...
+
+    @property
+    def supports_tactics(self) -> bool: ...
 
     def reference(self, inputs: np.ndarray, tensors: Sequence[str]) -> dict[str, np.ndarray]: ...
 

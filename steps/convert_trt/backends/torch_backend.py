@@ -102,7 +102,7 @@ class TorchEngine:
         self._channels_last = self.device.type == "cuda"
         module = module.to(self.device)
         if self._channels_last:
-            module = module.to(memory_format=torch.channels_last)
+            module = module.to(memory_format=torch.channels_last)  # type: ignore[call-overload]  # missing in stubs
         self.module: Any = torch.compile(module, mode=compile_mode, dynamic=False) if compile_mode else module
         self._use_graphs = cuda_graphs and self.device.type == "cuda"
         self._buckets = batch_buckets(self.max_batch)

@@ -35,8 +35,14 @@ def _leaf_graph(model: nn.Module) -> tuple[list[str], dict[str, list[str]]]:
     """Leaf modules in graph order and, for each, the nearest leaf modules feeding it."""
     import torch.fx
 
+    class LeafTracer(torch.fx.Tracer):
+        """Every module without children is a layer, custom ones included."""
+
+        def is_leaf_module(self, m: nn.Module, module_qualified_name: str) -> bool:
+            return next(iter(m.children()), None) is None or super().is_leaf_module(m, module_qualified_name)
+
     modules = dict(model.named_modules())
-    traced = torch.fx.symbolic_trace(model)
+    traced = torch.fx.GraphModule(model, LeafTracer().trace(model))
     layers: list[str] = []
     feeding: dict[torch.fx.Node, list[str]] = {}
     parents: dict[str, list[str]] = {}

@@ -69,7 +69,8 @@ class _Session:
         verdict = {layer: all(results[t].passed for t in ts) for layer, ts in tensors.items()}
         failing = [layer for layer in layers if not verdict[layer]]
         self.history.append({"evaluation": self.evaluations, "step": note, "marked": len(layers),
-                             "fp32_layers": list(plan.fp32_layers), "first_failing_layer": failing[0] if failing else None,
+                             "fp32_layers": list(plan.fp32_layers),
+                             "first_failing_layer": failing[0] if failing else None,
                              "final_passed": all(c.passed for c in final),
                              "final_error": {c.name: c.abs_error for c in final}})
         return verdict

@@ -8,6 +8,7 @@ import sys
 
 from aiohttp import web
 
+from aipipe.errors import UserError
 from steps.deploy.server.config import ServerConfig, load_serving_spec
 from steps.deploy.server.launcher import LISTENING
 from steps.deploy.server.proxy import build_app
@@ -19,8 +20,21 @@ async def serve(config: ServerConfig) -> None:
     service = Service(config, spec)
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
+
+    def on_signal() -> None:
+        service.stopping = True  # children get the signal too (process group): no restarts from now
+        stop.set()
+
+    fatal: list[str] = []
+
+    def on_fatal(message: str) -> None:
+        fatal.append(message)
+        service.stopping = True
+        stop.set()
+
+    service.on_fatal = on_fatal
     for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
+        loop.add_signal_handler(sig, on_signal)
     runner = web.AppRunner(build_app(service), access_log=None, handle_signals=False)
     try:
         await service.start()
@@ -34,3 +48,5 @@ async def serve(config: ServerConfig) -> None:
     finally:
         await runner.cleanup()
         await service.stop()
+    if fatal:
+        raise UserError(fatal[0], field="engine-dir")

@@ -82,15 +82,40 @@ def apply_memory_cap(cap_mb: int, device: str) -> dict[str, Any]:
     torch.zeros(1, device="cuda")  # creates the context
     measured = nvml_process_mb()
     context_mb = measured if measured is not None else float(FALLBACK_CONTEXT_MB)
-    total_mb = torch.cuda.get_device_properties(0).total_memory / MIB
-    allocator_mb = cap_mb - context_mb
-    if allocator_mb <= 0:
-        raise MemoryError(f"gpu-memory-mb-per-proc {cap_mb} MiB leaves nothing after the CUDA context "
-                          f"({context_mb:.0f} MiB)")
-    torch.cuda.set_per_process_memory_fraction(min(1.0, allocator_mb / total_mb))
+    _set_allocator_cap(cap_mb - context_mb, cap_mb, context_mb)
     return {"capped": True, "cap_mb": cap_mb, "context_mb": round(context_mb, 1),
             "context_measured_by": "nvml" if measured is not None else "fallback",
-            "allocator_cap_mb": round(allocator_mb, 1)}
+            "allocator_cap_mb": round(cap_mb - context_mb, 1)}
+
+
+def _set_allocator_cap(allocator_mb: float, cap_mb: int, outside_mb: float) -> None:
+    import torch
+
+    if allocator_mb <= 0:
+        raise MemoryError(f"gpu-memory-mb-per-proc {cap_mb} MiB leaves nothing for the engine after "
+                          f"{outside_mb:.0f} MiB of CUDA context and libraries")
+    total_mb = torch.cuda.get_device_properties(0).total_memory / MIB
+    torch.cuda.set_per_process_memory_fraction(min(1.0, allocator_mb / total_mb))
+
+
+def recalibrate_cap(memory: dict[str, Any]) -> None:
+    """After warm-up: memory outside torch's allocator (context + kernels loaded lazily) is known; tighten
+    the allocator's cap so the whole NVML footprint stays within the cap, or fail if it cannot."""
+    if not memory.get("capped"):
+        return
+    footprint = nvml_process_mb()
+    if footprint is None:
+        return
+    import torch
+
+    reserved_mb = torch.cuda.memory_reserved() / MIB
+    outside_mb = max(0.0, footprint - reserved_mb)
+    allocator_mb = memory["cap_mb"] - outside_mb
+    if reserved_mb > allocator_mb:
+        raise MemoryError(f"the engine needs {footprint:.0f} MiB on the GPU (context and libraries "
+                          f"{outside_mb:.0f} MiB), more than its cap of {memory['cap_mb']} MiB")
+    _set_allocator_cap(allocator_mb, memory["cap_mb"], outside_mb)
+    memory.update(outside_allocator_mb=round(outside_mb, 1), allocator_cap_mb=round(allocator_mb, 1))
 
 
 def _free_cuda_cache() -> None:
@@ -177,6 +202,12 @@ class Batcher:
                 self.run_batch()
 
 
+def warmup_sizes(batch_limit: int) -> list[int]:
+    """Batch sizes run once before serving: powers of two up to the limit, and the limit."""
+    sizes = [1 << i for i in range(batch_limit.bit_length()) if (1 << i) < batch_limit]
+    return [*sizes, batch_limit]
+
+
 def load_replica(args: GpuArgs) -> tuple[Any, dict[str, Any]]:
     """Cap memory, load the engine, check its shapes and warm it at batch 1 and the batch limit."""
     from steps.convert_trt.runtime import load_engine, resolve_device
@@ -192,7 +223,9 @@ def load_replica(args: GpuArgs) -> tuple[Any, dict[str, Any]]:
     if tuple(out.shape) != (1, args.layout.num_classes):
         raise ValueError(f"engine returns logits of shape {tuple(out.shape)[1:]} but classes.json lists "
                          f"{args.layout.num_classes} classes")
-    runner.infer(np.zeros((batch_limit, *shape), dtype=np.float32))
+    for size in warmup_sizes(batch_limit):  # e.g. one CUDA graph per batch bucket, captured before serving
+        runner.infer(np.zeros((size, *shape), dtype=np.float32))
+    recalibrate_cap(info["memory"])
     info["batch_limit"] = batch_limit
     measured = nvml_process_mb() if device == "cuda" else None
     if measured is not None:

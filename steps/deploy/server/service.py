@@ -38,6 +38,7 @@ from steps.deploy.server.slots import PoolLayout, SlotPool, new_prefix, remove_s
 CTX = mp.get_context("spawn")  # CUDA cannot be used in forked children
 STABLE_AFTER_S = 10.0  # a process up this long resets its restart back-off
 MAX_BACKOFF_S = 10.0
+MAX_LOAD_FAILURES = 3  # a replica that never loaded its engine this often in a row stops the service
 
 
 def _error(message: str) -> bytes:
@@ -74,6 +75,7 @@ class _Child:
     generation: int = 0
     process: Any = None
     ready: bool = False
+    ever_ready: bool = False
     started_at: float = 0.0
     failures: int = 0  # consecutive deaths without becoming stable
     restarts: int = 0
@@ -103,7 +105,8 @@ class Service:
         self._ids = itertools.count(1)
         self._fences = itertools.count(1)
         self._jobs: dict[int, asyncio.WriteTransport] = {}
-        self._stopping = False
+        self.stopping = False
+        self.on_fatal: Callable[[str], None] | None = None  # called once the service cannot serve at all
         self._loop: asyncio.AbstractEventLoop | None = None
         # pipes shared by every generation: GPU inboxes (workers + proxy write) and worker result pipes
         self._inboxes = [CTX.Pipe(duplex=False) for _ in self.gpus]  # (read, write)
@@ -125,7 +128,7 @@ class Service:
 
     async def stop(self, grace_s: float = 5.0) -> None:
         """Stop children (SIGTERM, then SIGKILL), fail what is in flight, remove shared memory."""
-        self._stopping = True
+        self.stopping = True
         children = [c for c in self.workers + self.gpus if c.process is not None]
         for child in children:
             assert self._loop is not None
@@ -213,22 +216,22 @@ class Service:
         self._loop.create_task(connect())
 
     def _restart_later(self, child: _Child, spawn: Callable[[_Child], None]) -> None:
-        if self._stopping:
+        if self.stopping:
             return
-        if time.monotonic() - child.started_at >= STABLE_AFTER_S:
+        if child.ever_ready and time.monotonic() - child.started_at >= STABLE_AFTER_S:
             child.failures = 0
         delay = 0.0 if child.failures == 0 else min(MAX_BACKOFF_S, 0.5 * 2 ** (child.failures - 1))
         child.failures += 1
         child.restarts += 1
         assert self._loop is not None
-        self._loop.call_later(delay, lambda: None if self._stopping else spawn(child))
+        self._loop.call_later(delay, lambda: None if self.stopping else spawn(child))
 
     # --- events from children ---------------------------------------------------------------------
     def _on_reply(self, worker: _Child, gen: int, frame: bytes) -> None:
         reply = p.unpack_reply(frame)
         if reply.kind == p.REPLY_READY:
             if worker.generation == gen:
-                worker.ready = True
+                worker.ready = worker.ever_ready = True
             return
         req = self.requests.pop(reply.req_id, None)
         if req is None:
@@ -243,7 +246,7 @@ class Service:
         if gen != gpu.generation:
             return
         if event["event"] == "ready":
-            gpu.ready, gpu.info, gpu.last_error = True, event, ""
+            gpu.ready, gpu.ever_ready, gpu.info, gpu.last_error = True, True, event, ""
             print(f"aipipe-serve: model replica {gpu.index} ready (pid {event.get('pid')}, "
                   f"{event.get('device')}, batch limit {event.get('batch_limit')})", file=sys.stderr, flush=True)
         elif event["event"] == "error":
@@ -261,7 +264,7 @@ class Service:
         assert self._loop is not None
         self._loop.remove_reader(gpu.process.sentinel)
         gpu.process.join(0)
-        if self._stopping:
+        if self.stopping:
             return
         dead_gen, gpu.ready = gpu.generation, False
         print(f"aipipe-serve: model replica {gpu.index} (pid {gpu.process.pid}) exited with "
@@ -279,13 +282,20 @@ class Service:
         for transport in gpu.transports:
             transport.close()
         self.metrics.gpu_restarts.labels(replica=str(gpu.index)).inc()
+        if not gpu.ever_ready and gpu.failures + 1 >= MAX_LOAD_FAILURES and self.on_fatal is not None:
+            on_fatal, code = self.on_fatal, gpu.process.exitcode
+            # a moment for the replica's error report, which may arrive after its exit is seen
+            self._loop.call_later(0.3, lambda: on_fatal(
+                f"model replica {gpu.index} could not load the engine ({MAX_LOAD_FAILURES} attempts): "
+                f"{gpu.last_error or f'exit code {code}'}"))
+            return
         self._restart_later(gpu, self._spawn_gpu)
 
     def _on_worker_exit(self, worker: _Child) -> None:
         assert self._loop is not None
         self._loop.remove_reader(worker.process.sentinel)
         worker.process.join(0)
-        if self._stopping:
+        if self.stopping:
             return
         worker.ready = False
         self._jobs.pop(worker.index, None)

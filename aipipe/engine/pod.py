@@ -1,0 +1,391 @@
+"""Runs one container/script node: private root, inputs, env and secrets, GPU, deadline, outputs.
+
+The node's container paths map to ``<work_dir>/nodes/<node id>/root`` (see
+:mod:`aipipe.engine.runners.local`); the engine reads output files from there after the process
+ends and writes input artifacts there before it starts.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from aipipe.config import KEYS
+from aipipe.engine.context import ExecutionContext
+from aipipe.engine.expr import ExprError, evaluate, to_text
+from aipipe.engine.gpu import GpuPool, requested_gpus
+from aipipe.engine.images import REPO_ROOT, ImageMap
+from aipipe.engine.io import ArtifactError, load_input, save_output
+from aipipe.engine.nodes import NodeTree
+from aipipe.engine.retry import parse_duration
+from aipipe.engine.runners.base import ProcessSpec, host_path
+from aipipe.engine.runners.local import NEVER_PRIVATE, LocalHandle, LocalRunner
+from aipipe.engine.template import Scope, TemplateError, render_deep
+from aipipe.errors import UserError
+from aipipe.storage import parse_uri
+
+DEADLINE_MESSAGE = "Pod was active on the node longer than the specified deadline"
+RESULT_LIMIT = 256 * 1024
+PROGRESS_FILE = "/argo/progress"
+SCRIPT_PATH = "/argo/staging/script"
+_PASSTHROUGH_ENV = (*(k.env for k in KEYS if not k.secret), "LANG", "LC_ALL", "TZ", "HOME", "USER")
+
+
+class NodeError(Exception):
+    """The node fails before its process starts."""
+
+    def __init__(self, message: str, phase: str = "Error") -> None:
+        super().__init__(message)
+        self.phase = phase
+
+
+class LineMasker:
+    """Masks secret values in a byte stream, emitting whole lines so a secret is never split."""
+
+    def __init__(self, ctx: ExecutionContext, nid: str) -> None:
+        self.ctx = ctx
+        self.nid = nid
+        self.buf = b""
+
+    def feed(self, chunk: bytes) -> None:
+        self.buf += chunk
+        cut = self.buf.rfind(b"\n")
+        if cut < 0 and len(self.buf) < 1 << 16:
+            return
+        text, self.buf = (self.buf[:cut + 1], self.buf[cut + 1:]) if cut >= 0 else (self.buf, b"")
+        self.ctx.on_log(self.nid, self.ctx.secrets.mask(text.decode(errors="replace")))
+
+    def flush(self) -> None:
+        if self.buf:
+            self.ctx.on_log(self.nid, self.ctx.secrets.mask(self.buf.decode(errors="replace")))
+            self.buf = b""
+
+
+class PodRunner:
+    """Starts leaf nodes and tracks their processes so stop/deadlines can kill them."""
+
+    def __init__(self, ctx: ExecutionContext, workflow_name: str, images: ImageMap, gpus: GpuPool,
+                 cancelled: threading.Event, parallelism: int | None) -> None:
+        self.ctx = ctx
+        self.workflow_name = workflow_name
+        self.images = images
+        self.gpus = gpus
+        self.cancelled = cancelled
+        self.runner = LocalRunner()
+        self.pod_slots = threading.BoundedSemaphore(parallelism) if parallelism else None
+        self.lock = threading.Lock()
+        self.running: dict[str, LocalHandle] = {}
+        self.shared = self._shared_paths()
+
+    def check_available(self) -> None:
+        self.runner.check_available()
+
+    def _shared_paths(self) -> tuple[str, ...]:
+        paths = {str(self.ctx.config.home), str(REPO_ROOT), str(self.ctx.work_dir)}
+        for uri in (self.ctx.artifact_root, self.ctx.config.storage_root):
+            loc = parse_uri(uri)
+            if loc.scheme == "file":
+                paths.add(loc.key)
+        for path in list(paths):
+            Path(path).mkdir(parents=True, exist_ok=True)
+        return tuple(sorted(paths))
+
+    def kill_all(self) -> None:
+        with self.lock:
+            handles = list(self.running.values())
+        for handle in handles:
+            handle.kill()
+
+    @staticmethod
+    def kill_orphan(node: Mapping[str, Any]) -> None:
+        """Kill the process group a previous driver left running (resume after kill -9)."""
+        pid = node.get("pid")
+        if not isinstance(pid, int):
+            return
+        try:
+            if os.getsid(pid) == pid:
+                os.killpg(pid, 9)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    # ------------------------------------------------------------------ run
+
+    def run(self, nid: str, name: str, call: Any, scope: Scope, tree: NodeTree, inputs: dict[str, Any]
+            ) -> dict[str, Any]:
+        try:
+            tmpl = render_deep(call.template, scope, name, skip=frozenset({"expression", "fromExpression"}))
+        except TemplateError as exc:
+            return {"phase": "Error", "message": str(exc), "terminal": exc.absent}
+        try:
+            return self._run(nid, tmpl, scope, tree)
+        except NodeError as exc:
+            return {"phase": exc.phase, "message": str(exc)}
+        except (UserError, ArtifactError) as exc:
+            return {"phase": "Error", "message": str(exc)}
+
+    def _run(self, nid: str, tmpl: dict[str, Any], scope: Scope, tree: NodeTree) -> dict[str, Any]:
+        kind = "script" if tmpl.get("script") is not None else "container"
+        body: dict[str, Any] = tmpl[kind] or {}
+        node_dir = self.ctx.work_dir / "nodes" / nid
+        if node_dir.exists():
+            shutil.rmtree(node_dir)
+        root = node_dir / "root"
+        private = self._private_tops(tmpl, body)
+        root.mkdir(parents=True)
+
+        def where(path: str) -> Path:
+            return host_path(root, private, path)
+
+        self._load_inputs(tmpl, scope, where)
+        runtime = self.images.resolve(body.get("image"))
+        command = [str(c) for c in body.get("command") or []]
+        args = [str(a) for a in body.get("args") or []]
+        if kind == "script":
+            script = where(SCRIPT_PATH)
+            script.parent.mkdir(parents=True, exist_ok=True)
+            script.write_text(str(body.get("source", "")))
+            script.chmod(0o755)
+            argv = [*(command or list(runtime.command) or ["sh"]), *args, SCRIPT_PATH]
+        else:
+            argv = runtime.argv(command, args)
+        if not argv:
+            raise NodeError("the container has no command, no args and its image has no default command; "
+                            "add it to engine.image_map", "Error")
+        env = self._env(body, runtime.search_path(), dict(runtime.env))
+        secret_files = self._secret_volumes(tmpl, body, where)
+        gpu_count = requested_gpus(tmpl, str(self.ctx.config.get("kubernetes.gpu_resource")))
+        gpu_ids: list[int] | None = None
+        warning = ""
+        if gpu_count:
+            gpu_ids, warning = self.gpus.acquire(gpu_count, self.cancelled)
+            env["CUDA_VISIBLE_DEVICES"] = ",".join(map(str, gpu_ids)) if gpu_ids else ""
+            if warning:
+                self.ctx.on_log(nid, warning + "\n")
+        deadline = self._deadline(tmpl)
+        if self.pod_slots is not None:
+            self.pod_slots.acquire()
+        try:
+            if self.cancelled.is_set():
+                return {"phase": "Failed", "message": "stopped before start"}
+            out, err = LineMasker(self.ctx, nid), LineMasker(self.ctx, nid)
+            spec = ProcessSpec(argv=argv, env=env, cwd=str(body.get("workingDir") or "/"), root=root,
+                               private_tops=private, shared=self.shared, on_stdout=out.feed, on_stderr=err.feed)
+            with self.lock:
+                if self.cancelled.is_set():
+                    return {"phase": "Failed", "message": "stopped before start"}
+                handle = self.runner.start(spec)
+                if isinstance(handle, LocalHandle):
+                    self.running[nid] = handle
+            if isinstance(handle, LocalHandle):
+                tree.put(nid, pid=handle.pid, hostNodeName="local",
+                         **({"message": warning.removeprefix("warning: ")} if warning else {}))
+                tree.commit()
+            timer = None
+            timed_out = threading.Event()
+            if deadline is not None:
+                def expire() -> None:
+                    timed_out.set()
+                    handle.kill()
+
+                timer = threading.Timer(deadline, expire)
+                timer.daemon = True
+                timer.start()
+            progress = ""
+            progress_path = where(PROGRESS_FILE)
+            while handle.running_after(1.0):
+                progress = self._poll_progress(nid, progress_path, progress, tree)
+            result = handle.wait()
+            if timer is not None:
+                timer.cancel()
+            out.flush()
+            err.flush()
+        finally:
+            with self.lock:
+                self.running.pop(nid, None)
+            if self.pod_slots is not None:
+                self.pod_slots.release()
+            self.gpus.release(gpu_ids)
+            for path in secret_files:
+                path.unlink(missing_ok=True)
+        outputs: dict[str, Any] = {"exitCode": str(result.exit_code)}
+        stdout = result.stdout[:RESULT_LIMIT].decode(errors="replace")
+        outputs["result"] = self.ctx.secrets.mask(stdout[:-1] if stdout.endswith("\n") else stdout)
+        progress = self._poll_progress(nid, progress_path, "", tree, commit=False) or "1/1"
+        if result.start_error:
+            return {"phase": "Failed", "message": result.start_error, "outputs": outputs, "progress": "1/1"}
+        if timed_out.is_set():
+            return {"phase": "Failed", "message": DEADLINE_MESSAGE, "outputs": outputs, "progress": progress}
+        if result.killed or self.cancelled.is_set():
+            return {"phase": "Failed", "message": "stopped", "outputs": outputs, "progress": progress}
+        phase = "Succeeded" if result.exit_code == 0 else "Failed"
+        message = None if phase == "Succeeded" else f"Error (exit code {result.exit_code})"
+        try:
+            self._collect_outputs(nid, tmpl, scope, where, outputs, failed=phase != "Succeeded")
+        except (NodeError, ArtifactError, UserError) as exc:
+            return {"phase": "Error" if phase == "Succeeded" else phase, "message": message or str(exc),
+                    "outputs": outputs, "progress": progress}
+        return {"phase": phase, "message": message, "outputs": outputs, "progress": progress}
+
+    # ------------------------------------------------------------------ pieces
+
+    @staticmethod
+    def _private_tops(tmpl: Mapping[str, Any], body: Mapping[str, Any]) -> frozenset[str]:
+        paths: list[str] = [str(body.get("workingDir") or "/")]
+        for art in (tmpl.get("inputs") or {}).get("artifacts") or []:
+            paths.append(str(art.get("path") or ""))
+        outputs = tmpl.get("outputs") or {}
+        for p in outputs.get("parameters") or []:
+            paths.append(str((p.get("valueFrom") or {}).get("path") or ""))
+        for a in outputs.get("artifacts") or []:
+            paths.append(str(a.get("path") or ""))
+        for m in body.get("volumeMounts") or []:
+            paths.append(str(m.get("mountPath") or ""))
+        tops = {"tmp", "argo"}
+        for path in paths:
+            parts = [p for p in path.split("/") if p]
+            if not path.startswith("/") or not parts or parts[0] in NEVER_PRIVATE:
+                continue
+            if len(parts) > 1 or os.path.isdir("/" + parts[0]):
+                tops.add(parts[0])
+        return frozenset(tops)
+
+    def _load_inputs(self, tmpl: Mapping[str, Any], scope: Scope, where: Any) -> None:
+        declared = {a["name"]: a for a in (tmpl.get("inputs") or {}).get("artifacts") or []}
+        for entry in scope.raw.get("__input_artifacts__") or []:
+            spec = declared.get(entry["name"], entry)
+            if not spec.get("path"):
+                raise NodeError(f"input artifact {spec['name']!r} has no path")
+            load_input(spec, entry.get("_source"), where(str(spec["path"])), self.ctx.storage,
+                       self.ctx.artifact_root)
+
+    def _env(self, body: Mapping[str, Any], search_path: str, image_env: dict[str, str]) -> dict[str, str]:
+        env = {k: os.environ[k] for k in _PASSTHROUGH_ENV if os.environ.get(k)}
+        env.setdefault("HOME", os.path.expanduser("~"))
+        env.setdefault("LANG", "C.UTF-8")
+        env["PATH"] = search_path
+        env["ARGO_PROGRESS_FILE"] = PROGRESS_FILE
+        env["AIPIPE_HOME"] = str(self.ctx.config.home)
+        env.update(image_env)
+        env.update(self.ctx.extra_env)
+        for ref in body.get("envFrom") or []:
+            secret = ref.get("secretRef")
+            if secret:
+                env.update(self.ctx.secrets.keys(str(secret.get("name"))))
+            elif ref.get("configMapRef"):
+                raise NodeError("envFrom.configMapRef needs Kubernetes; use env values or engine.image_map env")
+        for item in body.get("env") or []:
+            name = str(item.get("name"))
+            if "value" in item:
+                env[name] = to_text(item["value"]) if not isinstance(item["value"], str) else item["value"]
+                continue
+            source = item.get("valueFrom") or {}
+            if source.get("secretKeyRef"):
+                ref = source["secretKeyRef"]
+                value = self.ctx.secrets.get(str(ref.get("name")), str(ref.get("key")), bool(ref.get("optional")))
+                if value is not None:
+                    env[name] = value
+            elif source.get("fieldRef") or source.get("resourceFieldRef"):
+                continue  # pod metadata has no local meaning
+            elif source.get("configMapKeyRef"):
+                raise NodeError(f"env {name}: configMapKeyRef needs Kubernetes; give a value instead")
+        return env
+
+    def _secret_volumes(self, tmpl: Mapping[str, Any], body: Mapping[str, Any], where: Any) -> list[Path]:
+        volumes = {v.get("name"): v for v in tmpl.get("volumes") or []}
+        written: list[Path] = []
+        for mount in body.get("volumeMounts") or []:
+            volume = volumes.get(mount.get("name")) or {}
+            secret = volume.get("secret")
+            if not secret:
+                continue
+            folder = where(str(mount["mountPath"]))
+            folder.mkdir(parents=True, exist_ok=True)
+            for key, value in self.ctx.secrets.keys(str(secret.get("secretName"))).items():
+                path = folder / key
+                path.write_text(value)
+                path.chmod(0o400)
+                written.append(path)
+        return written
+
+    @staticmethod
+    def _deadline(tmpl: Mapping[str, Any]) -> float | None:
+        limits = []
+        if tmpl.get("activeDeadlineSeconds") not in (None, ""):
+            limits.append(parse_duration(tmpl["activeDeadlineSeconds"], "activeDeadlineSeconds"))
+        if tmpl.get("timeout") not in (None, ""):
+            limits.append(parse_duration(tmpl["timeout"], "timeout"))
+        return min(limits) if limits else None
+
+    def _poll_progress(self, nid: str, path: Path, last: str, tree: NodeTree, commit: bool = True) -> str:
+        try:
+            text = path.read_text().strip()
+        except OSError:
+            return last
+        done, sep, total = text.partition("/")
+        if not sep or not done.strip().isdigit() or not total.strip().isdigit() or text == last:
+            return last
+        if commit:
+            tree.put(nid, progress=text)
+            tree.commit()
+        return text
+
+    def _collect_outputs(self, nid: str, tmpl: Mapping[str, Any], scope: Scope, where: Any,
+                         outputs: dict[str, Any], failed: bool) -> None:
+        declared = tmpl.get("outputs") or {}
+        params = []
+        errors = []
+        for spec in declared.get("parameters") or []:
+            value_from = spec.get("valueFrom") or {}
+            default = value_from.get("default")
+            value: str | None = None
+            if value_from.get("path"):
+                path = where(str(value_from["path"]))
+                if path.is_file():
+                    value = path.read_text(errors="replace").strip()  # Argo trims parameter files
+            elif "expression" in value_from:
+                env_scope = scope.child({"outputs.result": outputs.get("result", ""),
+                                         "exitCode": outputs.get("exitCode", "")})
+                try:
+                    value = to_text(evaluate(str(value_from["expression"]), env_scope.env()))
+                except ExprError as exc:
+                    if default is None:
+                        errors.append(f"outputs.parameters.{spec['name']}: {exc}")
+            elif "value" in spec:
+                value = str(spec["value"])
+            if value is None and default is not None:
+                value = str(default)
+            if value is None:
+                if not failed:
+                    errors.append(f"outputs.parameters.{spec['name']}: {value_from.get('path') or 'no value'} "
+                                  "not found and no default given")
+                continue
+            value = self.ctx.secrets.mask(value)
+            params.append({"name": spec["name"], "value": value, **({"valueFrom": value_from} if value_from else {})})
+            if spec.get("globalName"):
+                params[-1]["globalName"] = spec["globalName"]
+        artifacts = []
+        for spec in declared.get("artifacts") or []:
+            if not spec.get("path"):
+                continue
+            default_key = f"{self.workflow_name}/{nid}/{spec['name']}" + ("" if "none" in (spec.get("archive") or {})
+                                                                           else ".tgz")
+            try:
+                record = save_output(spec, where(str(spec["path"])), self.ctx.storage, self.ctx.artifact_root,
+                                     default_key)
+            except ArtifactError as exc:
+                if failed:
+                    continue
+                errors.append(str(exc))
+                continue
+            if record is not None:
+                artifacts.append(record)
+        if params:
+            outputs["parameters"] = params
+        if artifacts:
+            outputs["artifacts"] = artifacts
+        if errors:
+            raise NodeError("; ".join(errors))

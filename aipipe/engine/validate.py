@@ -1,0 +1,185 @@
+"""Reject invalid Workflow specs before anything runs, with the field and the reason (like ``argo lint``)."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from aipipe.engine import graph
+from aipipe.errors import UserError
+
+TemplateLookup = Callable[[str, str], "dict[str, Any] | None"]
+TEMPLATE_KINDS = ("container", "script", "steps", "dag", "suspend", "resource", "http", "data", "containerSet",
+                  "plugin")
+LOCAL_KINDS = ("container", "script", "steps", "dag", "suspend")
+
+
+def resolve_workflow_spec(workflow: Mapping[str, Any], templates: TemplateLookup) -> dict[str, Any]:
+    """The effective spec: a ``workflowTemplateRef``'s spec with the workflow's own fields over it."""
+    spec = dict(workflow.get("spec") or {})
+    ref = spec.get("workflowTemplateRef")
+    if not ref:
+        return spec
+    kind = "ClusterWorkflowTemplate" if ref.get("clusterScope") else "WorkflowTemplate"
+    manifest = templates(kind, str(ref.get("name")))
+    if manifest is None:
+        raise UserError(f"{kind} {ref.get('name')!r} not found (register it first)", field="spec.workflowTemplateRef")
+    base = copy.deepcopy(manifest.get("spec") or {})
+    own = {k: v for k, v in spec.items() if k != "workflowTemplateRef"}
+    base_args = base.get("arguments") or {}
+    own_args = own.pop("arguments", None) or {}
+    for section in ("parameters", "artifacts"):
+        merged = {item["name"]: item for item in base_args.get(section) or []}
+        for item in own_args.get(section) or []:
+            merged[item["name"]] = {**merged.get(item["name"], {}), **item}
+        if merged:
+            base.setdefault("arguments", {})[section] = list(merged.values())
+    base.update(own)
+    return base
+
+
+class _Linter:
+    def __init__(self, spec: Mapping[str, Any], templates: TemplateLookup) -> None:
+        self.spec = spec
+        self.lookup = templates
+        self.local = {t.get("name"): t for t in spec.get("templates") or []}
+
+    def fail(self, field: str, message: str) -> None:
+        raise UserError(message, field=field)
+
+    def run(self) -> None:
+        names = [t.get("name") for t in self.spec.get("templates") or []]
+        for i, name in enumerate(names):
+            if not name:
+                self.fail(f"templates[{i}].name", "is required")
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            self.fail("spec.templates", f"duplicate template name(s) {dupes}")
+        entry = self.spec.get("entrypoint")
+        if not entry:
+            self.fail("spec.entrypoint", "is required")
+        if entry not in self.local:
+            self.fail("spec.entrypoint", f"template name '{entry}' undefined")
+        for hook_field in ("onExit",):
+            if self.spec.get(hook_field) and self.spec[hook_field] not in self.local:
+                self.fail(f"spec.{hook_field}", f"template name '{self.spec[hook_field]}' undefined")
+        for hook_name, hook in (self.spec.get("hooks") or {}).items():
+            self.check_ref(hook, self.local, f"spec.hooks.{hook_name}")
+        for tmpl in self.spec.get("templates") or []:
+            self.check_template(tmpl, self.local, f"templates.{tmpl.get('name')}")
+
+    def check_template(self, tmpl: Mapping[str, Any], local: Mapping[str, Any], where: str) -> None:
+        kinds = [k for k in TEMPLATE_KINDS if tmpl.get(k) is not None]
+        if len(kinds) != 1:
+            self.fail(where, "a template needs exactly one of container, script, steps, dag, suspend "
+                      f"(has {kinds or 'none'})")
+        kind = kinds[0]
+        if kind not in LOCAL_KINDS:
+            self.fail(where, f"{kind} templates are not supported by the embedded engine (it runs container, "
+                      "script, steps, dag and suspend templates); submit this workflow to Argo instead")
+        if kind == "script" and "source" not in tmpl["script"]:
+            self.fail(f"{where}.script.source", "is required")
+        for i, p in enumerate((tmpl.get("inputs") or {}).get("parameters") or []):
+            if not p.get("name"):
+                self.fail(f"{where}.inputs.parameters[{i}].name", "is required")
+        if kind == "steps":
+            for gi, group in enumerate(tmpl["steps"] or []):
+                if not isinstance(group, list):
+                    self.fail(f"{where}.steps[{gi}]", "must be a list of parallel steps")
+                seen: set[str] = set()
+                for step in group:
+                    sname = step.get("name")
+                    if not sname:
+                        self.fail(f"{where}.steps[{gi}]", "a step needs a name")
+                    if sname in seen:
+                        self.fail(f"{where}.steps[{gi}].{sname}", "duplicate step name")
+                    seen.add(sname)
+                    self.check_ref(step, local, f"{where}.steps[{gi}].{sname}")
+        if kind == "dag":
+            tasks = tmpl["dag"].get("tasks") or []
+            names = [t.get("name") for t in tasks]
+            if len(set(names)) != len(names):
+                self.fail(f"{where}.dag.tasks", "duplicate task name")
+            trees: dict[str, Any] = {}
+            for task in tasks:
+                tname = task.get("name")
+                if not tname:
+                    self.fail(f"{where}.dag.tasks", "a task needs a name")
+                if task.get("depends") and task.get("dependencies"):
+                    self.fail(f"{where}.tasks.{tname}", "use either depends or dependencies, not both")
+                self.check_ref(task, local, f"{where}.tasks.{tname}")
+                trees[tname] = graph.task_tree(task)
+                for dep in graph.deps_of(trees[tname]) if trees[tname] is not None else set():
+                    if dep not in names:
+                        self.fail(f"{where}.tasks.{tname}", f"dependency '{dep}' not defined")
+            cycle = graph.find_cycle(trees)
+            if cycle:
+                self.fail(f"{where}.dag", f"dependency cycle {' -> '.join(cycle)}")
+        sync = tmpl.get("synchronization") or {}
+        if sync.get("semaphore") or sync.get("semaphores"):
+            self.fail(f"{where}.synchronization", "semaphores need a ConfigMap; the embedded engine supports mutexes")
+
+    def check_ref(self, ref: Mapping[str, Any], local: Mapping[str, Any], where: str) -> None:
+        given = [k for k in ("template", "templateRef", "inline") if ref.get(k)]
+        if len(given) != 1:
+            self.fail(where, "needs exactly one of template, templateRef, inline")
+        if ref.get("template") and ref["template"] not in local:
+            self.fail(where, f"template name '{ref['template']}' undefined")
+        if ref.get("inline"):
+            self.check_template(ref["inline"], local, f"{where}.inline")
+        if ref.get("templateRef"):
+            tref = ref["templateRef"]
+            kind = "ClusterWorkflowTemplate" if tref.get("clusterScope") else "WorkflowTemplate"
+            manifest = self.lookup(kind, str(tref.get("name")))
+            if manifest is None:
+                self.fail(f"{where}.templateRef", f"{kind} '{tref.get('name')}' not found")
+            names = {t.get("name") for t in (manifest.get("spec") or {}).get("templates") or []}
+            if tref.get("template") not in names:
+                self.fail(f"{where}.templateRef", f"template '{tref.get('template')}' not found in {kind} "
+                          f"'{tref.get('name')}'")
+        for hook_name, hook in (ref.get("hooks") or {}).items():
+            self.check_ref(hook, local, f"{where}.hooks.{hook_name}")
+        if ref.get("onExit") and ref["onExit"] not in local:
+            self.fail(f"{where}.onExit", f"template name '{ref['onExit']}' undefined")
+
+
+def validate_workflow(workflow: Mapping[str, Any], templates: TemplateLookup) -> None:
+    """Raise UserError naming the field and the reason when the workflow cannot run."""
+    if not isinstance(workflow, Mapping):
+        raise UserError("a workflow must be a mapping", field="workflow")
+    kind = workflow.get("kind", "Workflow")
+    if kind != "Workflow":
+        raise UserError(f"expected kind Workflow, got {kind!r}", field="kind")
+    spec = resolve_workflow_spec(workflow, templates)
+    if not isinstance(spec.get("templates") or [], list):
+        raise UserError("must be a list", field="spec.templates")
+    _Linter(spec, templates).run()
+    for manifest_ref in _template_refs(spec):
+        kind, name = manifest_ref
+        manifest = templates(kind, name)
+        if manifest is not None:
+            inner = manifest.get("spec") or {}
+            local = {t.get("name"): t for t in inner.get("templates") or []}
+            linter = _Linter({**inner, "entrypoint": inner.get("entrypoint") or next(iter(local), "")}, templates)
+            for tmpl in inner.get("templates") or []:
+                linter.check_template(tmpl, local, f"{kind}.{name}.templates.{tmpl.get('name')}")
+
+
+def _template_refs(spec: Mapping[str, Any]) -> set[tuple[str, str]]:
+    refs: set[tuple[str, str]] = set()
+
+    def walk(value: Any) -> None:
+        if isinstance(value, Mapping):
+            tref = value.get("templateRef")
+            if isinstance(tref, Mapping) and tref.get("name"):
+                refs.add(("ClusterWorkflowTemplate" if tref.get("clusterScope") else "WorkflowTemplate",
+                          str(tref["name"])))
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    walk(spec.get("templates") or [])
+    return refs

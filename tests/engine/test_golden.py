@@ -1,0 +1,209 @@
+"""Our own golden manifests for features the Argo corpus lacks (tests/engine/golden/*.yaml)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.engine.conftest import EngineRun, nodes_by_display
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def load(name: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """(the Workflow, the WorkflowTemplates) of a golden file."""
+    docs = list(yaml.safe_load_all((GOLDEN / name).read_text()))
+    [workflow] = [d for d in docs if d["kind"] == "Workflow"]
+    return workflow, [d for d in docs if d["kind"] != "Workflow"]
+
+
+def spans(wf: dict[str, Any], prefix: str) -> list[tuple[float, float]]:
+    """(start, end) printed by each Pod node whose display name starts with ``prefix``."""
+    out = []
+    for node in wf["status"]["nodes"].values():
+        if node["type"] == "Pod" and node["displayName"].startswith(prefix):
+            start, end = map(float, node["outputs"]["result"].split())
+            out.append((start, end))
+    return sorted(out)
+
+
+def max_overlap(intervals: list[tuple[float, float]]) -> int:
+    events = sorted([(s, 1) for s, _ in intervals] + [(e, -1) for _, e in intervals])
+    level = peak = 0
+    for _, delta in events:
+        level += delta
+        peak = max(peak, level)
+    return peak
+
+
+def test_templateref_and_workflowtemplateref(engine: EngineRun) -> None:
+    wf, templates = load("templateref.yaml")
+    out = engine.run(wf, templates)
+    assert out["status"]["phase"] == "Succeeded"
+    nodes = nodes_by_display(out)
+    assert nodes["greet"][0]["templateRef"] == {"name": "golden-lib", "template": "greet"}
+    assert nodes["greet"][0]["outputs"]["parameters"] == [{"name": "said", "value": "hello golden"}]
+    assert nodes["shout"][0]["phase"] == "Succeeded"
+    assert nodes["shout"][0]["outputs"]["result"] == "hello golden!"
+
+
+def test_unknown_templateref_is_rejected(engine: EngineRun) -> None:
+    wf, _ = load("templateref.yaml")
+    from aipipe.errors import UserError
+
+    with pytest.raises(UserError, match="golden-pipeline"):
+        engine.run(wf, [])
+
+
+def test_suspend_with_duration(engine: EngineRun) -> None:
+    wf, _ = load("suspend-duration.yaml")
+    started = time.monotonic()
+    out = engine.run(wf)
+    elapsed = time.monotonic() - started
+    assert out["status"]["phase"] == "Succeeded"
+    wait = nodes_by_display(out)["wait"][0]
+    assert wait["type"] == "Suspend" and wait["phase"] == "Succeeded"
+    assert 2.0 <= elapsed < 6.0
+    assert nodes_by_display(out)["after"][0]["outputs"]["result"] == "resumed"
+
+
+def test_template_parallelism(engine: EngineRun) -> None:
+    wf, _ = load("parallelism.yaml")
+    out = engine.run(wf)
+    assert out["status"]["phase"] == "Succeeded"
+    intervals = spans(out, "work(")
+    assert len(intervals) == 6
+    assert max_overlap(intervals) == 2
+
+
+def test_workflow_parallelism(engine: EngineRun) -> None:
+    wf, _ = load("parallelism.yaml")
+    del wf["spec"]["templates"][0]["parallelism"]
+    wf["spec"]["parallelism"] = 3
+    out = engine.run(wf)
+    assert out["status"]["phase"] == "Succeeded"
+    assert max_overlap(spans(out, "work(")) == 3
+
+
+def test_retry_backoff_grows_by_factor(engine: EngineRun) -> None:
+    wf, _ = load("retry-backoff.yaml")
+    out = engine.run(wf)
+    assert out["status"]["phase"] == "Failed"
+    nodes = nodes_by_display(out)
+    assert nodes["golden-retry-backoff"][0]["type"] == "Retry"
+    attempts = [float(nodes[f"golden-retry-backoff({i})"][0]["outputs"]["result"]) for i in range(4)]
+    assert "golden-retry-backoff(4)" not in nodes
+    gaps = [b - a for a, b in zip(attempts, attempts[1:], strict=False)]
+    for gap, wait in zip(gaps, (0.5, 1.0, 2.0), strict=True):
+        assert wait <= gap < wait + 0.6, gaps
+    assert gaps[0] < gaps[1] < gaps[2]
+
+
+def test_retry_max_duration_stops_retries(engine: EngineRun) -> None:
+    wf, _ = load("retry-backoff.yaml")
+    wf["spec"]["templates"][0]["retryStrategy"]["backoff"]["maxDuration"] = "1s"
+    out = engine.run(wf)
+    pods = [n for n in out["status"]["nodes"].values() if n["type"] == "Pod"]
+    assert out["status"]["phase"] == "Failed" and len(pods) == 2  # 0.5s wait fits in 1s, then 1s does not
+
+
+def test_retry_expression(engine: EngineRun) -> None:
+    wf, _ = load("retry-expression.yaml")
+    out = engine.run(wf)
+    pods = sorted(n["displayName"] for n in out["status"]["nodes"].values() if n["type"] == "Pod")
+    assert out["status"]["phase"] == "Failed"
+    assert pods == ["golden-retry-expression(0)", "golden-retry-expression(1)"]
+
+
+def test_lifecycle_hooks(engine: EngineRun) -> None:
+    wf, _ = load("lifecycle-hooks.yaml")
+    out = engine.run(wf)
+    assert out["status"]["phase"] == "Succeeded"
+    results = {n["displayName"]: (n["phase"], (n.get("outputs") or {}).get("result"))
+               for n in out["status"]["nodes"].values()}
+    [step1] = [n for n in out["status"]["nodes"].values() if n["displayName"] == "step1"]
+    name = step1["name"]
+    assert results[f"{name}.hooks.running"] == ("Succeeded", "step1 running")
+    assert results[f"{name}.hooks.succeeded"] == ("Succeeded", "step1 said done")
+    assert f"{name}.hooks.failed" not in results
+    assert results["golden-hooks.hooks.running"] == ("Succeeded", "workflow running")
+    assert results["golden-hooks.onExit"] == ("Succeeded", "workflow exit Succeeded")
+
+
+def test_synchronization_mutex(engine: EngineRun) -> None:
+    wf, _ = load("mutex.yaml")
+    out = engine.run(wf)
+    assert out["status"]["phase"] == "Succeeded"
+    intervals = [spans(out, s)[0] for s in ("a", "b", "c")]
+    assert max_overlap(intervals) == 1
+
+
+def test_secret_masking(engine: EngineRun) -> None:
+    secret = "s3cr3t-Value-42"
+    folder = engine.home / "secrets" / "golden-secret"
+    folder.mkdir(parents=True)
+    (folder / "token").write_text(secret + "\n")
+    wf, _ = load("secret-masking.yaml")
+    out = engine.run(wf)
+    assert out["status"]["phase"] == "Succeeded"
+    logs = engine.log_text()
+    assert "token is [redacted]" in logs and "file says [redacted]" in logs
+    assert secret not in logs
+    assert secret not in json.dumps(out)
+    assert all(secret not in json.dumps(change) for change in engine.changes)
+    assert out["status"]["nodes"]["golden-secrets"]["outputs"]["parameters"][0]["value"] == "[redacted]"
+    mounted = list((engine.home / "runs").rglob("etc/creds/token"))
+    assert not mounted, "secret files are removed when the node ends"
+
+
+def test_missing_secret_fails_clearly(engine: EngineRun) -> None:
+    wf, _ = load("secret-masking.yaml")
+    out = engine.run(wf)
+    node = out["status"]["nodes"]["golden-secrets"]
+    assert node["phase"] == "Error" and "golden-secret" in node["message"] and "token" in node["message"]
+
+
+def test_private_paths_between_parallel_nodes(engine: EngineRun) -> None:
+    wf, _ = load("tmp-isolation.yaml")
+    out = engine.run(wf)
+    assert out["status"]["phase"] == "Succeeded"
+    seen = {}
+    for node in out["status"]["nodes"].values():
+        if node["type"] == "Pod":
+            token = node["inputs"]["parameters"][0]["value"]
+            seen[token] = node["outputs"]["result"]
+            assert node["outputs"]["parameters"][0]["value"] == token
+    assert seen == {t: f"{t}\n{t}" for t in ("alpha", "beta", "gamma", "delta")}
+    assert not Path("/work-area").exists() and not Path("/result.txt").exists()
+
+
+def test_gpu_fallback_to_cpu_with_warning(engine: EngineRun) -> None:
+    wf, _ = load("gpu-fallback.yaml")
+    out = engine.run(wf, gpu_count=0)
+    assert out["status"]["phase"] == "Succeeded"
+    pods = [n for n in out["status"]["nodes"].values() if n["type"] == "Pod"]
+    assert all(n["outputs"]["result"] == "cuda=" for n in pods)
+    assert all("running on CPU" in n["message"] for n in pods)
+    assert "warning: 1 GPU(s) requested but none found" in engine.log_text()
+
+
+def test_gpu_fallback_fail(engine: EngineRun) -> None:
+    engine.env["AIPIPE_GPU_FALLBACK"] = "fail"
+    wf, _ = load("gpu-fallback.yaml")
+    out = engine.run(wf, gpu_count=0)
+    assert out["status"]["phase"] == "Failed"
+    pods = [n for n in out["status"]["nodes"].values() if n["type"] == "Pod"]
+    assert pods and all(n["phase"] == "Error" and "none" in n["message"] for n in pods)
+
+
+def test_gpu_assignment_queues_when_busy(engine: EngineRun) -> None:
+    wf, _ = load("gpu-fallback.yaml")
+    out = engine.run(wf, gpu_count=2)
+    assert out["status"]["phase"] == "Succeeded"
+    results = sorted(n["outputs"]["result"] for n in out["status"]["nodes"].values() if n["type"] == "Pod")
+    assert set(results) <= {"cuda=0", "cuda=1"} and len(results) == 3

@@ -1,0 +1,121 @@
+"""The convert step through its contract: `python -m steps.convert_trt` flags, outputs, report, exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from aipipe.contract import CONVERT
+from steps.convert_trt.runtime import load_engine
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    import torch
+
+    torch.set_num_threads(1)
+    from steps.export_annotations.fixtures import write_tiny_dataset
+    from steps.train.fixtures import write_tiny_model_bundle
+
+    root = tmp_path_factory.mktemp("store")
+    dataset = write_tiny_dataset(root / "datasets", size=32)
+    model = write_tiny_model_bundle(root / "models" / "m" / "1", image_size=32, classes=["0", "1", "2"])
+    return {"root": root, "dataset": dataset, "model": model}
+
+
+def _run(store: dict[str, Path], out: Path, *flags: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, AIPIPE_STORAGE_ROOT=store["root"].as_uri(), AIPIPE_OUTPUTS_DIR=str(out),
+               AIPIPE_HOME=str(out / "home"), MLFLOW_TRACKING_URI=f"sqlite:///{out / 'mlflow.db'}",
+               OMP_NUM_THREADS="1", PYTHONPATH=str(REPO))
+    base = ["--onnx-uri", (store["model"] / "model.onnx").as_uri(), "--dataset-uri", store["dataset"].as_uri(),
+            "--model-name", "m", "--model-version", "1"]
+    return subprocess.run([sys.executable, "-m", "steps.convert_trt", *base, *flags], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_convert_writes_every_output_and_a_runnable_bundle(store, tmp_path: Path):
+    proc = _run(store, tmp_path, "--backend", "onnxruntime", "--validation-samples", "32")
+    assert proc.returncode == 0, proc.stderr
+    outputs = {name: (tmp_path / name).read_text() for name in CONVERT.output_names()}
+    assert outputs["backend"] == "onnxruntime" and outputs["precision"] == "fp16"
+    assert float(outputs["memory_mb"]) > 0 and float(outputs["latency_ms_b1"]) > 0
+    assert float(outputs["throughput_b64"]) > 0
+    bundle = Path(outputs["engine_uri"].removeprefix("file://"))
+    assert outputs["precision_config_uri"] == outputs["engine_uri"] + "/precision_config.json"
+    config = json.loads((bundle / "precision_config.json").read_text())
+    assert config["FP32_LAYERS_FOR_FP16"] == [] and config["check-error-stat"] == "mean"
+    report = json.loads((tmp_path / "precision-report.json").read_text())
+    assert report["result"] == "ok" and report["debugger"]["evaluator"] == "onnx-reference"
+    assert report["validation"]["top1_agreement"] >= 0.95
+    assert "RSS" in report["measurement_note"]
+    runner = load_engine(bundle, device="cpu")
+    assert runner.infer(np.zeros((2, 3, 32, 32), np.float32)).shape == (2, 3)
+
+    # reuse the config: no search this time, same plan
+    again = tmp_path / "again"
+    proc = _run(store, again, "--backend", "onnxruntime", "--validation-samples", "32",
+                "--precision-config-uri", outputs["precision_config_uri"])
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads((again / "precision-report.json").read_text())
+    assert report["debugger"] == {"skipped": f"reused {outputs['precision_config_uri']}"}
+
+
+@pytest.mark.parametrize(("flags", "message"), [
+    (("--backend", "tensorrt"), "import tensorrt` fails"),
+    (("--precision-config-uri", "file:///nonexistent/precision_config.json"), "precision_config.json"),
+    (("--batch-profile", "8,4,2"), "batch profile"),
+])
+def test_input_errors_exit_2_with_one_line(store, tmp_path: Path, flags, message):
+    proc = _run(store, tmp_path, *flags)
+    assert proc.returncode == 2, proc.stderr
+    assert message in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_malformed_onnx_exits_2(store, tmp_path: Path):
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    for name in ("classes.json", "preprocess.json"):
+        (bad / name).write_text((store["model"] / name).read_text())
+    (bad / "model.onnx").write_bytes(b"not an onnx file")
+    env_store = dict(store, model=bad)
+    proc = _run(env_store, tmp_path / "out")
+    assert proc.returncode == 2
+    assert "not a valid ONNX model" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_pytorch_backend_and_mlflow_model_version_logging(store, tmp_path: Path):
+    import mlflow
+
+    tracking = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    client = mlflow.MlflowClient(tracking_uri=tracking, registry_uri=tracking)
+    run = client.create_run(client.create_experiment("convert-test", artifact_location=(tmp_path / "art").as_uri()))
+    client.create_registered_model("m")
+    client.create_model_version("m", (tmp_path / "art").as_uri(), run_id=run.info.run_id)
+    proc = _run(store, tmp_path, "--backend", "pytorch", "--validation-samples", "16")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads((tmp_path / "precision-report.json").read_text())
+    assert report["backend"] == "pytorch" and report["mlflow"].startswith("logged to run")
+    tags = client.get_model_version("m", "1").tags
+    assert tags["engine.backend"] == "pytorch" and tags["engine.precision"] == "fp16"
+    assert tags["engine.gpu_arch"] == "cpu"
+    logged = {a.path for a in client.list_artifacts(run.info.run_id, "engine-pytorch")}
+    assert {"engine-pytorch/engine.json", "engine-pytorch/precision_config.json",
+            "engine-pytorch/classes.json", "engine-pytorch/preprocess.json"} <= logged
+
+
+def test_accuracy_drop_over_the_threshold_fails_with_a_report(store, tmp_path: Path):
+    proc = _run(store, tmp_path, "--backend", "onnxruntime", "--validation-samples", "16",
+                "--max-accuracy-delta", "-0.5")
+    assert proc.returncode == 2
+    assert "engine accuracy" in proc.stderr and "Traceback" not in proc.stderr
+    report = json.loads((tmp_path / "precision-report.json").read_text())
+    assert report["result"] == "failed" and report["validation"]["passed"] is False
+    assert not (tmp_path / "engine_uri").exists()
