@@ -81,6 +81,7 @@ def test_unknown_template_inside_a_known_workflow_template():
     assert d.field == "spec.templates[0].dag.tasks[0].templateRef.template" and "no template 'echoo'" in d.message
     doc["spec"]["templates"][0]["dag"]["tasks"][0]["templateRef"]["template"] = "echo"
     assert lint_documents([("wf.yaml", doc), ("lib.yaml", library)]) == []
+    assert lint_documents([("wf.yaml", doc)], known_templates=[library]) == []
 
 
 def test_undefined_input_parameter():

@@ -184,6 +184,26 @@ def test_submit_a_workflow_yaml(argo, tmp_path):
     assert fake.requests[0]["body"]["workflow"]["spec"]["arguments"]["parameters"] == [{"name": "msg", "value": "bye"}]
 
 
+def test_submit_resolves_template_refs_on_the_server(argo, tmp_path):
+    fake, url = argo
+    path = tmp_path / "uses-library.yaml"
+    path.write_text(yaml.safe_dump({
+        "apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow", "metadata": {"generateName": "lib-"},
+        "spec": {"entrypoint": "main", "templates": [{"name": "main", "dag": {"tasks": [
+            {"name": "hello", "templateRef": {"name": "library-v1", "template": "say"},
+             "arguments": {"parameters": [{"name": "msg", "value": "hi"}]}}]}}]}}))
+    missing = aipipe("submit", str(path), "--server", url)
+    assert missing.returncode == 2 and "unknown WorkflowTemplate 'library-v1'" in missing.stderr
+    assert fake.writes() == []
+    fake.stored[("workflow-templates", "library-v1")] = {
+        "metadata": {"name": "library-v1", "resourceVersion": "1"},
+        "spec": {"templates": [{"name": "say", "inputs": {"parameters": [{"name": "msg"}]},
+                                "container": {"image": "busybox", "args": ["{{inputs.parameters.msg}}"]}}]}}
+    found = aipipe("submit", str(path), "--server", url)
+    assert found.returncode == 0, found.stderr
+    assert [r["method"] for r in fake.requests[-2:]] == ["GET", "POST"]
+
+
 def test_submit_401_is_one_clear_line(argo):
     _, url = argo
     run = aipipe("submit", str(PIPELINE), "--server", url, token="wrong")

@@ -245,3 +245,30 @@ def test_config_validation_and_argv_round_trip(tmp_path: Path) -> None:
         ServerConfig(engine_dir="x", queue_size=0)
     with pytest.raises(UserError, match=r"engine\.json"):
         load_serving_spec(tmp_path)
+
+
+class _OutOfMemoryRunner(_RecordingRunner):
+    def infer(self, batch: np.ndarray) -> np.ndarray:
+        raise MemoryError("CUDA out of memory (cap reached)")
+
+
+def test_a_failing_batch_answers_503_and_the_replica_keeps_serving(pool: SlotPool, tmp_path: Path) -> None:
+    worker, batcher, _, (inbox_r, result_r, replies_r), fds = _worker_and_batcher(pool, tmp_path)
+    try:
+        good_runner = batcher.runner
+        batcher.runner = _OutOfMemoryRunner(pool.layout.num_classes)
+        worker.on_job(p.pack_job(p.JobHeader(1, p.JOB_RAW, 0, 0, 1, 1), _png()))
+        batcher.accept(os.read(inbox_r, 65536), now=0.0)
+        batcher.run_batch()
+        worker.on_results(os.read(result_r, 65536))
+        reply = p.unpack_reply(replies_r.recv_bytes())
+        assert (reply.req_id, reply.status) == (1, 503) and "failed" in json.loads(reply.body)["error"]
+        batcher.runner = good_runner
+        worker.on_job(p.pack_job(p.JobHeader(2, p.JOB_RAW, 1, 0, 1, 1), _png()))
+        batcher.accept(os.read(inbox_r, 65536), now=0.0)
+        batcher.run_batch()
+        worker.on_results(os.read(result_r, 65536))
+        assert p.unpack_reply(replies_r.recv_bytes()).status == 200
+    finally:
+        for fd in (inbox_r, result_r, *fds):
+            os.close(fd)

@@ -120,6 +120,9 @@ class ArgoClient:
     def get_workflow(self, name: str) -> dict[str, Any]:
         return _dump(self._call(f"get Workflow {name}", lambda: self.service.get_workflow(name)))
 
+    def get_workflow_template(self, name: str) -> dict[str, Any]:
+        return _dump(self._call(f"get WorkflowTemplate {name}", lambda: self.service.get_workflow_template(name)))
+
     # --- create-or-update of WorkflowTemplates and CronWorkflows -------------------------------
 
     def apply(self, docs: list[dict[str, Any]]) -> list[Applied]:

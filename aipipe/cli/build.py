@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -16,10 +16,15 @@ from rich.table import Table
 
 from aipipe.compile import compile_pipeline, dump_yaml, parse_assignments, write_manifests
 from aipipe.compile.diagnostics import ERROR, Diagnostic, has_errors
-from aipipe.compile.lint import lint_documents, template_library
+from aipipe.compile.lint import lint_documents
+from aipipe.compile.references import template_refs
 from aipipe.compile.sources import documents_from_paths
 from aipipe.config import Config, load_config
-from aipipe.errors import UserError
+from aipipe.errors import NotFoundError, UserError
+
+if TYPE_CHECKING:
+    from aipipe.argo import ArgoClient
+    from aipipe.compile import CompiledPipeline
 
 DEFAULT_PIPELINE = Path("pipelines/retrain.py")
 
@@ -52,7 +57,7 @@ def lint_or_fail(docs: list[tuple[str, dict[str, Any]]], schema_dir: Path | None
     """Lint before anything reaches a server; errors are printed and raise UserError.
 
     ``known`` are WorkflowTemplates that ``templateRef``s may name beside those in ``docs``."""
-    found = lint_documents(docs, schema_dir, template_library([("", t) for t in known]))
+    found = lint_documents(docs, schema_dir, known)
     print_diagnostics(found)
     if has_errors(found):
         count = sum(d.severity == ERROR for d in found)
@@ -104,9 +109,15 @@ def submit_cmd(
 
     cfg = _config(server, namespace)
     compiled = compile_pipeline(pipeline, cfg, parse_assignments(parameter or []))
-    lint_or_fail([(str(compiled.source), compiled.workflow)], schema_dir, compiled.templates)
     client = ArgoClient.from_config(cfg)
-    created = client.create_workflow(compiled.workflow)
+    known = [*compiled.templates, *_server_templates(client, compiled)]
+    lint_or_fail([(str(compiled.source), compiled.workflow)], schema_dir, known)
+    try:
+        created = client.create_workflow(compiled.workflow)
+    except UserError as exc:
+        if "workflowtemplate" in str(exc).lower() and "not found" in str(exc).lower():
+            raise UserError(f"{exc} (apply the templates first: aipipe templates apply)") from exc
+        raise
     name = created["metadata"]["name"]
     out.print(f"submitted [bold]{name}[/bold]: {client.ui_url(name)}")
     if not wait:
@@ -118,6 +129,19 @@ def submit_cmd(
               + (f": {status['message']}" if status.get("message") else ""))
     if phase != "Succeeded":
         raise typer.Exit(1)
+
+
+def _server_templates(client: ArgoClient, compiled: CompiledPipeline) -> list[dict[str, Any]]:
+    """WorkflowTemplates the workflow references that the pipeline does not define, read from the server
+    (a missing one stays unknown, so lint reports it)."""
+    local = {t["metadata"]["name"] for t in compiled.templates}
+    found = []
+    for name in sorted(template_refs(compiled.workflow) - local):
+        try:
+            found.append(client.get_workflow_template(name))
+        except NotFoundError:
+            continue
+    return found
 
 
 def _resources(paths: list[Path], kind: str, cfg: Config) -> list[tuple[str, dict[str, Any]]]:

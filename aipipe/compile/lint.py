@@ -26,12 +26,21 @@ WORKFLOW_KINDS = ("Workflow", "WorkflowTemplate", "ClusterWorkflowTemplate", "Cr
 
 
 def lint_documents(docs: Sequence[tuple[str, dict[str, Any]]], schema_dir: Path | None = None,
-                   known_templates: KnownTemplates | None = None) -> list[Diagnostic]:
-    """Lint ``(file, manifest)`` pairs; ``templateRef``s resolve against these docs and ``known_templates``."""
+                   known_templates: KnownTemplates | Sequence[dict[str, Any]] | None = None) -> list[Diagnostic]:
+    """Lint ``(file, manifest)`` pairs.
+
+    ``templateRef``s resolve against the WorkflowTemplates among ``docs`` and ``known_templates``
+    (WorkflowTemplate manifests, or a :func:`template_library` mapping), which are not linted.
+    ``schema_dir`` (the Argo CRDs) adds the structural check.
+    """
     found: list[Diagnostic] = []
     if schema_dir is not None:
         found += _structural(docs, schema_dir)
-    library = dict(known_templates or {})
+    library: dict[str, Mapping[str, Mapping[str, Any]]]
+    if isinstance(known_templates, Mapping):
+        library = dict(known_templates)
+    else:
+        library = dict(template_library([("", t) for t in known_templates or ()]))
     library.update(template_library(docs))
     for file, doc in docs:
         resource = _resource(file, doc, found)

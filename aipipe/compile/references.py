@@ -116,3 +116,16 @@ def _undefined(parts: list[str], declared: Mapping[str, set[str]], callees: Mapp
             if names is not None and parts[4] not in names:
                 return f"{head[:-1]} {parts[1]!r} has no output {parts[3][:-1]} {parts[4]!r}"
     return None
+
+
+def template_refs(doc: Mapping[str, Any]) -> set[str]:
+    """Names of the (namespaced) WorkflowTemplates a manifest's tasks and steps reference."""
+    spec = doc.get("spec") or {}
+    spec = spec.get("workflowSpec") or spec
+    names = set()
+    for tmpl in spec.get("templates") or []:
+        for call, _ in calls(tmpl, []) if isinstance(tmpl, Mapping) else ():
+            ref = call.get("templateRef")
+            if isinstance(ref, Mapping) and not ref.get("clusterScope") and ref.get("name"):
+                names.add(str(ref["name"]))
+    return names

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import shutil
 import threading
 import uuid
 from collections.abc import Callable, Iterable
@@ -173,6 +174,15 @@ class EngineService:
             self.store.request_stop(uid, message)
             return workflow
         return self._mark_finished(workflow, "Failed", message)
+
+    def delete(self, name: str, namespace: str | None = None) -> None:
+        """Stop the run if it runs, forget it and its logs, and remove its scratch area once nobody drives it."""
+        workflow = self.stop(name, namespace)
+        uid = workflow["metadata"]["uid"]
+        driver = self.store.driver(uid)
+        self.store.delete_workflow(workflow["metadata"]["namespace"], name)
+        if driver is None or not driver.is_alive():  # a live driver stops on its own and keeps its files
+            shutil.rmtree(self.cfg.home / "runs" / uid, ignore_errors=True)
 
     def _mark_finished(self, workflow: dict[str, Any], phase: str, message: str) -> dict[str, Any]:
         status = workflow.setdefault("status", {})

@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
-from typing import Any
 
 from aiohttp import web
 
 from aipipe.config import Config
 from aipipe.engine.service import EngineService
+from aipipe.errors import UserError
 from aipipe.server.errors import auth_middleware, errors_middleware
 from aipipe.server.resources import add_resource_routes
 from aipipe.server.runner import RunManager
@@ -66,16 +66,21 @@ def create_app(service: EngineService, token: str | None = None, *, recover: boo
     return app
 
 
-def serve(cfg: Config, port: int = 2746, token: str | None = None, **print_kwargs: Any) -> None:
+def serve(cfg: Config, port: int = 2746, token: str | None = None) -> None:
     """Serve until SIGINT/SIGTERM; runs this server drives end Failed "terminated by user" on the way out."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     app = create_app(EngineService(cfg), token)
 
     async def main() -> None:
         runner = web.AppRunner(app, handle_signals=False, shutdown_timeout=3.0)
         await runner.setup()
         site = web.TCPSite(runner, HOST, port)
-        await site.start()
-        print(f"aipipe server: Argo Server API on http://{HOST}:{port} (home {cfg.home})", flush=True, **print_kwargs)
+        try:
+            await site.start()
+        except OSError as exc:
+            await runner.cleanup()
+            raise UserError(f"cannot listen on {HOST}:{port}: {exc.strerror}", field="--port") from exc
+        print(f"aipipe server: Argo Server API on http://{HOST}:{port} (home {cfg.home})", flush=True)
         stopping = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):

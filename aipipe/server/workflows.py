@@ -188,10 +188,7 @@ async def get_workflow(request: web.Request) -> web.Response:
 
 @routes.delete("/api/v1/workflows/{namespace}/{name}")
 async def delete_workflow(request: web.Request) -> web.Response:
-    service = _service(request)
-    namespace, name = request.match_info["namespace"], request.match_info["name"]
-    await blocking(service.stop, name, namespace)
-    await blocking(service.store.delete_workflow, namespace, name)
+    await blocking(_service(request).delete, request.match_info["name"], request.match_info["namespace"])
     return web.json_response({})
 
 

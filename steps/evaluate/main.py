@@ -28,6 +28,7 @@ from steps.train.tracking import (
     aliases,
     check_reachable,
     client,
+    configure_client_env,
     mlflow_errors,
     model_version,
     promote,
@@ -70,6 +71,7 @@ def main(argv: list[str] | None = None) -> None:
     config = load_config()
     storage = Storage.from_config(config)
     tracking_uri = config.mlflow_tracking_uri
+    configure_client_env()
     check_reachable(tracking_uri)
     mlflow_client = client(tracking_uri)
     candidate = model_version(mlflow_client, tracking_uri, name, candidate_version)

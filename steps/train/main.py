@@ -203,8 +203,9 @@ def main(argv: list[str] | None = None) -> None:
 
 def run_training(args: dict[str, Any]) -> None:
     """Everything after flag parsing, on one rank."""
-    from steps.train.tracking import MlflowTracker, check_reachable, default_artifact_location
+    from steps.train.tracking import MlflowTracker, check_reachable, configure_client_env, default_artifact_location
 
+    configure_client_env()
     info = init_distributed("cuda" if torch.cuda.is_available() else "cpu")
     logging.basicConfig(level=logging.INFO if info.is_main else logging.WARNING, stream=sys.stderr,
                         format="%(asctime)s train %(levelname)s %(message)s")

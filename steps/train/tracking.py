@@ -26,8 +26,8 @@ TAG_BUNDLE_URI = "bundle_uri"
 TAG_WORKFLOW_RUN = "workflow_run_id"
 
 
-def _quiet_fast_client() -> None:
-    """Fail fast when the server is down (the step is retried by Argo), send no telemetry."""
+def configure_client_env() -> None:
+    """For step processes: fail fast when the server is down (Argo retries the step), send no telemetry."""
     os.environ.setdefault("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "2")
     os.environ.setdefault("MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR", "1")
     os.environ.setdefault("MLFLOW_HTTP_REQUEST_TIMEOUT", "30")
@@ -75,7 +75,6 @@ def check_reachable(tracking_uri: str) -> None:
 
 def client(tracking_uri: str) -> Any:
     """An ``MlflowClient`` for the tracking server (and its model registry)."""
-    _quiet_fast_client()
     from mlflow import MlflowClient
 
     return MlflowClient(tracking_uri=tracking_uri, registry_uri=tracking_uri)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 from aipipe.engine.store import RunStore
 from tests.runs.conftest import shell, workflow
@@ -112,3 +113,21 @@ def test_secret_values_never_reach_the_store(engine):
     RunStore.from_home(engine.home).close()
     for db_file in engine.home.glob("engine.db*"):
         assert secret.encode() not in db_file.read_bytes(), db_file
+
+
+def test_logs_follow_streams_until_the_run_ends(engine):
+    go = engine.markers / "go"
+    path = engine.write_workflow("ticks.yaml", workflow("ticks-", "main", [
+        shell("main", f"echo tick 1; while [ ! -e {go} ]; do sleep 0.1; done; echo tick 2")]))
+    driver = engine.popen("run", str(path))
+    store = RunStore.from_home(engine.home)
+    deadline = time.monotonic() + 60
+    while not store.list_workflows():
+        assert time.monotonic() < deadline and driver.poll() is None
+        time.sleep(0.1)
+    name = store.list_workflows()[0]["metadata"]["name"]
+    follower = engine.popen("logs", name, "-f")
+    assert follower.stdout.readline().strip().endswith("tick 1")  # the run is still waiting for `go`
+    go.write_text("")
+    assert follower.wait(60) == 0 and driver.wait(60) == 0
+    assert follower.stdout.read().strip().endswith("tick 2")

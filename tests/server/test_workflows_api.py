@@ -96,8 +96,10 @@ def test_stop_and_delete_through_the_api(server):
     assert stopped.ok, stopped.text
     final = _wait_phase(server.url, name)
     assert final["status"]["phase"] == "Failed" and final["status"]["message"] == "terminated by user"
+    assert (server.home / "runs" / created["metadata"]["uid"]).is_dir()
     assert requests.delete(f"{server.url}/api/v1/workflows/{NS}/{name}", timeout=10).json() == {}
     assert requests.get(f"{server.url}/api/v1/workflows/{NS}/{name}", timeout=10).status_code == 404
+    assert not (server.home / "runs" / created["metadata"]["uid"]).exists()
 
 
 def test_restarted_server_continues_runs_of_a_killed_one(tmp_path):

@@ -263,7 +263,7 @@ class Service:
     def _on_gpu_exit(self, gpu: _Child) -> None:
         assert self._loop is not None
         self._loop.remove_reader(gpu.process.sentinel)
-        gpu.process.join(0)
+        gpu.process.join(1.0)  # the sentinel fires at exit; reaping follows at once
         if self.stopping:
             return
         dead_gen, gpu.ready = gpu.generation, False
@@ -294,7 +294,7 @@ class Service:
     def _on_worker_exit(self, worker: _Child) -> None:
         assert self._loop is not None
         self._loop.remove_reader(worker.process.sentinel)
-        worker.process.join(0)
+        worker.process.join(1.0)
         if self.stopping:
             return
         worker.ready = False

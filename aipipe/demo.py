@@ -1,0 +1,145 @@
+"""The quick start's main job: the whole retrain loop on the embedded defaults.
+
+Starts (or reuses) a local Label Studio, seeds a labelled demo project once, runs the compiled
+``pipelines/retrain.py`` on the embedded engine (export → train → evaluate → convert → deploy)
+and asks the deployed local endpoint for a prediction. Succeeds only when the run Succeeded and
+the endpoint answered with class names.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import requests
+
+from aipipe.config import Config
+from aipipe.errors import NotFoundError, ServiceUnavailable, UserError
+from aipipe.services.labelstudio import start_label_studio
+from aipipe.services.process import ServerProcess
+
+DEMO_TITLE = "aipipe digits demo"
+API_KEY_SECRET = "label-studio-api-key"
+PIPELINE = Path(__file__).resolve().parents[1] / "pipelines" / "retrain.py"
+
+
+@dataclass(frozen=True)
+class DemoResult:
+    """What the demo did: the run, its phase, and the endpoint's answer."""
+
+    run_name: str
+    phase: str
+    endpoint: str
+    prediction: dict[str, Any]
+
+
+def read_or_create_secret(path: Path) -> str:
+    """A random secret kept in a 0600 file (created on first use)."""
+    if path.is_file():
+        return path.read_text().strip()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    value = secrets.token_hex(20)
+    path.touch(mode=0o600)
+    path.write_text(value)
+    return value
+
+
+def _reachable(url: str) -> bool:
+    try:
+        return requests.get(f"{url.rstrip('/')}/health", timeout=2).status_code == 200
+    except requests.RequestException:
+        return False
+
+
+def ensure_label_studio(cfg: Config, log: Callable[[str], None]) -> tuple[str, str, ServerProcess | None]:
+    """(url, api key, process we started or None): reuse a running Label Studio, else start one locally."""
+    url = str(cfg.get("label_studio.url")).rstrip("/")
+    key_file = cfg.home / "secrets" / str(cfg.get("kubernetes.secret_name")) / API_KEY_SECRET
+    # An API key from the environment reaches the steps through the engine's secret store's env
+    # fallback; otherwise the demo keeps its own in the secret store, where the steps read it.
+    token = str(cfg.get("label_studio.api_key")) or read_or_create_secret(key_file)
+    if _reachable(url):
+        log(f"using Label Studio at {url}")
+        return url, token, None
+    parsed = urlparse(url)
+    if parsed.hostname not in ("127.0.0.1", "localhost") or parsed.port is None:
+        raise ServiceUnavailable(f"Label Studio at {url} is not reachable (the demo starts one only on 127.0.0.1)")
+    root = cfg.home / "labelstudio"
+    log(f"starting Label Studio at {url} (data in {root}; the first start runs migrations, ~1 min)")
+    password = read_or_create_secret(root / "admin-password")
+    return url, token, start_label_studio(root, port=parsed.port, token=token, password=password)
+
+
+def ensure_project(url: str, token: str, images: int, log: Callable[[str], None]) -> int:
+    """The demo project's id; seeded with ``images`` labelled digits the first time."""
+    from steps.export_annotations.client import LabelStudioSource, Retry
+    from steps.export_annotations.seed import seed_project
+
+    source = LabelStudioSource(url, token, Retry(3, 1.0))
+    try:
+        project = source.project(DEMO_TITLE)
+        log(f"reusing project {project.id} {DEMO_TITLE!r}")
+        return project.id
+    except NotFoundError:
+        seeded = seed_project(source, images=images, title=DEMO_TITLE)
+        log(f"seeded project {seeded.id} {DEMO_TITLE!r} with {len(seeded.task_ids)} labelled images")
+        return seeded.id
+
+
+def predict_sample(endpoint: str) -> dict[str, Any]:
+    """POST one digit image to the service; returns its JSON answer."""
+    from steps.export_annotations.fixtures import digit_images
+
+    pngs, _ = digit_images(64)
+    try:
+        resp = requests.post(f"{endpoint.rstrip('/')}/v1/predict", data=pngs[0],
+                             headers={"Content-Type": "image/png"}, timeout=30)
+    except requests.RequestException as exc:
+        raise ServiceUnavailable(f"the deployed endpoint {endpoint} did not answer: {exc}") from exc
+    if resp.status_code != 200:
+        raise ServiceUnavailable(f"the deployed endpoint {endpoint} answered {resp.status_code}: {resp.text[:200]}")
+    return dict(resp.json())
+
+
+def current_endpoint(cfg: Config) -> str:
+    """URL of the local deployment of the configured model."""
+    from steps.deploy.local import LocalDeployments
+
+    name = str(cfg.get("mlflow.model_name"))
+    instance = LocalDeployments(cfg.home).current(name)
+    if instance is None:
+        raise NotFoundError(f"no local deployment of {name!r} (the deploy step never succeeded)", field="deploy")
+    return instance.url
+
+
+def run_demo(cfg: Config, *, images: int, epochs: int, log: Callable[[str], None],
+             drive: Callable[[Any, dict[str, Any], str], dict[str, Any]]) -> DemoResult:
+    """Run the loop; ``drive(service, workflow, driver_id)`` runs a stored workflow to completion."""
+    import uuid
+
+    from aipipe.compile import compile_pipeline
+    from aipipe.engine.service import EngineService
+
+    if images < 10:
+        raise UserError("the demo needs at least 10 images", field="--images")
+    url, token, label_studio = ensure_label_studio(cfg, log)
+    try:
+        project = ensure_project(url, token, images, log)
+        params = {"project": str(project), "epochs": str(epochs)}
+        compiled = compile_pipeline(PIPELINE, cfg, params)
+        service = EngineService(cfg)
+        driver_id = uuid.uuid4().hex
+        workflow = service.submit(compiled.workflow, templates=compiled.templates, driver_id=driver_id)
+        final = drive(service, workflow, driver_id)
+    finally:
+        if label_studio is not None:
+            label_studio.stop()
+    name, phase = final["metadata"]["name"], final.get("status", {}).get("phase", "")
+    if phase != "Succeeded":
+        return DemoResult(name, phase, "", {})
+    endpoint = current_endpoint(cfg)
+    return DemoResult(name, phase, endpoint, predict_sample(endpoint))
