@@ -325,7 +325,7 @@ def main(argv: list[str] | None = None) -> None:
     import torch
 
     device = args.device if args.device != "auto" else ("cuda" if torch.cuda.is_available() else "cpu")
-    cpus = os.cpu_count() or 2
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 2)
     quick = args.quick
     arch, size, classes, max_batch = ("resnet_tiny", 32, 10, 16) if quick else ("resnet50", 224, 1000, 64)
     concurrencies = [8] if quick else [32, 64]
@@ -334,7 +334,7 @@ def main(argv: list[str] | None = None) -> None:
     n_services = args.services or (2 if quick else 4)
     client_procs = 1 if cpus <= 4 else min(4, cpus // 4)
     gpu_procs = 1 if quick else 2
-    workers = max(1, cpus - 2 - gpu_procs - client_procs)  # the rest after proxy, GPU processes and clients
+    workers = min(16, max(1, cpus - 2 - gpu_procs - client_procs))  # the rest after proxy, GPU procs, clients
     workers_d = max(1, (cpus - client_procs) // (3 * n_services))  # proxy + GPU process + workers per service
     log = sys.stderr
     rows: list[dict[str, Any]] = []
@@ -355,51 +355,82 @@ def main(argv: list[str] | None = None) -> None:
                 rows.append(row)
                 print(f"serve_bench: {row}", file=log, flush=True)
 
-        naive = NaiveServer(model_dir, device)
-        try:
-            run_points("a-naive-fp32", naive.url, {"workers": 0, "gpu_procs": 1})
-        finally:
-            naive.stop()
-        fp16_footprint = None
-        for label, precision in (("b-ours-fp32", "fp32"), ("c-ours-fp16", "fp16")):
+        errors: list[str] = []
+
+        def phase(name: str, fn: Callable[[], None]) -> None:
+            """Run one configuration; a failure is recorded and the others still run."""
+            try:
+                fn()
+            except Exception as exc:
+                errors.append(f"{name}: {type(exc).__name__}: {exc}")
+                print(f"serve_bench: {name} failed: {exc!r}", file=log, flush=True)
+
+        def naive_points() -> None:
+            naive = NaiveServer(model_dir, device)
+            try:
+                run_points("a-naive-fp32", naive.url, {"workers": 0, "gpu_procs": 1})
+            finally:
+                naive.stop()
+
+        footprints: dict[str, float | None] = {}
+
+        def our_points(label: str, precision: str) -> None:
             server = start_ours(engines[precision], workers=workers, gpu_procs=gpu_procs, device=device,
                                 max_batch=max_batch, log=log)
             try:
                 run_points(label, server.url, {"workers": workers, "gpu_procs": gpu_procs})
-                if precision == "fp16":
-                    fp16_footprint = footprint_mb(server)
+                footprints[precision] = footprint_mb(server)
             finally:
                 server.stop()
 
-        cap_mb = int(math.ceil((fp16_footprint or 4096) * 1.25 / 64) * 64) if device == "cuda" else 0
-        packing = pack(engines["fp16"], payloads, n_services, workers_d, cap_mb, device, max_batch,
-                       concurrencies[-1] // 2, warmup, duration, client_procs, log)
+        phase("a-naive-fp32", naive_points)
+        phase("b-ours-fp32", lambda: our_points("b-ours-fp32", "fp32"))
+        phase("c-ours-fp16", lambda: our_points("c-ours-fp16", "fp16"))
+        cap_mb = int(math.ceil((footprints.get("fp16") or 4096) * 1.25 / 64) * 64) if device == "cuda" else 0
+        packing: dict[str, Any] = {"rows": [], "single_qps": math.nan, "aggregate_qps": math.nan, "peak_mb": [],
+                                   "pids_matched": False}
+
+        def packing_points() -> None:
+            packing.update(pack(engines["fp16"], payloads, n_services, workers_d, cap_mb, device, max_batch,
+                                concurrencies[-1] // 2, warmup, duration, client_procs, log))
+
+        phase("d-packing", packing_points)
         rows += packing["rows"]
 
     summary = summarize(rows, concurrencies, packing, n_services, cap_mb)
+    summary["fp16_footprint_mb"] = footprints.get("fp16")
+    summary["errors"] = errors
     write_result("serve_bench" + ("_quick" if quick else ""), rows, summary)
 
 
 def pack(engine: Path, payloads: list[Payload], n: int, workers: int, cap_mb: int, device: str, max_batch: int,
          concurrency: int, warmup: float, duration: float, client_procs: int, log: Any) -> dict[str, Any]:
     """(d): one capped service alone, then ``n`` capped services at once, each under the same load."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    per_service_clients = max(1, client_procs // n)
     one = start_ours(engine, workers=workers, gpu_procs=1, device=device, cap_mb=cap_mb, max_batch=max_batch,
                      log=log)
     try:
-        single = measure(one.url, payloads, concurrency, warmup_s=warmup, duration_s=duration, procs=client_procs)
+        single = measure(one.url, payloads, concurrency, warmup_s=warmup, duration_s=duration,
+                         procs=per_service_clients)
     finally:
         one.stop()
-    servers = []
+    servers: list[Any] = []
     try:
-        for _ in range(n):
-            servers.append(start_ours(engine, workers=workers, gpu_procs=1, device=device, cap_mb=cap_mb,
-                                      max_batch=max_batch, log=log))
+        with ThreadPoolExecutor(n) as pool:  # start them side by side
+            futures = [pool.submit(start_ours, engine, workers=workers, gpu_procs=1, device=device, cap_mb=cap_mb,
+                                   max_batch=max_batch, log=log) for _ in range(n)]
+        servers = [f.result() for f in futures if f.exception() is None]
+        failed = [f.exception() for f in futures if f.exception() is not None]
+        if failed:
+            raise RuntimeError(f"{len(failed)} of {n} capped services failed to start: {failed[0]}")
         pids = [pid for s in servers for pid in gpu_pids(s)]
         results: list[dict[str, Any]] = [{} for _ in servers]
 
         def drive(k: int) -> None:
             results[k] = measure(servers[k].url, payloads, concurrency, warmup_s=warmup, duration_s=duration,
-                                 procs=max(1, client_procs // n))
+                                 procs=per_service_clients)
 
         with NvmlSampler() as sampler:
             threads = [threading.Thread(target=drive, args=(k,)) for k in range(n)]
@@ -420,20 +451,27 @@ def pack(engine: Path, payloads: list[Payload], n: int, workers: int, cap_mb: in
             "peak_mb": sorted(seen.values()), "pids_matched": bool(ours)}
 
 
+def _worst(values: list[float]) -> float:
+    """The largest value; NaN when any is missing (a missing point cannot pass a goal)."""
+    return math.nan if any(not math.isfinite(v) for v in values) else max(values)
+
+
 def summarize(rows: list[dict[str, Any]], concurrencies: Sequence[int], packing: dict[str, Any], n: int,
               cap_mb: int) -> dict[str, Any]:
+    missing = {"qps": math.nan, "p50_ms": math.nan, "p99_ms": math.nan}
+
     def point(config: str, conc: int) -> dict[str, Any]:
-        return next(r for r in rows if r["config"] == config and r["concurrency"] == conc)
+        return next((r for r in rows if r["config"] == config and r["concurrency"] == conc), missing)
 
     def ratio(a: float, b: float) -> float:
-        return round(a / b, 2) if b else math.nan
+        return round(a / b, 2) if b and math.isfinite(a) and math.isfinite(b) else math.nan
 
     top = concurrencies[-1]
     summary: dict[str, Any] = {
         "qps_ratio_fp32": ratio(point("b-ours-fp32", top)["qps"], point("a-naive-fp32", top)["qps"]),
         "qps_ratio_fp16": ratio(point("c-ours-fp16", top)["qps"], point("a-naive-fp32", top)["qps"]),
-        "p99_fp16_over_naive_p50": max(ratio(point("c-ours-fp16", c)["p99_ms"], point("a-naive-fp32", c)["p50_ms"])
-                                       for c in concurrencies),
+        "p99_fp16_over_naive_p50": _worst([ratio(point("c-ours-fp16", c)["p99_ms"], point("a-naive-fp32", c)["p50_ms"])
+                                           for c in concurrencies]),
         f"packing_ratio_{n}": ratio(packing["aggregate_qps"], packing["single_qps"]),
         "packing_services": n,
         "packing_cap_mb": cap_mb,

@@ -122,7 +122,9 @@ def train_setup(mlflow_server: str, tmp_path_factory: pytest.TempPathFactory) ->
 @pytest.fixture(scope="session")
 def learnable_run(train_setup: TrainSetup) -> StepRun:
     """One process on the learnable digits (the reference for the DDP and resume tests)."""
-    return assert_ok(train_setup.train(train_setup.learnable, "wf-learn", "digits", *SINGLE_PROCESS))
+    progress = train_setup.work / "progress-wf-learn"
+    return assert_ok(train_setup.train(train_setup.learnable, "wf-learn", "digits", *SINGLE_PROCESS,
+                                       env={"ARGO_PROGRESS_FILE": str(progress)}))
 
 
 @pytest.fixture(scope="session")

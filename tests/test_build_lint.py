@@ -167,6 +167,19 @@ def test_structural_error_names_the_field(shared_dir):
     assert (d.template, d.field) == ("echo", "spec.templates[1].retryStrategy.limit")
 
 
+def test_misspelled_field_is_reported(shared_dir):
+    doc = copy.deepcopy(GOOD)
+    doc["spec"]["templates"][1]["retryStratgy"] = {"limit": 2}
+    (d,) = only(lint_documents([("wf.yaml", doc)], shared_dir / "argo" / "crds-full"), "schema")
+    assert (d.template, d.field) == ("echo", "spec.templates[1].retryStratgy")
+    assert "unknown field 'retryStratgy'" in d.message
+
+
+def test_a_yaml_that_is_not_a_manifest_is_reported():
+    (d,) = only(lint_documents([("notes.yaml", {"hello": "world"})]), "schema")
+    assert d.file == "notes.yaml" and "not a Kubernetes manifest" in d.message
+
+
 def test_depends_parsing():
     assert depends_tasks("a && (b.Failed || !c) || d.AnySucceeded") == ["a", "b", "c", "d"]
 

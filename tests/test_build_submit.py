@@ -293,6 +293,14 @@ def test_templates_apply_creates_then_updates(argo):
     assert [r["method"] for r in fake.writes()] == ["PUT"] * 5
 
 
+def test_templates_apply_dry_run_writes_nothing(argo):
+    fake, url = argo
+    run = aipipe("templates", "apply", "--server", url, "--dry-run")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.count("would create") == 5
+    assert fake.writes() == [] and fake.stored == {}
+
+
 def test_templates_apply_writes_nothing_when_the_last_item_is_rejected_by_the_server(argo):
     fake, url = argo
     fake.reject["aipipe-deploy-v1"] = "templates.deploy.container.image: invalid image"
@@ -341,3 +349,31 @@ def test_client_maps_http_errors(argo):
         assert f"forced {status}" in str(info.value)
     with pytest.raises(UserError, match=r"argo\.server: must start with http"):
         ArgoClient("127.0.0.1:2746", "argo")
+
+
+def test_submit_and_wait_against_the_engine_server(tmp_path):
+    from tests.server.conftest import start_server
+
+    srv = start_server(tmp_path / "home", token=TOKEN)
+    try:
+        def manifest(name: str, script: str) -> Path:
+            path = tmp_path / f"{name}.yaml"
+            path.write_text(yaml.safe_dump({
+                "apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow", "metadata": {"generateName": f"{name}-"},
+                "spec": {"entrypoint": "main", "arguments": {"parameters": [{"name": "code", "value": "0"}]},
+                         "templates": [{"name": "main", "inputs": {"parameters": [{"name": "code"}]},
+                                        "container": {"image": "busybox", "command": ["sh", "-c"],
+                                                      "args": [script]}}]}}))
+            return path
+
+        ok = aipipe("submit", str(manifest("hello", "echo hi; exit {{inputs.parameters.code}}")), "--server",
+                    srv.url, "--wait")
+        assert ok.returncode == 0, ok.stdout + ok.stderr
+        assert f"{srv.url}/workflows/argo/hello-" in ok.stdout and "Succeeded" in ok.stdout
+        failed = aipipe("submit", str(manifest("boom", "exit {{inputs.parameters.code}}")), "-p", "code=3",
+                        "--server", srv.url, "--wait")
+        assert failed.returncode == 1 and "Failed" in failed.stdout
+        refused = aipipe("submit", str(manifest("hello", "true")), "--server", srv.url, token="wrong")
+        assert refused.returncode == 2 and "HTTP 401" in refused.stderr
+    finally:
+        srv.stop()

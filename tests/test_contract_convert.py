@@ -31,13 +31,15 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {"root": root, "dataset": dataset, "model": model}
 
 
-def _run(store: dict[str, Path], out: Path, *flags: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, AIPIPE_STORAGE_ROOT=store["root"].as_uri(), AIPIPE_OUTPUTS_DIR=str(out),
-               AIPIPE_HOME=str(out / "home"), MLFLOW_TRACKING_URI=f"sqlite:///{out / 'mlflow.db'}",
-               OMP_NUM_THREADS="1", PYTHONPATH=str(REPO))
-    base = ["--onnx-uri", (store["model"] / "model.onnx").as_uri(), "--dataset-uri", store["dataset"].as_uri(),
-            "--model-name", "m", "--model-version", "1"]
-    return subprocess.run([sys.executable, "-m", "steps.convert_trt", *base, *flags], cwd=REPO, env=env,
+def _run(store: dict[str, Path], out: Path, *flags: str, env: dict[str, str] | None = None,
+         onnx_uri: str = "", dataset_uri: str = "", model_name: str = "m") -> subprocess.CompletedProcess[str]:
+    full_env = {**os.environ, "AIPIPE_STORAGE_ROOT": store["root"].as_uri(), "AIPIPE_OUTPUTS_DIR": str(out),
+                "AIPIPE_HOME": str(out / "home"), "MLFLOW_TRACKING_URI": f"sqlite:///{out / 'mlflow.db'}",
+                "OMP_NUM_THREADS": "1", "PYTHONPATH": str(REPO), **(env or {})}
+    base = ["--onnx-uri", onnx_uri or (store["model"] / "model.onnx").as_uri(),
+            "--dataset-uri", dataset_uri or store["dataset"].as_uri(),
+            "--model-name", model_name, "--model-version", "1"]
+    return subprocess.run([sys.executable, "-m", "steps.convert_trt", *base, *flags], cwd=REPO, env=full_env,
                           capture_output=True, text=True, timeout=300)
 
 
@@ -55,7 +57,8 @@ def test_convert_writes_every_output_and_a_runnable_bundle(store, tmp_path: Path
     report = json.loads((tmp_path / "precision-report.json").read_text())
     assert report["result"] == "ok" and report["debugger"]["evaluator"] == "onnx-reference"
     assert report["validation"]["top1_agreement"] >= 0.95
-    assert "RSS" in report["measurement_note"]
+    assert "RSS" in report["measurement_note"] and "no FP16 kernels" in report["numerics_note"]
+    assert report["mlflow"] == "skipped: model version m/1 is not registered in MLflow"
     runner = load_engine(bundle, device="cpu")
     assert runner.infer(np.zeros((2, 3, 32, 32), np.float32)).shape == (2, 3)
 
@@ -91,19 +94,34 @@ def test_malformed_onnx_exits_2(store, tmp_path: Path):
     assert "not a valid ONNX model" in proc.stderr and "Traceback" not in proc.stderr
 
 
-def test_pytorch_backend_and_mlflow_model_version_logging(store, tmp_path: Path):
+def test_pytorch_backend_over_s3_logs_to_the_mlflow_model_version(store, tmp_path: Path, s3_server, mlflow_server):
+    """S3 storage (moto, minio SDK), a real MLflow server, the PyTorch backend: the bundle lands in S3 and MLflow."""
+    import uuid
+
     import mlflow
 
-    tracking = f"sqlite:///{tmp_path / 'mlflow.db'}"
-    client = mlflow.MlflowClient(tracking_uri=tracking, registry_uri=tracking)
-    run = client.create_run(client.create_experiment("convert-test", artifact_location=(tmp_path / "art").as_uri()))
-    client.create_registered_model("m")
-    client.create_model_version("m", (tmp_path / "art").as_uri(), run_id=run.info.run_id)
-    proc = _run(store, tmp_path, "--backend", "pytorch", "--validation-samples", "16")
+    root = s3_server.fresh_root()
+    storage = s3_server.storage()
+    model_uri = storage.upload_dir(store["model"], f"{root}/models/m/1") and f"{root}/models/m/1/model.onnx"
+    dataset_uri = f"{root}/datasets/tiny"
+    storage.upload_dir(store["dataset"], dataset_uri)
+    name = f"convert-{uuid.uuid4().hex[:8]}"
+    client = mlflow.MlflowClient(tracking_uri=mlflow_server, registry_uri=mlflow_server)
+    run = client.create_run(client.create_experiment(name))
+    client.create_registered_model(name)
+    client.create_model_version(name, f"runs:/{run.info.run_id}/model", run_id=run.info.run_id)
+
+    proc = _run(store, tmp_path, "--backend", "pytorch", "--validation-samples", "16", onnx_uri=model_uri,
+                dataset_uri=dataset_uri, model_name=name,
+                env={**s3_server.env(root), "MLFLOW_TRACKING_URI": mlflow_server})
     assert proc.returncode == 0, proc.stderr
+    engine_uri = (tmp_path / "engine_uri").read_text()
+    assert engine_uri == f"{root}/engines/{name}/1"
+    assert storage.exists(f"{engine_uri}/engine.json") and storage.exists(f"{engine_uri}/model.safetensors")
+    assert json.loads(storage.get_text(f"{engine_uri}/engine.json"))["backend"] == "pytorch"
     report = json.loads((tmp_path / "precision-report.json").read_text())
     assert report["backend"] == "pytorch" and report["mlflow"].startswith("logged to run")
-    tags = client.get_model_version("m", "1").tags
+    tags = client.get_model_version(name, "1").tags
     assert tags["engine.backend"] == "pytorch" and tags["engine.precision"] == "fp16"
     assert tags["engine.gpu_arch"] == "cpu"
     logged = {a.path for a in client.list_artifacts(run.info.run_id, "engine-pytorch")}

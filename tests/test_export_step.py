@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import itertools
 import json
 import time
@@ -135,6 +136,8 @@ def test_detection_export_has_yolo_labels_and_coco(label_studio: LabelStudioServ
     with zipfile.ZipFile(folder / "labelstudio" / "coco.zip") as archive:
         assert len(json.loads(archive.read("result.json"))["images"]) == 8
     assert (folder / SUCCESS_MARKER).is_file()
+    again, again_report = export(label_studio, seeded.id, (tmp_path / "datasets").as_uri())
+    assert again["dataset_version"] == outputs["dataset_version"] and again_report["uploaded_objects"] == 0
 
 
 def _png(index: int) -> bytes:
@@ -192,6 +195,50 @@ def test_bad_inputs_are_counted_and_never_crash(label_studio: LabelStudioServer,
     assert examples == {"corrupt_image": {ids[1], ids[4]}, "missing_image": {deleted_upload, ids[2], ids[3], ids[6]},
                         "unknown_label": {ids[5]}}
     assert "zebra" in report["examples"]["unknown_label"][0]["detail"]
+
+
+def test_images_come_from_every_kind_of_url(label_studio: LabelStudioServer, s3_server: S3Server,
+                                            tmp_path: Path) -> None:
+    import http.server
+    import threading
+
+    web_root = tmp_path / "web"
+    web_root.mkdir()
+    (web_root / "seven.png").write_bytes(_png(7))
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, directory=str(web_root), **kwargs)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    web = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+    threading.Thread(target=web.serve_forever, daemon=True).start()
+    storage = s3_server.storage()
+    s3_image = join(s3_server.fresh_root(), "raw", "eight.png")
+    storage.put_bytes(s3_image, _png(8))
+    project = label_studio.create_project("url kinds test", seed.classification_config(["a"]))
+    folder = label_studio.files_root / f"p{project}"
+    folder.mkdir()
+    (folder / "nine.png").write_bytes(_png(9))
+    label_studio.add_local_storage(project, folder)
+    (upload,) = label_studio.upload_images(project, [("six.png", _png(6))])
+    base = f"http://127.0.0.1:{web.server_address[1]}"
+    sources = [f"{base}/seven.png", s3_image, f"/data/local-files/?d={folder.name}/nine.png",
+               "data:image/png;base64," + base64.b64encode(_png(5)).decode(), f"{base}/missing.png"]
+    ids = label_studio.import_tasks(project, [{"image": url} for url in sources])
+    for task_id in [upload, *ids]:
+        label_studio.annotate(task_id, seed.choice_result("a"))
+    try:
+        outputs, report = export(label_studio, project, (tmp_path / "d").as_uri(), storage)
+    finally:
+        web.shutdown()
+    manifest = json.loads(Path(outputs["dataset_uri"].removeprefix("file://"), DATASET_MANIFEST).read_text())
+    assert sorted(r["id"] for r in manifest["items"]) == sorted([upload, *ids[:4]])
+    assert report["skipped"] == {"missing_image": 1} and report["examples"]["missing_image"][0]["task"] == ids[4]
+    digests = {r["id"]: r["sha256"] for r in manifest["items"]}
+    assert [digests[i] for i in ids[:4]] == [hashlib.sha256(_png(n)).hexdigest() for n in (7, 8, 9, 5)]
 
 
 def test_zero_usable_annotations_fail_clearly(label_studio: LabelStudioServer, tmp_path: Path) -> None:

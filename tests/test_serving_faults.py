@@ -191,3 +191,24 @@ def test_engine_that_cannot_load_stops_the_service_with_a_clear_error(engine_dir
     assert proc.returncode == 2, proc.stderr
     assert "could not load the engine" in proc.stderr and "Traceback" not in proc.stderr
     assert time.monotonic() - started < 90
+
+
+def test_supervisor_killed_with_sigkill_leaves_no_processes_or_shared_memory(engine_dir: Path) -> None:
+    srv = launch(ServerConfig(engine_dir=str(engine_dir), port=0, cpu_workers=1, device="cpu"))
+    info = srv.get_json("/v1/info")[1]
+    pids = [c["pid"] for c in info["gpu_processes"] + info["cpu_workers"]]
+    assert len(segments(info["shm_prefix"])) == 2
+    os.kill(srv.pid, signal.SIGKILL)
+    srv.process.wait(10)
+
+    def alive(pid: int) -> bool:  # a zombie waiting for a non-reaping init counts as gone
+        try:
+            return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+        except (OSError, IndexError):
+            return False
+
+    deadline = time.monotonic() + 15
+    while (any(map(alive, pids)) or segments(info["shm_prefix"])) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(map(alive, pids)), "children outlived their supervisor"
+    assert segments(info["shm_prefix"]) == []

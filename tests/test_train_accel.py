@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import random
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -134,3 +136,19 @@ def test_augmented_stream_is_identical_with_and_without_workers(tmp_path: Path) 
     plain = next(iter(DataLoader(ImageDataset(data.root, data.val_items, data.classes, 24, train=False),
                                  batch_size=2)))
     assert plain[0].shape[1:] == (3, 24, 24)
+
+
+def test_gpu_side_code_imports_without_mlflow_minio_hera_or_safetensors() -> None:
+    # the GPU machine has none of these; training, the benchmark and the GPU check must still import
+    code = (
+        "import importlib.util, sys\n"
+        "for name in ('mlflow', 'minio', 'hera', 'label_studio_sdk', 'safetensors', 'requests'):\n"
+        "    sys.modules[name] = None\n"
+        "import steps.train.trainer, steps.train.accel, steps.train.fixtures, bench.train_bench\n"
+        "spec = importlib.util.spec_from_file_location('check', 'tests/gpu/check_train_gpu.py')\n"
+        "spec.loader.exec_module(importlib.util.module_from_spec(spec))\n"
+    )
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(root)})
+    assert proc.returncode == 0, proc.stderr[-2000:]

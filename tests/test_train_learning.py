@@ -24,6 +24,11 @@ def test_accuracy_floor_on_a_learnable_task(learnable_run: StepRun) -> None:
     assert history[-1]["train_loss"] < history[0]["train_loss"] * 0.7
 
 
+def test_argo_progress_file_ends_at_total_steps(learnable_run: StepRun, train_setup: TrainSetup) -> None:
+    done, total = (train_setup.work / "progress-wf-learn").read_text().split("/")
+    assert done == total and int(total) == learnable_run.report("train-metrics.json")["global_step"]
+
+
 def test_shuffled_labels_stay_near_chance(shuffled_run: StepRun) -> None:
     # 3 classes: chance is 1/3; a model that memorised shuffled labels cannot generalise
     assert float(shuffled_run.outputs["val_accuracy"]) <= 0.55

@@ -62,7 +62,7 @@ class Applied:
 
     kind: str
     name: str
-    action: str  # created | updated
+    action: str  # created | updated | would create | would update
 
 
 class ArgoClient:
@@ -121,17 +121,22 @@ class ArgoClient:
         return _dump(self._call(f"get Workflow {name}", lambda: self.service.get_workflow(name)))
 
     def get_workflow_template(self, name: str) -> dict[str, Any]:
-        return _dump(self._call(f"get WorkflowTemplate {name}", lambda: self.service.get_workflow_template(name)))
+        """The stored WorkflowTemplate (``kind``/``apiVersion`` filled in: the server may omit them)."""
+        found = _dump(self._call(f"get WorkflowTemplate {name}", lambda: self.service.get_workflow_template(name)))
+        return {"apiVersion": "argoproj.io/v1alpha1", "kind": "WorkflowTemplate", **found}
 
     # --- create-or-update of WorkflowTemplates and CronWorkflows -------------------------------
 
-    def apply(self, docs: list[dict[str, Any]]) -> list[Applied]:
+    def apply(self, docs: list[dict[str, Any]], dry_run: bool = False) -> list[Applied]:
         """Create or update each WorkflowTemplate/CronWorkflow; every item is dry-run on the server
-        first, so a batch with one invalid item writes nothing."""
+        first, so a batch with one invalid item writes nothing. ``dry_run`` stops after that."""
         for doc in docs:
             if doc.get("kind") not in ("WorkflowTemplate", "CronWorkflow"):
                 raise UserError(f"cannot apply kind {doc.get('kind')!r}", field=_name(doc))
         exists = [self._dry_run(doc) for doc in docs]
+        if dry_run:
+            return [Applied(d["kind"], _name(d), "would update" if e else "would create")
+                    for d, e in zip(docs, exists, strict=True)]
         return [self._write(doc, existing) for doc, existing in zip(docs, exists, strict=True)]
 
     def _dry_run(self, doc: dict[str, Any]) -> bool:

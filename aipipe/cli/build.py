@@ -6,12 +6,14 @@ areas add their commands to them (e.g. ``templates list``) by importing them.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from aipipe.compile import compile_pipeline, dump_yaml, parse_assignments, write_manifests
@@ -38,6 +40,8 @@ ParamOpt = Annotated[list[str] | None, typer.Option("-p", "--parameter", help="p
 SchemaOpt = Annotated[Path | None, typer.Option("--schema-dir", help="folder of Argo CRD YAML(.gz) files for the "
                                                                       "structural check")]
 ServerOpt = Annotated[str | None, typer.Option("--server", help="Argo Server URL (default: config argo.server)")]
+DryRunOpt = Annotated[bool, typer.Option("--dry-run", help="validate on the server (serverDryRun) and write "
+                                                         "nothing")]
 NamespaceOpt = Annotated[str | None, typer.Option("--namespace", "-n", help="namespace (default: argo.namespace)")]
 
 
@@ -49,7 +53,7 @@ def print_diagnostics(diagnostics: list[Diagnostic], console: Console = err) -> 
     """One line per finding: location, severity, message."""
     for d in diagnostics:
         colour = "red" if d.severity == ERROR else "yellow"
-        console.print(f"[bold]{d.location()}[/bold]: [{colour}]{d.severity}[/{colour}]: {d.message}")
+        console.print(f"[bold]{escape(d.location())}[/bold]: [{colour}]{d.severity}[/{colour}]: {escape(d.message)}")
 
 
 def lint_or_fail(docs: list[tuple[str, dict[str, Any]]], schema_dir: Path | None,
@@ -74,7 +78,7 @@ def compile_cmd(
     compiled = compile_pipeline(pipeline, _config(), parse_assignments(parameter or []))
     if out_dir is None:
         docs = [*compiled.documents(), *compiled.events]
-        out.print("---\n".join(dump_yaml(d) for d in docs), end="", markup=False)
+        sys.stdout.write("---\n".join(dump_yaml(d) for d in docs))  # raw YAML: no rich markup or emoji
         return
     for path in write_manifests(compiled, out_dir):
         err.print(f"wrote {path}")
@@ -122,13 +126,16 @@ def submit_cmd(
     out.print(f"submitted [bold]{name}[/bold]: {client.ui_url(name)}")
     if not wait:
         return
-    status = wait_for(client, name, lambda node, phase, msg: out.print(f"  {node}: {phase}" +
-                                                                        (f" ({msg})" if msg else "")))
+    status = wait_for(client, name, _print_node)
     phase = status.get("phase")
-    out.print(f"{name}: [{'green' if phase == 'Succeeded' else 'red'}]{phase}[/]"
-              + (f": {status['message']}" if status.get("message") else ""))
+    message = f": {escape(status['message'])}" if status.get("message") else ""
+    out.print(f"{name}: [{'green' if phase == 'Succeeded' else 'red'}]{phase}[/]{message}")
     if phase != "Succeeded":
         raise typer.Exit(1)
+
+
+def _print_node(node: str, phase: str, message: str) -> None:
+    out.print(f"  {escape(node)}: {phase}" + (f" ({escape(message)})" if message else ""))
 
 
 def _server_templates(client: ArgoClient, compiled: CompiledPipeline) -> list[dict[str, Any]]:
@@ -159,7 +166,7 @@ def _resources(paths: list[Path], kind: str, cfg: Config) -> list[tuple[str, dic
 
 
 def _apply(kind: str, paths: list[Path] | None, server: str | None, namespace: str | None,
-           schema_dir: Path | None) -> None:
+           schema_dir: Path | None, dry_run: bool) -> None:
     from aipipe.argo import ArgoClient
 
     cfg = _config(server, namespace)
@@ -169,7 +176,7 @@ def _apply(kind: str, paths: list[Path] | None, server: str | None, namespace: s
     lint_or_fail(docs, schema_dir, known)
     client = ArgoClient.from_config(cfg)
     table = Table("kind", "name", "action", title=f"{client.server} namespace {client.namespace}")
-    for item in client.apply([d for _, d in docs]):
+    for item in client.apply([d for _, d in docs], dry_run=dry_run):
         table.add_row(item.kind, item.name, item.action)
     out.print(table)
 
@@ -181,9 +188,10 @@ def templates_apply(
     server: ServerOpt = None,
     namespace: NamespaceOpt = None,
     schema_dir: SchemaOpt = None,
+    dry_run: DryRunOpt = False,
 ) -> None:
     """Create or update the WorkflowTemplates: lint all, dry-run all on the server, then write."""
-    _apply("WorkflowTemplate", paths, server, namespace, schema_dir)
+    _apply("WorkflowTemplate", paths, server, namespace, schema_dir, dry_run)
 
 
 @cron_app.command("apply")
@@ -193,9 +201,10 @@ def cron_apply(
     server: ServerOpt = None,
     namespace: NamespaceOpt = None,
     schema_dir: SchemaOpt = None,
+    dry_run: DryRunOpt = False,
 ) -> None:
     """Create or update the CronWorkflows: lint all, dry-run all on the server, then write."""
-    _apply("CronWorkflow", paths, server, namespace, schema_dir)
+    _apply("CronWorkflow", paths, server, namespace, schema_dir, dry_run)
 
 
 def register(app: typer.Typer) -> None:

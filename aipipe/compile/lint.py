@@ -20,7 +20,7 @@ from typing import Any
 from aipipe.compile.dag import check_dag, depends_tasks
 from aipipe.compile.diagnostics import ERROR, WARNING, Diagnostic, Resource, format_path
 from aipipe.compile.references import KnownTemplates, calls, check_references, param_names
-from aipipe.compile.schema import load_validators, schema_errors
+from aipipe.compile.schema import load_validators, schema_errors, unknown_fields
 
 WORKFLOW_KINDS = ("Workflow", "WorkflowTemplate", "ClusterWorkflowTemplate", "CronWorkflow")
 
@@ -33,16 +33,18 @@ def lint_documents(docs: Sequence[tuple[str, dict[str, Any]]], schema_dir: Path 
     (WorkflowTemplate manifests, or a :func:`template_library` mapping), which are not linted.
     ``schema_dir`` (the Argo CRDs) adds the structural check.
     """
-    found: list[Diagnostic] = []
+    found = [Diagnostic(file, "?", _name(doc), "not a Kubernetes manifest (no apiVersion/kind)", "kind",
+                        check="schema") for file, doc in docs if not doc.get("kind") or not doc.get("apiVersion")]
+    manifests = [(file, doc) for file, doc in docs if doc.get("kind") and doc.get("apiVersion")]
     if schema_dir is not None:
-        found += _structural(docs, schema_dir)
+        found += _structural(manifests, schema_dir)
     library: dict[str, Mapping[str, Mapping[str, Any]]]
     if isinstance(known_templates, Mapping):
         library = dict(known_templates)
     else:
         library = dict(template_library([("", t) for t in known_templates or ()]))
-    library.update(template_library(docs))
-    for file, doc in docs:
+    library.update(template_library(manifests))
+    for file, doc in manifests:
         resource = _resource(file, doc, found)
         if resource is not None:
             _lint_spec(resource, library)
@@ -64,6 +66,9 @@ def _structural(docs: Sequence[tuple[str, dict[str, Any]]], schema_dir: Path) ->
         for path, message in schema_errors(validator, doc):
             found.append(Diagnostic(file, kind, name, message, format_path(path), _template_at(doc, path),
                                     check="schema"))
+        for path, key in unknown_fields(validator.schema, doc):
+            found.append(Diagnostic(file, kind, name, f"unknown field {key!r} (the API server would drop it)",
+                                    format_path(path), _template_at(doc, path), check="schema"))
     return found
 
 

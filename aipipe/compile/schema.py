@@ -56,4 +56,26 @@ def schema_errors(validator: Draft4Validator, doc: dict[str, Any]) -> Iterator[t
         yield list(best.absolute_path), best.message
 
 
-__all__ = ["format_path", "load_validators", "schema_errors"]
+def unknown_fields(schema: dict[str, Any], node: Any, path: list[str | int] | None = None,
+                   ) -> Iterator[tuple[list[str | int], str]]:
+    """(path, key) for each key the schema does not declare. Plain JSON Schema allows them, but the
+    Kubernetes API server silently prunes them, so a misspelled key would simply vanish."""
+    path = path or []
+    if schema.get("x-kubernetes-preserve-unknown-fields"):
+        return
+    if isinstance(node, dict) and "properties" in schema:
+        props = schema["properties"]
+        for key, value in node.items():
+            if key in props:
+                yield from unknown_fields(props[key], value, [*path, key])
+            elif not schema.get("additionalProperties"):
+                yield [*path, key], key
+    elif isinstance(node, dict) and isinstance(schema.get("additionalProperties"), dict):
+        for key, value in node.items():
+            yield from unknown_fields(schema["additionalProperties"], value, [*path, key])
+    elif isinstance(node, list) and isinstance(schema.get("items"), dict):
+        for i, value in enumerate(node):
+            yield from unknown_fields(schema["items"], value, [*path, i])
+
+
+__all__ = ["format_path", "load_validators", "schema_errors", "unknown_fields"]

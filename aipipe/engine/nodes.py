@@ -104,3 +104,19 @@ class Clock:
 
     def elapsed(self) -> float:
         return time.monotonic() - self.start
+
+
+def reset_for_retry(workflow: dict[str, Any]) -> dict[str, Any]:
+    """A copy ready for ``WorkflowExecutor`` to retry: failed/errored/unfinished nodes and the exit handler
+    are dropped, Succeeded/Skipped/Omitted nodes are kept (and so never run again)."""
+    name = workflow["metadata"]["name"]
+    status = dict(workflow.get("status") or {})
+    exit_prefix = f"{name}.onExit"
+    kept = {nid: node for nid, node in (status.get("nodes") or {}).items()
+            if node.get("phase") in KEPT_ON_RESUME and not str(node.get("name", "")).startswith(exit_prefix)}
+    nodes = {nid: {**node, "children": [c for c in node.get("children", []) if c in kept]}
+             for nid, node in kept.items()}
+    for key in ("phase", "message", "finishedAt", "outputs"):
+        status.pop(key, None)
+    status["nodes"] = nodes
+    return {**workflow, "status": status}

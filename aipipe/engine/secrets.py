@@ -3,7 +3,8 @@
 A secret ``NAME`` with key ``KEY`` is the file ``<home>/secrets/NAME/KEY`` (trailing newline
 stripped). For the Secret the pipelines use (config ``kubernetes.secret_name``), a key missing
 on disk falls back to the environment: the key itself or its upper-snake form as a variable name
-(``label-studio-api-key`` -> ``LABEL_STUDIO_API_KEY``) or, when the key is a secret config key (``label_studio.api_key``), that key's configured value.
+(``label-studio-api-key`` -> ``LABEL_STUDIO_API_KEY``) or, when the key is a secret config key
+(``label_studio.api_key``), that key's configured value.
 """
 
 from __future__ import annotations

@@ -45,7 +45,7 @@ class Scope:
     def __init__(self, values: Mapping[str, Any] | None = None, artifacts: Mapping[str, dict] | None = None,
                  raw: Mapping[str, Any] | None = None) -> None:
         self.values: dict[str, Any] = dict(values or {})
-        self.artifacts: dict[str, dict] = dict(artifacts or {})
+        self.artifacts: dict[str, Any] = dict(artifacts or {})  # artifact records, or ABSENT
         self.raw: dict[str, Any] = dict(raw or {})  # typed values for expressions (e.g. item = 3)
         self._env: dict[str, Any] | None = None
 
@@ -61,7 +61,7 @@ class Scope:
         self.values[name] = value
         self._env = None
 
-    def set_artifact(self, name: str, artifact: dict) -> None:
+    def set_artifact(self, name: str, artifact: Any) -> None:
         self.artifacts[name] = artifact
         self._env = None
 
@@ -70,7 +70,7 @@ class Scope:
         if self._env is None:
             env: dict[str, Any] = {}
             for source in (self.values, self.artifacts, self.raw):
-                for key, value in source.items():
+                for key, value in list(source.items()):  # a snapshot: other threads may add outputs
                     _insert(env, key.split("."), NIL if value is ABSENT else value)
             self._env = env
         return self._env

@@ -41,8 +41,8 @@ async def userinfo(request: web.Request) -> web.Response:
     return web.json_response({})
 
 
-def create_app(service: EngineService, token: str | None = None, *, recover: bool = True) -> web.Application:
-    """The API app over ``service``; ``recover`` continues orphaned runs when the app starts."""
+def create_app(service: EngineService, token: str | None = None) -> web.Application:
+    """The API app over ``service``; runs it drives are stopped when it shuts down."""
     app = web.Application(middlewares=[errors_middleware, auth_middleware(token)], client_max_size=64 * 2**20)
     app["service"] = service
     app["runs"] = RunManager(service)
@@ -52,16 +52,9 @@ def create_app(service: EngineService, token: str | None = None, *, recover: boo
     app.add_routes(workflow_routes)
     add_resource_routes(app)
 
-    async def on_startup(app: web.Application) -> None:
-        if recover:
-            names = await asyncio.to_thread(app["runs"].recover)
-            if names:
-                log.warning("continuing runs whose driver had stopped: %s", ", ".join(names))
-
     async def on_shutdown(app: web.Application) -> None:
         await asyncio.to_thread(app["runs"].shutdown)
 
-    app.on_startup.append(on_startup)
     app.on_shutdown.append(on_shutdown)
     return app
 
@@ -72,6 +65,10 @@ def serve(cfg: Config, port: int = 2746, token: str | None = None) -> None:
     app = create_app(EngineService(cfg), token)
 
     async def main() -> None:
+        stopping = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stopping.set)
         runner = web.AppRunner(app, handle_signals=False, shutdown_timeout=3.0)
         await runner.setup()
         site = web.TCPSite(runner, HOST, port)
@@ -81,10 +78,9 @@ def serve(cfg: Config, port: int = 2746, token: str | None = None) -> None:
             await runner.cleanup()
             raise UserError(f"cannot listen on {HOST}:{port}: {exc.strerror}", field="--port") from exc
         print(f"aipipe server: Argo Server API on http://{HOST}:{port} (home {cfg.home})", flush=True)
-        stopping = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stopping.set)
+        recovered = await asyncio.to_thread(app["runs"].recover)  # only once the port is ours
+        if recovered:
+            log.warning("continuing runs whose driver had stopped: %s", ", ".join(recovered))
         await stopping.wait()
         await runner.cleanup()
 

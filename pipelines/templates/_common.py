@@ -64,6 +64,7 @@ class StepResources:
     memory: str = "2Gi"
     deadline_seconds: int = 1800
     shm: str | None = None  # size of a memory-backed /dev/shm (DataLoader workers), None = default
+    service_account: str | None = None  # the pod's ServiceAccount when the step needs API rights
 
 
 def secret_key_name(config_key: str) -> str:
@@ -150,6 +151,7 @@ def step_template(spec: StepSpec, cfg: Config, resources: StepResources) -> Work
             inputs=step_parameters(spec),
             outputs=step_outputs(spec),
             env=step_env(spec, cfg),
+            service_account_name=resources.service_account,
             resources=Resources(
                 cpu_request=resources.cpu,
                 memory_request=resources.memory,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from aipipe.config import Config
 from aipipe.contract import (
     CLASSES_FILE,
     CONVERT,
+    MODEL_CONFIG,
     MODEL_ONNX,
     MODEL_WEIGHTS,
     PRECISION_CONFIG,
@@ -93,9 +95,11 @@ def _fetch_model_bundle(storage: Storage, onnx_uri: str, dest: Path) -> Path:
     if not storage.exists(onnx_uri):
         raise NotFoundError(f"no ONNX model at {onnx_uri}", field="onnx-uri")
     folder = onnx_uri.rsplit("/", 1)[0]
-    storage.download_dir(folder, dest)
-    if Path(onnx_uri).name != MODEL_ONNX:
-        (dest / Path(onnx_uri).name).replace(dest / MODEL_ONNX)
+    dest.mkdir(parents=True, exist_ok=True)
+    storage.get_file(onnx_uri, dest / MODEL_ONNX)
+    for name in (MODEL_WEIGHTS, MODEL_CONFIG, CLASSES_FILE, PREPROCESS_FILE):
+        if storage.exists(join(folder, name)):
+            storage.get_file(join(folder, name), dest / name)
     missing = [n for n in (CLASSES_FILE, PREPROCESS_FILE) if not (dest / n).is_file()]
     if missing:
         raise UserError(f"the model bundle next to the ONNX file lacks {', '.join(missing)}: the engine must "
@@ -122,7 +126,8 @@ def _evaluator(model: Any, model_bundle: Path, device: str) -> Evaluator:
     return OnnxReferenceEvaluator(model)
 
 
-def _backend(name: str, model_bundle: Path, device: str) -> Backend:
+def _backend(name: str, model_bundle: Path, device: str, profiles: Mapping[str, Profile],
+             timing_cache: Path) -> Backend:
     if name == "onnxruntime":
         from steps.convert_trt.backends.onnx_fp16 import OnnxRuntimeBackend
 
@@ -133,7 +138,7 @@ def _backend(name: str, model_bundle: Path, device: str) -> Backend:
         return TorchBackend(model_bundle, device=device)
     from steps.convert_trt.backends.tensorrt import TensorRTBackend
 
-    return TensorRTBackend()
+    return TensorRTBackend(timing_cache=timing_cache, profiles=profiles)
 
 
 def _source_logits(model_bundle: Path, model: Any) -> Any:
@@ -241,7 +246,13 @@ def convert(args: ConvertArgs, cfg: Config) -> dict[str, Any]:
 
         plan = PrecisionPlan(args.precision, tuple(config.fp32_layers) if backend_name == "pytorch"
                              else tuple(pinned_nodes), config.exclude_tactics)
-        engine: BuiltEngine = _backend(backend_name, model_bundle, device).build(model, plan, work / "build")
+        cache_uri = join(cfg.storage_root, "engines", args.model_name, "timing.cache")  # shared by rebuilds
+        if backend_name == "tensorrt" and storage.exists(cache_uri):
+            storage.get_file(cache_uri, work / "timing.cache")
+        engine: BuiltEngine = _backend(backend_name, model_bundle, device, info.profiles,
+                                       work / "timing.cache").build(model, plan, work / "build")
+        if backend_name == "tensorrt":
+            storage.put_file(cache_uri, work / "timing.cache")
         bundle = write_engine_bundle(work / "engine", engine=engine, info=info, config=config,
                                      model_bundle=model_bundle, model_version=args.model_version)
         from steps.convert_trt.runtime import load_engine
@@ -262,6 +273,10 @@ def convert(args: ConvertArgs, cfg: Config) -> dict[str, Any]:
         if measured["memory_method"] == "cpu-rss-growth":
             report["measurement_note"] = ("no GPU: memory_mb is the growth of the process RSS from loading the engine "
                                           "to its first inference, not a GPU footprint")
+        if backend_name == "onnxruntime" and device == "cpu" and args.precision == "fp16":
+            report["numerics_note"] = ("ONNX Runtime's CPU build has no FP16 kernels for most ops and runs them in "
+                                       "FP32, so latency/throughput here are not FP16 figures; FP16 accuracy was "
+                                       f"judged with {report['debugger'].get('evaluator', 'the reused config')}")
         update_manifest(bundle, memory_mb=measured["memory_mb"], latency_ms_b1=measured["latency_ms_b1"],
                         throughput_b64=measured["throughput_b64"], fp32_nodes=pinned_nodes)
         engine_uri = join(cfg.storage_root, "engines", args.model_name, args.model_version)

@@ -17,7 +17,7 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -169,7 +169,6 @@ class PublishResult:
     uploaded: int
     already_complete: bool
     previous_version: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def read_latest(storage: Storage, project_uri: str) -> dict[str, Any] | None:
@@ -189,12 +188,13 @@ def count_new(previous: Mapping[str, Any] | None, annotation_keys: Mapping[int, 
 def publish(storage: Storage, dataset_root: str, project_slug: str, manifest: Mapping[str, Any],
             staging: Path, annotation_keys: Mapping[int, str] | None = None,
             progress: Callable[[int, int], None] | None = None,
-            extra_files: Mapping[str, bytes] | None = None) -> PublishResult:
+            extra_files: Callable[[], Mapping[str, bytes]] | None = None) -> PublishResult:
     """Upload a version (missing objects only, ``_SUCCESS`` last) and move ``latest.json`` to it.
 
     ``staging`` holds ``images/<sha256>.<ext>`` for every item. ``annotation_keys`` maps a task id to
     a key that changes when its annotation changes (id + update time); it feeds ``num_new``.
-    ``extra_files`` (path in the version → bytes) are uploaded with the images, before the manifest.
+    ``extra_files`` gives more files (path in the version → bytes), asked for only when the version is not
+    complete yet; they are uploaded with the images, before the manifest.
     """
     keys = dict(annotation_keys or {})
     project_uri = join(dataset_root, project_slug)
@@ -208,7 +208,7 @@ def publish(storage: Storage, dataset_root: str, project_slug: str, manifest: Ma
         base = parse_uri(version_uri).key.rstrip("/")
         present = {parse_uri(uri).key[len(base) + 1:] for uri in storage.list(version_uri + "/")}
         images = sorted({record["image"] for record in manifest["items"]})
-        generated = {**(extra_files or {}), **version_files(manifest)}
+        generated = {**(extra_files() if extra_files else {}), **version_files(manifest)}
         todo = [name for name in [*images, *generated] if name not in present]
         for done, name in enumerate(todo, start=1):
             if name in generated:

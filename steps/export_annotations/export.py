@@ -184,13 +184,17 @@ def run_export(cfg: Config, opts: ExportOptions,
         if not items:
             raise ZeroUsable(report.as_dict(**base, items=0), project.title, project.id)
         manifest = build_manifest(slug, spec.task, spec.classes, items, opts.val_fraction)
-        extra = {}
-        if spec.task == DETECTION:
-            for export_type in LS_CONVERSIONS:
-                extra[f"labelstudio/{export_type.lower()}.zip"] = source.converted(project.id, export_id, export_type)
-        keys = {item.task_id: key for item, key in _keys_of(items, found)}
+
+        def conversions() -> dict[str, bytes]:  # only asked for when the version is not stored yet
+            if spec.task != DETECTION:
+                return {}
+            return {f"labelstudio/{kind.lower()}.zip": source.converted(project.id, export_id, kind)
+                    for kind in LS_CONVERSIONS}
+
+        key_of_task = {c.task_id: c.annotation_key for c in found}
+        keys = {item.task_id: key_of_task[item.task_id] for item in items}
         with progress_bar("uploading dataset") as progress:
-            result = publish(storage, dataset_root, slug, manifest, staging, keys, progress, extra_files=extra)
+            result = publish(storage, dataset_root, slug, manifest, staging, keys, progress, extra_files=conversions)
     outputs = {"dataset_uri": result.uri, "dataset_version": result.version, "num_items": len(items),
                "num_new": result.num_new, "classes": list(spec.classes), "changed": result.changed}
     splits = {k: manifest["counts"][k] for k in ("train", "val")}
@@ -199,12 +203,6 @@ def run_export(cfg: Config, opts: ExportOptions,
                                  changed=result.changed, num_new=result.num_new, uploaded_objects=result.uploaded,
                                  already_complete=result.already_complete)
     return outputs, report_data
-
-
-def _keys_of(items: list[Item], found: list[Candidate]) -> Iterator[tuple[Item, str]]:
-    by_task = {c.task_id: c.annotation_key for c in found}
-    for item in items:
-        yield item, by_task[item.task_id]
 
 
 class ZeroUsable(UserError):

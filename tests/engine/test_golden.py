@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from pathlib import Path
@@ -98,7 +99,7 @@ def test_retry_backoff_grows_by_factor(engine: EngineRun) -> None:
     assert nodes["golden-retry-backoff"][0]["type"] == "Retry"
     attempts = [float(nodes[f"golden-retry-backoff({i})"][0]["outputs"]["result"]) for i in range(4)]
     assert "golden-retry-backoff(4)" not in nodes
-    gaps = [b - a for a, b in zip(attempts, attempts[1:], strict=False)]
+    gaps = [b - a for a, b in itertools.pairwise(attempts)]
     for gap, wait in zip(gaps, (0.5, 1.0, 2.0), strict=True):
         assert wait <= gap < wait + 0.6, gaps
     assert gaps[0] < gaps[1] < gaps[2]

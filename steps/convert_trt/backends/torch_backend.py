@@ -137,7 +137,8 @@ class TorchEngine:
         graph, static_in, static_out = self._graphs[size]
         static_in[:n].copy_(self._to_input(batch))
         graph.replay()
-        return static_out[:n].float()
+        out = static_out[:n]
+        return out.clone() if out.dtype == torch.float32 else out.float()  # never hand out the graph's buffer
 
     def infer(self, batch: np.ndarray) -> np.ndarray:
         """float32 NCHW numpy in, float32 logits numpy out."""

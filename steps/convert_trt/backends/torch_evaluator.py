@@ -48,7 +48,8 @@ def _leaf_graph(model: nn.Module) -> tuple[list[str], dict[str, list[str]]]:
     parents: dict[str, list[str]] = {}
     for node in traced.graph.nodes:
         upstream = list(dict.fromkeys(name for arg in node.all_input_nodes for name in feeding.get(arg, [])))
-        is_layer = node.op == "call_module" and not isinstance(modules[str(node.target)], nn.Identity)
+        is_layer = (node.op == "call_module" and not isinstance(modules[str(node.target)], nn.Identity)
+                    and str(node.target) not in parents)  # a module called twice is compared once
         if is_layer:
             name = str(node.target)
             layers.append(name)

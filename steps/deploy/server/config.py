@@ -12,7 +12,7 @@ from aipipe.contract import CLASSES_FILE, ENGINE_MANIFEST, PREPROCESS_FILE
 from aipipe.errors import UserError
 
 DEVICES = ("auto", "cpu", "cuda")
-MAX_QUEUE = 16384  # keeps every in-flight control record within one pipe buffer
+MAX_QUEUE = 16384  # keeps twice the in-flight control records within a 1 MiB pipe buffer
 
 
 @dataclass(frozen=True)

@@ -68,6 +68,7 @@ class CpuWorker:
         if head.kind == p.JOB_GPU_DOWN:
             self.fail_gpu(head.gpu, head.gpu_gen)
             return True
+        image: bytes | memoryview
         try:
             if head.kind == p.JOB_JSON:
                 image, k = parse_json_request(payload, self.args.default_top_k)

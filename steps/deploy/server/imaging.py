@@ -77,7 +77,7 @@ class Preprocessor:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("error", Image.DecompressionBombWarning)
-                image = Image.open(io.BytesIO(data))
+                image: Image.Image = Image.open(io.BytesIO(data))
                 if image.width * image.height > MAX_PIXELS:
                     raise BadRequest(f"image: {image.width}x{image.height} is larger than {MAX_PIXELS} pixels")
                 image.draft("RGB", (self.size, self.size))  # JPEG: decode at a reduced scale

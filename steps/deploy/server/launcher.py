@@ -14,7 +14,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -92,10 +92,10 @@ def launch(config: ServerConfig, *, wait_ready: bool = True, timeout_s: float = 
     repo_root = Path(__file__).resolve().parents[3]
     child_env = dict(os.environ if env is None else env)
     child_env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(repo_root), child_env.get("PYTHONPATH")]))
-    cmd = [python, "-m", "steps.deploy.server", *replace(config).to_argv()]
+    cmd = [python, "-m", "steps.deploy.server", *config.to_argv()]
     process = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log if log is not None else None, text=True,
                                env=child_env, cwd=repo_root, start_new_session=True)
-    found, box = threading.Event(), []
+    found, box = threading.Event(), list[str]()
     assert process.stdout is not None
     threading.Thread(target=_forward, args=(process.stdout, log, found, box), daemon=True).start()
     if not found.wait(timeout_s) or not box:

@@ -24,7 +24,7 @@ from typing import NamedTuple
 RECORD_SIZE = 32
 PIPE_BUF = 4096  # POSIX minimum; Linux's value
 RECORDS_PER_WRITE = PIPE_BUF // RECORD_SIZE
-PIPE_CAPACITY = 1 << 20  # room for every in-flight record even while a reader restarts
+DEFAULT_PIPE_CAPACITY = 1 << 16  # Linux
 F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
 
 # --- records to a GPU process's inbox -------------------------------------------------------
@@ -117,10 +117,12 @@ def write_records(fd: int, records: list[bytes]) -> None:
             raise OSError(f"short write on record pipe: {written} of {len(chunk)} bytes")
 
 
-def enlarge_pipe(fd: int) -> None:
-    """Raise a pipe's buffer to ``PIPE_CAPACITY`` where the kernel allows (Linux)."""
-    with contextlib.suppress(OSError):
-        fcntl.fcntl(fd, F_SETPIPE_SZ, PIPE_CAPACITY)
+def fit_pipe(fd: int, records: int) -> None:
+    """Make room in a pipe for ``records`` records (twice over), so writers never block on a restarting reader."""
+    needed = 2 * records * RECORD_SIZE
+    if needed > DEFAULT_PIPE_CAPACITY:
+        with contextlib.suppress(OSError):  # capped by /proc/sys/fs/pipe-max-size (1 MiB by default)
+            fcntl.fcntl(fd, F_SETPIPE_SZ, 1 << (needed - 1).bit_length())
 
 
 # --- frames proxy -> CPU worker ----------------------------------------------------------------

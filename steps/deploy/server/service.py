@@ -112,7 +112,7 @@ class Service:
         self._inboxes = [CTX.Pipe(duplex=False) for _ in self.gpus]  # (read, write)
         self._results = [CTX.Pipe(duplex=False) for _ in self.workers]
         for read, _ in self._inboxes + self._results:
-            p.enlarge_pipe(read.fileno())
+            p.fit_pipe(read.fileno(), config.queue_size)
 
     # --- lifecycle -------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -188,11 +188,11 @@ class Service:
         jobs_w.close()
         transport, _ = await self._loop.connect_write_pipe(asyncio.Protocol, file)
         reader = await self._read_pipe(replies_r, lambda frame: self._on_reply(worker, gen, frame))
-        worker.transports = [transport, reader]
-        if worker.generation == gen:
-            self._jobs[worker.index] = transport
-        else:
+        if worker.generation != gen or not worker.running:  # died while connecting
             transport.close()
+            return
+        worker.transports = [transport, reader]
+        self._jobs[worker.index] = transport
 
     def _spawn_gpu(self, gpu: _Child) -> None:
         gpu.generation += 1
@@ -276,11 +276,10 @@ class Service:
                 self._release(self.requests.pop(rid))
             elif req.gpu_gen == dead_gen:
                 self._resolve(req, 503, _error(f"model replica {gpu.index} died while serving the request; retry"))
-        for index, transport in self._jobs.items():
+        for index, jobs in self._jobs.items():
             if self.workers[index].running:
-                transport.write(p.frame(p.pack_job(p.JobHeader(0, p.JOB_GPU_DOWN, -1, gpu.index, dead_gen, 0))))
-        for transport in gpu.transports:
-            transport.close()
+                jobs.write(p.frame(p.pack_job(p.JobHeader(0, p.JOB_GPU_DOWN, -1, gpu.index, dead_gen, 0))))
+        # its status pipe is left to drain (a last error report may still be in it); EOF closes it
         self.metrics.gpu_restarts.labels(replica=str(gpu.index)).inc()
         if not gpu.ever_ready and gpu.failures + 1 >= MAX_LOAD_FAILURES and self.on_fatal is not None:
             on_fatal, code = self.on_fatal, gpu.process.exitcode
@@ -314,8 +313,8 @@ class Service:
                 fences[req.gpu] = next(self._fences)
                 p.write_records(self._inboxes[req.gpu][1].fileno(), [p.pack_fence(fences[req.gpu])])
             req.orphan_fence = fences[req.gpu]
-        for transport in worker.transports:
-            transport.close()
+        if worker.transports:
+            worker.transports[0].close()  # its job pipe; the reply pipe drains its last answers, EOF closes it
         self.metrics.worker_restarts.labels(worker=str(worker.index)).inc()
         self._restart_later(worker, self._spawn_worker)
 

@@ -64,8 +64,10 @@ class SlotPool:
         except BaseException:
             self._release(self._in)
             raise
-        self.inputs = np.ndarray((layout.slots, *layout.input_shape), dtype=np.float32, buffer=self._in.buf)
-        self.outputs = np.ndarray((layout.slots, layout.num_classes), dtype=np.float32, buffer=self._out.buf)
+        self.inputs: np.ndarray = np.ndarray((layout.slots, *layout.input_shape), dtype=np.float32,
+                                             buffer=self._in.buf)
+        self.outputs: np.ndarray = np.ndarray((layout.slots, layout.num_classes), dtype=np.float32,
+                                              buffer=self._out.buf)
 
     @classmethod
     def create(cls, layout: PoolLayout) -> SlotPool:

@@ -1,0 +1,122 @@
+"""Shared pieces of the executor: a template invocation, node failures, parallelism slots, small helpers."""
+
+from __future__ import annotations
+
+import copy
+import json
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+USER_STOP = "terminated by user"
+STEP_DEADLINE = "Step exceeded its deadline"
+LEAF_KINDS = ("container", "script")
+
+
+class NodeFailure(Exception):
+    """A node ends before running anything (bad input, absent optional output…)."""
+
+    def __init__(self, message: str, phase: str = "Error", terminal: bool = False) -> None:
+        super().__init__(message)
+        self.phase = phase
+        self.terminal = terminal
+
+
+@dataclass
+class TemplateSet:
+    """Templates a name resolves against: the workflow's, or a WorkflowTemplate's for templateRef."""
+
+    templates: dict[str, dict[str, Any]]
+    kind: str = ""
+    name: str = ""
+
+
+@dataclass
+class Call:
+    """One invocation: the template, where its references resolve, and its arguments."""
+
+    template: dict[str, Any]
+    tset: TemplateSet
+    template_name: str | None
+    template_ref: dict[str, Any] | None = None
+    arguments: dict[str, Any] = field(default_factory=dict)
+
+
+class Slots:
+    """A template's ``parallelism``: at most ``n`` children at once (None = unbounded)."""
+
+    def __init__(self, n: int | None, cancelled: threading.Event) -> None:
+        self.sem = threading.BoundedSemaphore(n) if n else None
+        self.cancelled = cancelled
+
+    def acquire(self) -> None:
+        if self.sem is not None:
+            while not self.sem.acquire(timeout=0.5):
+                if self.cancelled.is_set():
+                    self.sem.acquire()
+                    return
+
+    def release(self) -> None:
+        if self.sem is not None:
+            self.sem.release()
+
+
+def kind_of(tmpl: Mapping[str, Any]) -> str:
+    for kind in ("container", "script", "steps", "dag", "suspend", "resource", "http", "data", "containerSet",
+                 "plugin"):
+        if kind in tmpl and tmpl[kind] is not None:
+            return kind
+    return "unknown"
+
+
+def node_type(tmpl: Mapping[str, Any]) -> str:
+    return {"steps": "Steps", "dag": "DAG", "suspend": "Suspend"}.get(kind_of(tmpl), "Pod")
+
+
+def as_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, separators=(",", ":"))
+    return str(value)
+
+
+def int_or_none(text: str) -> int | None:
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        return int(text)
+    except ValueError as exc:
+        raise NodeFailure(f"parallelism must be an integer, got {text!r}") from exc
+
+
+def loop_index(name: str) -> int:
+    start = name.rfind("(")
+    try:
+        return int(name[start + 1:].split(":", 1)[0])
+    except ValueError:
+        return 0
+
+
+def node_duration(node: Mapping[str, Any]) -> float:
+    try:
+        start = datetime.strptime(node["startedAt"], "%Y-%m-%dT%H:%M:%SZ")
+        end = datetime.strptime(node["finishedAt"], "%Y-%m-%dT%H:%M:%SZ")
+        return (end - start).total_seconds()
+    except (KeyError, TypeError, ValueError):
+        return 0.0
+
+
+def merge_defaults(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    for key, value in over.items():
+        if isinstance(value, Mapping) and isinstance(base.get(key), dict):
+            base[key] = merge_defaults(base[key], value)
+        else:
+            base[key] = copy.deepcopy(value)
+    return base
+

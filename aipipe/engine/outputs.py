@@ -1,0 +1,143 @@
+"""Outputs into the scope (``steps.X.*``, ``tasks.X.*``, aggregated for loops) and template outputs."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from aipipe.engine.calls import Call, NodeFailure, TemplateSet, as_text, loop_index
+from aipipe.engine.expr import ExprError, evaluate
+from aipipe.engine.template import ABSENT, Scope, TemplateError, exact_reference, render
+
+
+class OutputsMixin:
+    """How finished nodes become variables for the nodes after them."""
+
+    def _publish_globals(self, outputs: Mapping[str, Any]) -> None:
+        with self.tree.lock:
+            for p in outputs.get("parameters") or []:
+                if p.get("globalName"):
+                    self.global_params[p["globalName"]] = p.get("value", "")
+            for a in outputs.get("artifacts") or []:
+                if a.get("globalName"):
+                    self.global_artifacts[a["globalName"]] = {**a, "name": a["globalName"]}
+
+    def _register_outputs(self, prefix: str, step: Mapping[str, Any], nodes: list[dict[str, Any]], scope: Scope,
+                          tset: TemplateSet) -> None:
+        """Make ``steps.X.*`` / ``tasks.X.*`` resolvable (aggregated for loops; absent/default when skipped)."""
+        looped = any(k in step for k in ("withItems", "withParam", "withSequence"))
+        if not looped:
+            node = nodes[0] if nodes else None
+            if node is None:
+                return
+            scope.set(f"{prefix}.status", node.get("phase", ""))
+            scope.set(f"{prefix}.id", node.get("id", ""))
+            self._node_outputs_into(prefix, node, step, scope, tset)
+            return
+        ordered = sorted(nodes, key=lambda n: loop_index(n.get("name", "")))
+        ran = [n for n in ordered if n.get("phase") not in ("Skipped", "Omitted")]
+        per_child: list[dict[str, str]] = []
+        names: list[str] = []
+        for n in ran:
+            params = {p["name"]: p.get("value", "") for p in (n.get("outputs") or {}).get("parameters") or []}
+            per_child.append(params)
+            for pname in params:
+                if pname not in names:
+                    names.append(pname)
+        scope.set(f"{prefix}.outputs.parameters", json.dumps(per_child, separators=(",", ":")))
+        for pname in names:
+            scope.set(f"{prefix}.outputs.parameters.{pname}",
+                      json.dumps([c.get(pname, "") for c in per_child], separators=(",", ":")))
+        results = [(n.get("outputs") or {}).get("result") for n in ran]
+        scope.set(f"{prefix}.outputs.result", json.dumps([r for r in results if r is not None],
+                                                         separators=(",", ":")))
+        failed = any(n.get("phase") in ("Failed", "Error") for n in ordered)
+        scope.set(f"{prefix}.status", "Failed" if failed else "Succeeded")
+
+    def _node_outputs_into(self, prefix: str, node: Mapping[str, Any], step: Mapping[str, Any], scope: Scope,
+                           tset: TemplateSet) -> None:
+        outputs = node.get("outputs") or {}
+        if node.get("phase") in ("Skipped", "Omitted"):
+            try:
+                declared = self._resolve_call(step, tset).template.get("outputs") or {}
+            except NodeFailure:
+                declared = {}
+            for spec in declared.get("parameters") or []:
+                default = (spec.get("valueFrom") or {}).get("default")
+                scope.set(f"{prefix}.outputs.parameters.{spec['name']}",
+                          as_text(default) if default is not None else ABSENT)
+            for spec in declared.get("artifacts") or []:
+                scope.set_artifact(f"{prefix}.outputs.artifacts.{spec['name']}", ABSENT)
+            scope.set(f"{prefix}.outputs.result", ABSENT)
+            scope.set(f"{prefix}.exitCode", ABSENT)
+            return
+        for p in outputs.get("parameters") or []:
+            scope.set(f"{prefix}.outputs.parameters.{p['name']}", p.get("value", ""))
+        for a in outputs.get("artifacts") or []:
+            scope.set_artifact(f"{prefix}.outputs.artifacts.{a['name']}", a)
+        if "result" in outputs:
+            scope.set(f"{prefix}.outputs.result", outputs["result"])
+        if "exitCode" in outputs:
+            scope.set(f"{prefix}.exitCode", str(outputs["exitCode"]))
+
+    def _template_outputs(self, call: Call, scope: Scope) -> dict[str, Any] | None:
+        """Outputs of a steps/dag template: valueFrom.parameter/expression, artifacts from/fromExpression."""
+        declared = call.template.get("outputs") or {}
+        params = []
+        for spec in declared.get("parameters") or []:
+            value_from = spec.get("valueFrom") or {}
+            default = value_from.get("default")
+            value: Any = None
+            try:
+                if "parameter" in value_from:
+                    raw = str(value_from["parameter"])
+                    ref = exact_reference(raw)
+                    value = ABSENT if ref is not None and scope.values.get(ref) is ABSENT else render(raw, scope)
+                elif "expression" in value_from:
+                    from aipipe.engine.expr import to_text
+
+                    value = to_text(evaluate(str(value_from["expression"]), scope.env()))
+                elif "value" in spec:
+                    value = render(as_text(spec["value"]), scope)
+            except (TemplateError, ExprError) as exc:
+                if default is None:
+                    raise NodeFailure(f"outputs.parameters.{spec['name']}: {exc}",
+                                      terminal=isinstance(exc, TemplateError) and exc.absent) from exc
+                value = None
+            if value is ABSENT or value is None:
+                if default is None:
+                    raise NodeFailure(f"outputs.parameters.{spec['name']}: refers to an absent optional output and "
+                                      "declares no default", terminal=True)
+                value = as_text(default)
+            params.append({"name": spec["name"], "value": value})
+            if spec.get("globalName"):
+                with self.tree.lock:
+                    self.global_params[spec["globalName"]] = value
+        artifacts = []
+        for spec in declared.get("artifacts") or []:
+            try:
+                if spec.get("from"):
+                    ref = exact_reference(str(spec["from"]))
+                    source = scope.artifacts.get(ref or "")
+                elif spec.get("fromExpression"):
+                    source = evaluate(str(spec["fromExpression"]), scope.env())
+                else:
+                    source = None
+            except ExprError as exc:
+                raise NodeFailure(f"outputs.artifacts.{spec['name']}: {exc}") from exc
+            if not isinstance(source, dict):
+                if spec.get("optional"):
+                    continue
+                raise NodeFailure(f"outputs.artifacts.{spec['name']}: cannot resolve its source")
+            record = {**source, "name": spec["name"]}
+            artifacts.append(record)
+            if spec.get("globalName"):
+                with self.tree.lock:
+                    self.global_artifacts[spec["globalName"]] = {**record, "name": spec["globalName"]}
+        out: dict[str, Any] = {}
+        if params:
+            out["parameters"] = params
+        if artifacts:
+            out["artifacts"] = artifacts
+        return out or None
