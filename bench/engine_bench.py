@@ -13,6 +13,7 @@ throw-away AIPIPE_HOME. Goal: < 50 ms overhead per node. ``--quick`` runs a smal
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import tempfile
 import time
@@ -99,7 +100,8 @@ def main() -> None:
     ]
     summary = {"overhead_ms_per_node": round(overhead, 2), f"fanout_{fanout}_seconds": round(engine_fan, 3),
                "bare_ms_per_node": round(per_node_bare, 2), f"bare_fanout_{fanout}_seconds": round(bare_fan, 3),
-               "goal_ms_per_node": GOAL_MS, "meets_goal": overhead < GOAL_MS, "quick": args.quick}
+               "goal_ms_per_node": GOAL_MS, "meets_goal": overhead < GOAL_MS, "quick": args.quick,
+               "load_avg_1m": round(os.getloadavg()[0], 2), "cpus": os.cpu_count()}
     write_result("engine_bench_quick" if args.quick else "engine_bench", rows, summary)
 
 

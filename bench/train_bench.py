@@ -7,7 +7,8 @@ data already on the GPU, bf16, channels_last) as the upper limit.
 - naive: ``num_workers=0``, fp32, no prefetcher, no pinned memory;
 - accelerated: workers = cores - 1, pinned memory, persistent workers, CUDA-stream prefetcher,
   bf16 autocast, channels_last (``--compile`` adds torch.compile to both the accelerated and the
-  GPU-resident loop).
+  GPU-resident loop);
+- with 2+ GPUs also the accelerated loop under 2-rank NCCL DDP (torchrun), for the scaling.
 
 Each loop warms up, then runs a time-boxed window; it reports images/s, the share of step time
 spent waiting for data, and peak GPU memory. Goals: accelerated >= 3x naive images/s, data wait
@@ -20,6 +21,9 @@ spent waiting for data, and peak GPU memory. Goals: accelerated >= 3x naive imag
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -178,11 +182,8 @@ def _resident_batches(work: Workload, device: torch.device, channels_last: bool
         yield from pool
 
 
-def open_synthetic(root: Path, work: Workload) -> DatasetVersion:
-    import json
-
-    folder = write_synthetic_jpeg_dataset(root, num_images=work.num_images, size=work.source_size,
-                                          num_classes=work.num_classes, processes=max(work.workers, 1))
+def read_synthetic(folder: Path) -> DatasetVersion:
+    """The generated dataset version (a complete folder in the contract layout)."""
     manifest = json.loads((folder / "manifest.json").read_text())
     return DatasetVersion(uri=folder.as_uri(), root=folder, version=manifest["version"], classes=manifest["classes"],
                           train_items=[i for i in manifest["items"] if i["split"] == "train"],
@@ -197,7 +198,9 @@ def run(work: Workload, compile_model: bool, quick: bool) -> tuple[list[dict[str
     fp32 = resolve_precision("fp32", device)
     with tempfile.TemporaryDirectory(prefix="aipipe-train-bench-") as tmp:
         t0 = time.perf_counter()
-        data = open_synthetic(Path(tmp), work)
+        folder = write_synthetic_jpeg_dataset(Path(tmp), num_images=work.num_images, size=work.source_size,
+                                              num_classes=work.num_classes, processes=max(work.workers, 1))
+        data = read_synthetic(folder)
         print(f"generated {work.num_images} {work.source_size}px JPEGs in {time.perf_counter() - t0:.1f}s; "
               f"{len(data.train_items)} train items, device {device}, workers {work.workers}", flush=True)
         naive = measure(
@@ -213,10 +216,11 @@ def run(work: Workload, compile_model: bool, quick: bool) -> tuple[list[dict[str
             f"workers={work.workers} {fast.name} prefetcher={on_gpu} pin={on_gpu} channels_last={on_gpu}"
             + (" compile" if compile_model else ""))
         print(f"accelerated: {accel.images_per_s:.1f} img/s", flush=True)
+        ddp = run_ddp(folder, work, compile_model) if on_gpu and torch.cuda.device_count() >= 2 else None
     resident = measure("gpu_resident", _resident_batches(work, device, on_gpu), _model(work, device, on_gpu,
                                                                                         compile_model),
                        fast, device, work, f"data on device, {fast.name}, channels_last={on_gpu}")
-    results = [naive, accel, resident]
+    results = [naive, accel, resident, *([ddp] if ddp else [])]
     rows = [{"loop": r.name, "images_per_s": round(r.images_per_s, 1),
              "data_wait_fraction": round(r.data_wait_fraction, 4), "step_ms": round(r.step_ms, 2),
              "gpu_mem_gib": round(r.gpu_mem_gib, 2), "steps": r.steps, "settings": r.settings} for r in results]
@@ -238,7 +242,58 @@ def run(work: Workload, compile_model: bool, quick: bool) -> tuple[list[dict[str
                     f"{work.source_size}px JPEGs, workers {work.workers}, window {work.window_s}s",
         "quick": quick,
     }
+    if ddp is not None:
+        summary["ddp_2gpu_images_per_s"] = round(ddp.images_per_s, 1)
+        summary["ddp_2gpu_scaling"] = round(ddp.images_per_s / accel.images_per_s, 3)
     return rows, summary
+
+
+def run_ddp(folder: Path, work: Workload, compile_model: bool, gpus: int = 2) -> LoopResult | None:
+    """The accelerated loop on ``gpus`` GPUs (torchrun + NCCL DDP); CPU workers are split among the ranks."""
+    with tempfile.TemporaryDirectory(prefix="aipipe-ddp-bench-") as tmp:
+        out = Path(tmp) / "ddp.json"
+        cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc-per-node={gpus}",
+               str(Path(__file__).resolve()), "--ddp-child", str(folder), "--ddp-out", str(out),
+               "--window-s", str(work.window_s), *(["--compile"] if compile_model else [])]
+        root = str(Path(__file__).resolve().parents[1])
+        proc = subprocess.run(cmd, env={**os.environ, "PYTHONPATH": root}, check=False, timeout=600)
+        if proc.returncode != 0 or not out.is_file():
+            print(f"ddp: torchrun exited {proc.returncode}; no DDP row", file=sys.stderr)
+            return None
+        row = json.loads(out.read_text())
+    print(f"ddp x{gpus}: {row['images_per_s']:.1f} img/s", flush=True)
+    return LoopResult(**row)
+
+
+def ddp_child(folder: Path, out: Path, work: Workload, compile_model: bool) -> None:
+    """One rank of :func:`run_ddp`: the accelerated loop with a DDP model and a sharded sampler."""
+    import torch.distributed as dist
+
+    from steps.train.accel import init_distributed, shutdown_distributed
+
+    info = init_distributed("cuda")
+    device = torch.device("cuda", info.local_rank)
+    torch.backends.cudnn.benchmark = True
+    workers = auto_num_workers(info.local_world_size)
+    data = read_synthetic(folder)
+    dataset = ImageDataset(data.root, data.train_items, data.classes, work.image_size, train=True,
+                           crop_scale=BENCH_CROP_SCALE)
+    sampler = ShardedEpochSampler(len(dataset), work.batch_size, seed=0, rank=info.rank,
+                                  world_size=info.world_size)
+    loader = build_loader(dataset, _EndlessBatches(sampler), LoaderSettings(workers, True, True, 4))
+    batches = iter(CudaPrefetcher(loader, DevicePlacer(device, IMAGENET_MEAN, IMAGENET_STD, True)))
+    model = nn.parallel.DistributedDataParallel(_model(work, device, True, False), device_ids=[info.local_rank])
+    model = torch.compile(model) if compile_model else model
+    result = measure(f"accelerated_ddp_x{info.world_size}", batches, model, resolve_precision("auto", device),
+                     device, work, f"{info.world_size} GPUs, workers={workers}/rank, NCCL DDP")
+    totals = torch.tensor([result.images_per_s, result.data_wait_fraction, result.gpu_mem_gib], device=device)
+    dist.all_reduce(totals)
+    if info.is_main:
+        result.images_per_s = float(totals[0])
+        result.data_wait_fraction = float(totals[1]) / info.world_size
+        result.gpu_mem_gib = float(totals[2]) / info.world_size
+        out.write_text(json.dumps(result.__dict__))
+    shutdown_distributed()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -248,12 +303,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--window-s", type=float, default=None, help="measurement window per loop (seconds)")
     parser.add_argument("--workers", type=int, default=None, help="loader workers (default: usable CPUs - 1)")
     parser.add_argument("--images", type=int, default=None, help="generated JPEGs (default 4096)")
+    parser.add_argument("--ddp-child", type=Path, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--ddp-out", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     work = QUICK if args.quick else FULL
     overrides = {k: v for k, v in (("window_s", args.window_s), ("workers", args.workers),
                                    ("num_images", args.images)) if v is not None}
     if overrides:
         work = Workload(**{**work.__dict__, **overrides})
+    if args.ddp_child is not None:
+        ddp_child(args.ddp_child, args.ddp_out, work, args.compile)
+        return 0
     if not args.quick and not torch.cuda.is_available():
         print("train_bench: no CUDA GPU; use --quick for the CPU smoke run", file=sys.stderr)
         return 2

@@ -71,27 +71,42 @@ def test_convert_writes_every_output_and_a_runnable_bundle(store, tmp_path: Path
     assert report["debugger"] == {"skipped": f"reused {outputs['precision_config_uri']}"}
 
 
+def _run_in_process(store: dict[str, Path], out: Path, monkeypatch: pytest.MonkeyPatch, *flags: str) -> int:
+    """The step's real entry point (flags, error mapping, exit code) without a new interpreter."""
+    from aipipe.stepkit import run_step
+    from steps.convert_trt.__main__ import main
+
+    for key, value in {"AIPIPE_STORAGE_ROOT": store["root"].as_uri(), "AIPIPE_OUTPUTS_DIR": str(out),
+                       "AIPIPE_HOME": str(out / "home")}.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setattr(sys, "argv", ["steps.convert_trt", "--onnx-uri", (store["model"] / "model.onnx").as_uri(),
+                                      "--dataset-uri", store["dataset"].as_uri(), "--model-version", "1", *flags])
+    with pytest.raises(SystemExit) as exit_info:
+        run_step(CONVERT.name, main)
+    return int(exit_info.value.code or 0)
+
+
 @pytest.mark.parametrize(("flags", "message"), [
     (("--backend", "tensorrt"), "import tensorrt` fails"),
     (("--precision-config-uri", "file:///nonexistent/precision_config.json"), "precision_config.json"),
     (("--batch-profile", "8,4,2"), "batch profile"),
+    (("--check-error-stat", "p99"), "invalid choice"),
 ])
-def test_input_errors_exit_2_with_one_line(store, tmp_path: Path, flags, message):
-    proc = _run(store, tmp_path, *flags)
-    assert proc.returncode == 2, proc.stderr
-    assert message in proc.stderr and "Traceback" not in proc.stderr
+def test_input_errors_exit_2_with_one_line(store, tmp_path: Path, monkeypatch, capsys, flags, message):
+    assert _run_in_process(store, tmp_path, monkeypatch, *flags) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
 
 
-def test_malformed_onnx_exits_2(store, tmp_path: Path):
+def test_malformed_onnx_exits_2(store, tmp_path: Path, monkeypatch, capsys):
     bad = tmp_path / "bad"
     bad.mkdir()
     for name in ("classes.json", "preprocess.json"):
         (bad / name).write_text((store["model"] / name).read_text())
     (bad / "model.onnx").write_bytes(b"not an onnx file")
-    env_store = dict(store, model=bad)
-    proc = _run(env_store, tmp_path / "out")
-    assert proc.returncode == 2
-    assert "not a valid ONNX model" in proc.stderr and "Traceback" not in proc.stderr
+    assert _run_in_process(dict(store, model=bad), tmp_path / "out", monkeypatch) == 2
+    err = capsys.readouterr().err
+    assert "not a valid ONNX model" in err and "Traceback" not in err
 
 
 def test_pytorch_backend_over_s3_logs_to_the_mlflow_model_version(store, tmp_path: Path, s3_server, mlflow_server):
@@ -129,11 +144,12 @@ def test_pytorch_backend_over_s3_logs_to_the_mlflow_model_version(store, tmp_pat
             "engine-pytorch/classes.json", "engine-pytorch/preprocess.json"} <= logged
 
 
-def test_accuracy_drop_over_the_threshold_fails_with_a_report(store, tmp_path: Path):
-    proc = _run(store, tmp_path, "--backend", "onnxruntime", "--validation-samples", "16",
-                "--max-accuracy-delta", "-0.5")
-    assert proc.returncode == 2
-    assert "engine accuracy" in proc.stderr and "Traceback" not in proc.stderr
+def test_accuracy_drop_over_the_threshold_fails_with_a_report(store, tmp_path: Path, monkeypatch, capsys):
+    code = _run_in_process(store, tmp_path, monkeypatch, "--backend", "onnxruntime", "--validation-samples", "16",
+                           "--max-accuracy-delta", "-0.5")
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "engine accuracy" in err and "Traceback" not in err
     report = json.loads((tmp_path / "precision-report.json").read_text())
     assert report["result"] == "failed" and report["validation"]["passed"] is False
     assert not (tmp_path / "engine_uri").exists()

@@ -5,11 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import onnxruntime as ort
 import pytest
 
 from steps.convert_trt.backends.base import PrecisionPlan
-from steps.convert_trt.backends.onnx_fp16 import mixed_precision
+from steps.convert_trt.backends.onnx_fp16 import OnnxRuntimeBackend, mixed_precision
 from steps.convert_trt.backends.onnx_reference import OnnxReferenceEvaluator
 from steps.convert_trt.comparator import Tolerance, compare
 from steps.convert_trt.config import PrecisionConfig
@@ -35,16 +34,17 @@ def resnet_like(tmp_path_factory: pytest.TempPathFactory) -> tuple[OnnxReference
     return OnnxReferenceEvaluator(load_onnx(bundle / "model.onnx")), inputs
 
 
-def test_cpu_evaluator_reproduces_the_fp16_overflow_that_onnxruntime_hides(overflow):
+def test_cpu_evaluator_reproduces_the_fp16_overflow_that_onnxruntime_hides(overflow, tmp_path: Path):
     evaluator, inputs = overflow
     fp16 = evaluator.run(PrecisionPlan("fp16"), inputs, ["norm", "logits"])
     assert np.isinf(fp16["norm"]).any(), "the real-FP16 evaluator must overflow in the sum of squares"
     reference = evaluator.reference(inputs, ["logits"])["logits"]
     assert not compare("logits", fp16["logits"], reference, TOL).passed
     # the numerics trap: ORT's CPU build runs the same FP16 model effectively in FP32 and stays finite
-    session = ort.InferenceSession(mixed_precision(evaluator.model, []).SerializeToString(),
-                                   providers=["CPUExecutionProvider"])
-    (ort_logits,) = session.run(["logits"], {"input": inputs})
+    backend = OnnxRuntimeBackend()
+    engine = backend.build(evaluator.model, PrecisionPlan("fp16"), tmp_path)
+    assert engine.path.name == "model_fp16.onnx"
+    (ort_logits,) = backend.run(engine, {"input": inputs})
     assert np.isfinite(ort_logits).all()
     assert compare("logits", ort_logits, reference, TOL).passed
 

@@ -59,3 +59,12 @@ def test_module_scopes_and_pin_resolution():
     assert resolve_pins(model, ["l2norm"]) == ["l2norm"]
     with pytest.raises(UserError, match="matches no node"):
         resolve_pins(model, ["nope"])
+
+
+def test_unnamed_nodes_get_stable_names(tmp_path: Path):
+    model = overflow_onnx_model()
+    for node in model.graph.node[:2]:
+        node.name = ""
+    onnx.save(model, str(tmp_path / "model.onnx"))
+    names = [n.name for n in load_onnx(tmp_path / "model.onnx").graph.node]
+    assert names[:3] == ["Conv_0", "Relu_1", "conv2"] and len(set(names)) == len(names)

@@ -52,3 +52,36 @@ def test_bad_batches_and_bundles_are_refused(tmp_path: Path):
         load_engine(tmp_path, device="cpu")
     with pytest.raises(UserError, match="unknown device"):
         load_engine(bundle, device="tpu")
+
+
+def test_pytorch_backend_pins_run_in_fp32(tmp_path: Path):
+    from steps.convert_trt.backends.base import PrecisionPlan
+    from steps.convert_trt.backends.torch_backend import TorchBackend
+    from steps.convert_trt.inspect import load_onnx
+    from steps.train.fixtures import write_tiny_model_bundle
+
+    model_bundle = write_tiny_model_bundle(tmp_path / "model", image_size=32)
+    onnx_model = load_onnx(model_bundle / "model.onnx")
+    backend = TorchBackend(model_bundle)
+    # an ONNX node name and a module path both resolve to modules of the torch model
+    plan = PrecisionPlan("fp16", ("/fc/Gemm", "stages.0.0.body"))
+    engine = backend.build(onnx_model, plan, tmp_path / "engine")
+    assert engine.manifest["fp32_modules"] == ["fc", "stages.0.0.body"]
+    batch = np.random.default_rng(0).random((2, 3, 32, 32)).astype(np.float32)
+    (logits,) = backend.run(engine, {"input": batch})
+    assert logits.dtype == np.float32 and logits.shape == (2, 3) and np.isfinite(logits).all()
+
+
+def test_precision_plan_keeps_pinned_modules_fp32():
+    from steps.convert_trt.backends.torch_backend import apply_precision_plan
+    from steps.train.model import build_model
+
+    model = apply_precision_plan(build_model("resnet_tiny", 3).eval(), "fp16", ["fc"])
+    seen = {}
+    model.fc.register_forward_hook(lambda _m, args, out: seen.update(input=args[0].dtype, output=out.dtype))
+    assert model.fc.weight.dtype == torch.float32 and model.stem[0].weight.dtype == torch.float16
+    with torch.no_grad():
+        logits = model(torch.rand(1, 3, 32, 32, dtype=torch.float16))
+    assert seen["input"] == torch.float32 and logits.dtype == torch.float16
+    with pytest.raises(UserError, match="not a module"):
+        apply_precision_plan(build_model("resnet_tiny", 3), "fp16", ["nope"])

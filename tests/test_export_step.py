@@ -182,6 +182,7 @@ def test_bad_inputs_are_counted_and_never_crash(label_studio: LabelStudioServer,
         {"image": "data:image/png;base64," + base64.b64encode(b"garbage").decode()},  # corrupt bytes
         {"image": "data:image/png;base64," + base64.b64encode(_png(4)).decode()},  # fine, but label not in config
         {"image": ""},  # no image at all
+        {"image": "file:///etc/hostname"},  # a file of the step's own machine: refused
     ]
     ids = label_studio.import_tasks(project, data)
     for task_id in [good_upload, deleted_upload, *ids]:
@@ -190,10 +191,10 @@ def test_bad_inputs_are_counted_and_never_crash(label_studio: LabelStudioServer,
     gone.unlink()
     outputs, report = export(label_studio, project, (tmp_path / "d").as_uri())
     assert outputs["num_items"] == 2
-    assert report["skipped"] == {"corrupt_image": 2, "missing_image": 4, "unknown_label": 1}
+    assert report["skipped"] == {"corrupt_image": 2, "missing_image": 5, "unknown_label": 1}
     examples = {reason: {e["task"] for e in items} for reason, items in report["examples"].items()}
-    assert examples == {"corrupt_image": {ids[1], ids[4]}, "missing_image": {deleted_upload, ids[2], ids[3], ids[6]},
-                        "unknown_label": {ids[5]}}
+    assert examples == {"corrupt_image": {ids[1], ids[4]}, "unknown_label": {ids[5]},
+                        "missing_image": {deleted_upload, ids[2], ids[3], ids[6], ids[7]}}
     assert "zebra" in report["examples"]["unknown_label"][0]["detail"]
 
 

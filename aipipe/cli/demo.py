@@ -9,12 +9,12 @@ from rich.console import Console
 
 from aipipe.config import load_config
 
-console = Console()
+console = Console(soft_wrap=True)
 
 
 def demo(
-    images: Annotated[int, typer.Option(help="labelled images in the seeded Label Studio project")] = 60,
-    epochs: Annotated[int, typer.Option(help="training epochs")] = 3,
+    images: Annotated[int, typer.Option(help="labelled images in the seeded Label Studio project")] = 120,
+    epochs: Annotated[int, typer.Option(help="training epochs")] = 8,
 ) -> None:
     """Run the retrain loop on the embedded defaults; exit 0 only when the endpoint answers."""
     from aipipe.cli.runs import drive_foreground

@@ -163,12 +163,7 @@ def run(
     if resume:
         if pipeline or parameter:
             raise UserError("continues a stored run: give no PIPELINE or -p with it", field="--resume")
-        workflow = service.store.find_workflow(resume)
-        phase = workflow.get("status", {}).get("phase", "")
-        if phase in COMPLETED_PHASES:
-            raise UserError(f"run {resume} already finished ({phase}); use `aipipe retry` or `aipipe resubmit`",
-                            field="--resume")
-        _finish(drive_foreground(service, workflow))
+        _finish(drive_foreground(service, service.resumable(resume)))
         return
     if pipeline is None:
         raise UserError("give a pipeline .py or Workflow .yaml (or --resume NAME)", field="PIPELINE")

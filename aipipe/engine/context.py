@@ -68,15 +68,17 @@ def default_context(
     templates: TemplateLookup = no_templates,
     on_change: Callable[[dict[str, Any]], None] = _ignore_change,
     on_log: Callable[[str, str], None] = _ignore_log,
+    artifact_root: str | None = None,
     **extra: Any,
 ) -> ExecutionContext:
-    """Sensible defaults: scratch in ``run_dir``, artifacts under ``<home>/artifacts``, secrets from the home."""
+    """Sensible defaults: scratch in ``run_dir``, artifacts under ``<home>/artifacts`` (or ``artifact_root``,
+    e.g. ``s3://bucket/artifacts``), secrets from the home."""
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     return ExecutionContext(
         work_dir=run_dir,
         storage=Storage.from_config(cfg),
-        artifact_root=(cfg.home / "artifacts").as_uri(),
+        artifact_root=artifact_root or (cfg.home / "artifacts").as_uri(),
         templates=templates,
         secrets=SecretStore.from_config(cfg),
         config=cfg,

@@ -57,6 +57,13 @@ class DagMixin:
                 cond.notify_all()
 
         def launch(tname: str) -> None:
+            try:
+                launch_unguarded(tname)
+            except Exception as exc:  # never leave the scheduler waiting on a task that died with a bug
+                node = self._fail_node(f"{name}.{tname}", tname, nid, nid, NodeFailure(f"engine error: {exc!r}"))
+                finish(tname, node, [])
+
+        def launch_unguarded(tname: str) -> None:
             task = tasks[tname]
             tname_full = f"{name}.{tname}"
             try:

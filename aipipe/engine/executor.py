@@ -13,6 +13,7 @@ import threading
 import time
 import uuid
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 from aipipe.engine.calls import (
@@ -35,7 +36,7 @@ from aipipe.engine.gpu import GpuPool, detect_gpu_count
 from aipipe.engine.images import ImageMap
 from aipipe.engine.locks import MutexRegistry
 from aipipe.engine.names import pod_name
-from aipipe.engine.nodes import DONE_PHASES, KEPT_ON_RESUME, Clock, NodeTree, node_id, now_iso
+from aipipe.engine.nodes import DONE_PHASES, KEPT_ON_RESUME, Clock, NodeTree, node_id, now_iso, subtree_progress
 from aipipe.engine.outputs import OutputsMixin
 from aipipe.engine.pod import PodRunner
 from aipipe.engine.retry import RetryStrategy, parse_duration
@@ -48,7 +49,7 @@ from aipipe.engine.template import (
     render,
     render_deep,
 )
-from aipipe.engine.validate import resolve_workflow_spec, validate_workflow
+from aipipe.engine.validate import TEMPLATE_KINDS, resolve_workflow_spec, validate_workflow
 from aipipe.errors import UserError
 
 
@@ -119,7 +120,10 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
         self.pods = PodRunner(self.ctx, self.name, ImageMap(self.ctx.config),
                               GpuPool(self.ctx.gpu_count if self.ctx.gpu_count is not None else detect_gpu_count(),
                                       str(self.ctx.config.get("engine.gpu_fallback"))),
-                              self.cancelled, int(self.spec.get("parallelism") or 0) or None)
+                              self.cancelled, int(self.spec.get("parallelism") or 0) or None,
+                              [*(self.spec.get("volumes") or []),
+                               *({"name": c.get("metadata", {}).get("name")} for c in
+                                 self.spec.get("volumeClaimTemplates") or [])])
         self.pods.check_available()
         self.mutexes = MutexRegistry(self.ctx.config.home / "locks", self.cancelled)
         watcher = threading.Thread(target=self._watch_stop, args=(stop,), daemon=True) if stop else None
@@ -128,7 +132,19 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
         deadline = self._workflow_deadline()
         started = self.status.get("startedAt") or now_iso()
         self._set_status(phase="Running", startedAt=started, finishedAt=None, message=None)
-        wf_lock = self._acquire_sync(self.spec.get("synchronization"), None)
+        try:
+            return self._run_to_end(deadline)
+        finally:
+            self.finished = True
+            if deadline:
+                deadline.cancel()
+
+    def _run_to_end(self, deadline: threading.Timer | None) -> dict[str, Any]:
+        try:
+            wf_lock = self._acquire_sync(self.spec.get("synchronization"), None)
+        except NodeFailure as exc:
+            self._set_status(phase="Failed", message=str(exc), finishedAt=now_iso())
+            return self._snapshot(dict(self.tree.nodes))
         try:
             phase, message = self._run_entry()
         finally:
@@ -144,7 +160,6 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
         if self.user_stopped:
             phase, message = "Failed", USER_STOP
         self._set_status(phase=phase, message=message, finishedAt=now_iso())
-        self.finished = True
         if self.tree.errors:
             raise self.tree.errors[0]
         return self._snapshot(dict(self.tree.nodes))
@@ -178,8 +193,6 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
         started = self.status.get("startedAt")
         if not started:
             return 0.0
-        from datetime import UTC, datetime
-
         return max((datetime.now(UTC) - datetime.strptime(started, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC))
                    .total_seconds(), 0.0)
 
@@ -330,10 +343,13 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
         return Call(self._with_defaults(tmpl), tset, name, None, arguments)
 
     def _with_defaults(self, tmpl: dict[str, Any]) -> dict[str, Any]:
+        """``spec.templateDefaults`` under the template; a kind section (container, script…) only for that kind."""
         defaults = self.spec.get("templateDefaults")
         if not defaults:
             return tmpl
-        return merge_defaults(copy.deepcopy(defaults), tmpl)
+        kind = kind_of(tmpl)
+        applicable = {k: v for k, v in defaults.items() if k not in TEMPLATE_KINDS or k == kind}
+        return merge_defaults(copy.deepcopy(applicable), tmpl)
 
     # ------------------------------------------------------------------ nodes
 
@@ -363,6 +379,10 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
 
     def _finish_node(self, nid: str, phase: str, message: str | None = None, **fields: Any) -> dict[str, Any]:
         extra = {"message": message} if message else {}
+        with self.tree.lock:
+            node = self.tree.nodes.get(nid, {})
+            if node.get("type") not in ("Pod", "Skipped") and "progress" not in fields:
+                extra["progress"] = subtree_progress(self.tree.nodes, nid)
         record = self.tree.put(nid, phase=phase, finishedAt=now_iso(), **extra, **fields)
         self.tree.commit()
         return record

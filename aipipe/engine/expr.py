@@ -783,10 +783,14 @@ def _gv_compare(op: str, a: Any, b: Any, text: str) -> bool:
         else:
             same = _gv_text(a) == _gv_text(b)
         return same if op == "==" else not same
-    if (isinstance(a, float) and isinstance(b, float)) or (isinstance(a, str) and isinstance(b, str)):
-        pass
-    else:
-        raise ExprError(f"cannot compare {a!r} {op} {b!r} in condition {text!r}")
+    if isinstance(a, float) and isinstance(b, float):
+        return _ordered(op, a, b)
+    if isinstance(a, str) and isinstance(b, str):
+        return _ordered(op, a, b)
+    raise ExprError(f"cannot compare {a!r} {op} {b!r} in condition {text!r}")
+
+
+def _ordered(op: str, a: Any, b: Any) -> bool:
     return {">": a > b, "<": a < b, ">=": a >= b, "<=": a <= b}[op]
 
 

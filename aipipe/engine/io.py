@@ -112,6 +112,11 @@ def load_input(artifact: Mapping[str, Any], source: Mapping[str, Any] | None, de
     if key is None:
         if artifact.get("optional"):
             return False
+        kinds = ("http", "git", "hdfs", "artifactory", "azure", "gcs", "oss")
+        other = [k for k in kinds if (source or artifact).get(k)]
+        if other:
+            raise ArtifactError(f"input artifact {name!r}: {other[0]} artifacts are not supported by the embedded "
+                                "engine (use raw, from, or a key in the default repository)")
         raise ArtifactError(f"input artifact {name!r} has no source (give from, raw or s3.key)")
     sub_path = str((source or {}).get("subPath") or artifact.get("subPath") or "").strip("/")
     uri = join(root_uri, key)

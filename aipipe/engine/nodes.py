@@ -106,6 +106,23 @@ class Clock:
         return time.monotonic() - self.start
 
 
+def subtree_progress(nodes: dict[str, dict[str, Any]], nid: str) -> str:
+    """``done/total`` over the Pod nodes below (and including) ``nid``."""
+    done = total = 0
+    stack, seen = [nid], set()
+    while stack:
+        current = stack.pop()
+        if current in seen or current not in nodes:
+            continue
+        seen.add(current)
+        node = nodes[current]
+        if node.get("type") == "Pod":
+            total += 1
+            done += node.get("phase") in DONE_PHASES
+        stack.extend(node.get("children", []))
+    return f"{done}/{total}"
+
+
 def reset_for_retry(workflow: dict[str, Any]) -> dict[str, Any]:
     """A copy ready for ``WorkflowExecutor`` to retry: failed/errored/unfinished nodes and the exit handler
     are dropped, Succeeded/Skipped/Omitted nodes are kept (and so never run again)."""

@@ -8,6 +8,7 @@ ends and writes input artifacts there before it starts.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import threading
 from collections.abc import Mapping
@@ -32,6 +33,7 @@ DEADLINE_MESSAGE = "Pod was active on the node longer than the specified deadlin
 RESULT_LIMIT = 256 * 1024
 PROGRESS_FILE = "/argo/progress"
 SCRIPT_PATH = "/argo/staging/script"
+_SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
 _PASSTHROUGH_ENV = (*(k.env for k in KEYS if not k.secret), "LANG", "LC_ALL", "TZ", "HOME", "USER")
 
 
@@ -69,7 +71,8 @@ class PodRunner:
     """Starts leaf nodes and tracks their processes so stop/deadlines can kill them."""
 
     def __init__(self, ctx: ExecutionContext, workflow_name: str, images: ImageMap, gpus: GpuPool,
-                 cancelled: threading.Event, parallelism: int | None) -> None:
+                 cancelled: threading.Event, parallelism: int | None,
+                 workflow_volumes: list[dict[str, Any]] | None = None) -> None:
         self.ctx = ctx
         self.workflow_name = workflow_name
         self.images = images
@@ -80,6 +83,7 @@ class PodRunner:
         self.lock = threading.Lock()
         self.running: dict[str, LocalHandle] = {}
         self.shared = self._shared_paths()
+        self.workflow_volumes = {v.get("name"): v for v in workflow_volumes or []}
 
     def check_available(self) -> None:
         self.runner.check_available()
@@ -157,6 +161,7 @@ class PodRunner:
                             "add it to engine.image_map", "Error")
         env = self._env(body, runtime.search_path(), dict(runtime.env))
         secret_files = self._secret_volumes(tmpl, body, where)
+        binds = self._volume_binds(tmpl, body)
         gpu_count = requested_gpus(tmpl, str(self.ctx.config.get("kubernetes.gpu_resource")))
         gpu_ids: list[int] | None = None
         warning = ""
@@ -173,7 +178,8 @@ class PodRunner:
                 return {"phase": "Failed", "message": "stopped before start"}
             out, err = LineMasker(self.ctx, nid), LineMasker(self.ctx, nid)
             spec = ProcessSpec(argv=argv, env=env, cwd=str(body.get("workingDir") or "/"), root=root,
-                               private_tops=private, shared=self.shared, on_stdout=out.feed, on_stderr=err.feed)
+                               private_tops=private, shared=self.shared, binds=binds, on_stdout=out.feed,
+                               on_stderr=err.feed)
             with self.lock:
                 if self.cancelled.is_set():
                     return {"phase": "Failed", "message": "stopped before start"}
@@ -234,22 +240,19 @@ class PodRunner:
 
     @staticmethod
     def _private_tops(tmpl: Mapping[str, Any], body: Mapping[str, Any]) -> frozenset[str]:
-        paths: list[str] = [str(body.get("workingDir") or "/")]
-        for art in (tmpl.get("inputs") or {}).get("artifacts") or []:
-            paths.append(str(art.get("path") or ""))
+        """Top-level folders the template uses: private to the node (files directly under / need none)."""
+        folders = [str(body.get("workingDir") or "/"), *(str(m.get("mountPath") or "") for m in
+                                                         body.get("volumeMounts") or [])]
+        files = [str(a.get("path") or "") for a in (tmpl.get("inputs") or {}).get("artifacts") or []]
         outputs = tmpl.get("outputs") or {}
-        for p in outputs.get("parameters") or []:
-            paths.append(str((p.get("valueFrom") or {}).get("path") or ""))
-        for a in outputs.get("artifacts") or []:
-            paths.append(str(a.get("path") or ""))
-        for m in body.get("volumeMounts") or []:
-            paths.append(str(m.get("mountPath") or ""))
+        files += [str((p.get("valueFrom") or {}).get("path") or "") for p in outputs.get("parameters") or []]
+        files += [str(a.get("path") or "") for a in outputs.get("artifacts") or []]
         tops = {"tmp", "argo"}
-        for path in paths:
+        for path, is_folder in [*((f, True) for f in folders), *((f, False) for f in files)]:
             parts = [p for p in path.split("/") if p]
             if not path.startswith("/") or not parts or parts[0] in NEVER_PRIVATE:
                 continue
-            if len(parts) > 1 or os.path.isdir("/" + parts[0]):
+            if is_folder or len(parts) > 1 or os.path.isdir("/" + parts[0]):
                 tops.add(parts[0])
         return frozenset(tops)
 
@@ -294,8 +297,32 @@ class PodRunner:
                 raise NodeError(f"env {name}: configMapKeyRef needs Kubernetes; give a value instead")
         return env
 
+    def _volume_binds(self, tmpl: Mapping[str, Any], body: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+        """Persistent volumes (claims, volumeClaimTemplates) are one folder per run, shared by its nodes;
+        emptyDir stays private to the node; secret volumes are written per node."""
+        volumes = {**self.workflow_volumes, **{v.get("name"): v for v in tmpl.get("volumes") or []}}
+        binds = []
+        for mount in body.get("volumeMounts") or []:
+            name = str(mount.get("name"))
+            volume = volumes.get(name)
+            if volume is None:
+                raise NodeError(f"volumeMounts: volume {name!r} is not defined in the template, spec.volumes or "
+                                "spec.volumeClaimTemplates")
+            if volume.get("secret") or volume.get("emptyDir") is not None:
+                continue
+            if volume.get("configMap") or volume.get("hostPath"):
+                kind = "configMap" if volume.get("configMap") else "hostPath"
+                raise NodeError(f"volume {name!r}: {kind} volumes need Kubernetes; use an artifact or a claim")
+            claim = (volume.get("persistentVolumeClaim") or {}).get("claimName") or name
+            folder = self.ctx.work_dir / "volumes" / _SAFE_NAME.sub("_", str(claim))
+            if mount.get("subPath"):
+                folder = folder / str(mount["subPath"]).strip("/")
+            folder.mkdir(parents=True, exist_ok=True)
+            binds.append((str(folder), str(mount["mountPath"])))
+        return tuple(binds)
+
     def _secret_volumes(self, tmpl: Mapping[str, Any], body: Mapping[str, Any], where: Any) -> list[Path]:
-        volumes = {v.get("name"): v for v in tmpl.get("volumes") or []}
+        volumes = {**self.workflow_volumes, **{v.get("name"): v for v in tmpl.get("volumes") or []}}
         written: list[Path] = []
         for mount in body.get("volumeMounts") or []:
             volume = volumes.get(mount.get("name")) or {}

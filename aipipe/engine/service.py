@@ -13,6 +13,7 @@ import contextlib
 import copy
 import shutil
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -31,9 +32,11 @@ from aipipe.errors import AipipeError, ConflictError, NotFoundError, UserError
 
 TERMINATED_MESSAGE = "terminated by user"
 HEARTBEAT_SECONDS = 0.5
+STOP_WAIT_SECONDS = 15.0
 RESUBMITTED_FROM_LABEL = "workflows.argoproj.io/resubmitted-from-workflow"
 _KEEP_ON_RETRY = frozenset({"Succeeded", "Skipped"})
 _LEAF_TYPES = frozenset({"Pod", "Container", "Suspend", "Skipped"})
+
 
 class EngineService:
     """Runs in one run store, driven by this process when asked."""
@@ -144,14 +147,14 @@ class EngineService:
             if self.store.heartbeat(uid, driver_id) is not None:
                 stop.set()
 
-    def resume(self, name: str, namespace: str | None = None, **drive_kwargs: Any) -> dict[str, Any]:
-        """Continue a run whose driver is gone (e.g. killed with -9)."""
+    def resumable(self, name: str, namespace: str | None = None) -> dict[str, Any]:
+        """A stored run that has not finished (e.g. its driver was killed with -9), ready for :meth:`drive`."""
         workflow = self.store.find_workflow(name, namespace)
         phase = workflow.get("status", {}).get("phase", "")
         if phase in COMPLETED_PHASES:
             raise UserError(f"run {name} already finished ({phase}); use `aipipe retry` or `aipipe resubmit`",
                             field="name")
-        return self.drive(workflow, **drive_kwargs)
+        return workflow
 
     def orphaned(self) -> list[dict[str, Any]]:
         """Unfinished runs without a live driver: what a restarted server continues."""
@@ -179,9 +182,13 @@ class EngineService:
         """Stop the run if it runs, forget it and its logs, and remove its scratch area once nobody drives it."""
         workflow = self.stop(name, namespace)
         uid = workflow["metadata"]["uid"]
+        deadline = time.monotonic() + STOP_WAIT_SECONDS
         driver = self.store.driver(uid)
+        while driver is not None and driver.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.1)  # the driver is killing the run's processes
+            driver = self.store.driver(uid)
         self.store.delete_workflow(workflow["metadata"]["namespace"], name)
-        if driver is None or not driver.is_alive():  # a live driver stops on its own and keeps its files
+        if driver is None or not driver.is_alive():  # a driver still busy keeps its files
             shutil.rmtree(self.cfg.home / "runs" / uid, ignore_errors=True)
 
     def _mark_finished(self, workflow: dict[str, Any], phase: str, message: str) -> dict[str, Any]:

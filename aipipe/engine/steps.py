@@ -94,6 +94,14 @@ class StepsMixin:
 
     def _run_child(self, step: dict[str, Any], name: str, display: str, parent: str, boundary: str, scope: Scope,
                    tset: TemplateSet, prefix: str) -> dict[str, Any]:
+        """One step or task; an unexpected engine fault fails this node (with its cause), not the whole run."""
+        try:
+            return self._run_child_unguarded(step, name, display, parent, boundary, scope, tset, prefix)
+        except Exception as exc:  # a bug must not leave the node Running and its parent waiting
+            return self._fail_node(name, display, parent, boundary, NodeFailure(f"engine error: {exc!r}"))
+
+    def _run_child_unguarded(self, step: dict[str, Any], name: str, display: str, parent: str, boundary: str,
+                             scope: Scope, tset: TemplateSet, prefix: str) -> dict[str, Any]:
         """One step or task (after loop expansion): when, arguments, the template, its exit/expression hooks."""
         try:
             call = self._resolve_call(step, tset)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, NoReturn
 
 from aipipe.engine import graph
 from aipipe.errors import UserError
@@ -45,7 +45,7 @@ class _Linter:
         self.lookup = templates
         self.local = {t.get("name"): t for t in spec.get("templates") or []}
 
-    def fail(self, field: str, message: str) -> None:
+    def fail(self, field: str, message: str) -> NoReturn:
         raise UserError(message, field=field)
 
     def run(self) -> None:
@@ -66,6 +66,9 @@ class _Linter:
                 self.fail(f"spec.{hook_field}", f"template name '{self.spec[hook_field]}' undefined")
         for hook_name, hook in (self.spec.get("hooks") or {}).items():
             self.check_ref(hook, self.local, f"spec.hooks.{hook_name}")
+        sync = self.spec.get("synchronization") or {}
+        if sync.get("semaphore") or sync.get("semaphores"):
+            self.fail("spec.synchronization", "semaphores need a ConfigMap; the embedded engine supports mutexes")
         for tmpl in self.spec.get("templates") or []:
             self.check_template(tmpl, self.local, f"templates.{tmpl.get('name')}")
 

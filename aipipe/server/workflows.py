@@ -237,6 +237,11 @@ async def _open_stream(request: web.Request) -> web.StreamResponse:
     return response
 
 
+def _connected(request: web.Request) -> bool:
+    """False once the client went away (aiohttp does not cancel handlers on disconnect)."""
+    return request.transport is not None and not request.transport.is_closing()
+
+
 async def _send(response: web.StreamResponse, result: dict[str, Any]) -> None:
     await response.write(json.dumps({"result": result}).encode() + b"\n")
 
@@ -262,7 +267,7 @@ async def watch_workflows(request: web.Request) -> web.StreamResponse:
             if selector_matches(workflow, labels, fields):
                 seen.add(workflow["metadata"]["uid"])
                 await _send(response, {"type": "ADDED", "object": workflow})
-    while deadline is None or loop.time() < deadline:
+    while (deadline is None or loop.time() < deadline) and _connected(request):
         await asyncio.sleep(POLL_SECONDS)
         for kind, workflow in await blocking(service.store.workflow_changes, since, namespace):
             since = max(since, int(workflow["metadata"]["resourceVersion"]))
@@ -306,7 +311,7 @@ async def stream_logs(request: web.Request, pod_filter: str) -> web.StreamRespon
                 if grep in line:
                     await _send(response, {"content": line, "podName": pod})
         finished = workflow.get("status", {}).get("phase") in COMPLETED_PHASES
-        if not follow or (finished and not chunks):
+        if not follow or (finished and not chunks) or not _connected(request):
             break
         await asyncio.sleep(POLL_SECONDS)
         workflow = await blocking(service.store.get_workflow, namespace, name)

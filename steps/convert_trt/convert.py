@@ -141,18 +141,19 @@ def _backend(name: str, model_bundle: Path, device: str, profiles: Mapping[str, 
     return TensorRTBackend(timing_cache=timing_cache, profiles=profiles)
 
 
-def _source_logits(model_bundle: Path, model: Any) -> Any:
-    """The source model as a function: the PyTorch module in FP32 when the bundle has weights, else ORT FP32."""
+def _source_logits(model_bundle: Path, model: Any, device: str) -> Any:
+    """The source model as a function: the PyTorch module in FP32 (TF32 off) when the bundle has weights, else ORT."""
     if (model_bundle / MODEL_WEIGHTS).is_file():
         import torch
 
         from steps.convert_trt.backends.torch_backend import load_module
+        from steps.convert_trt.backends.torch_evaluator import no_tf32
 
-        module = load_module(model_bundle)
+        module = load_module(model_bundle).to(device)
 
         def run_torch(x: np.ndarray) -> np.ndarray:
-            with torch.no_grad():
-                return module(torch.from_numpy(x)).numpy()
+            with torch.no_grad(), no_tf32():
+                return module(torch.from_numpy(x).to(device)).cpu().numpy()
 
         return run_torch
     import onnxruntime as ort
@@ -258,7 +259,7 @@ def convert(args: ConvertArgs, cfg: Config) -> dict[str, Any]:
         from steps.convert_trt.runtime import load_engine
 
         runner = load_engine(bundle, device=device)
-        validation = validate_engine(_source_logits(model_bundle, model), runner.infer, samples.images,
+        validation = validate_engine(_source_logits(model_bundle, model, device), runner.infer, samples.images,
                                      samples.labels, args.max_accuracy_delta)
         runner.close()
         report["validation"] = validation.to_dict()

@@ -79,7 +79,7 @@ def load_onnx(path: Path) -> onnx.ModelProto:
     except Exception as exc:  # protobuf raises DecodeError and others for a malformed file
         raise UserError(f"not a valid ONNX model: {type(exc).__name__}: {exc}", field=str(path)) from exc
     check_model(model, str(path))
-    return model
+    return ensure_node_names(model)
 
 
 def check_model(model: onnx.ModelProto, source: str = "onnx") -> None:

@@ -19,7 +19,7 @@ from aipipe.contract import EVALUATE
 from aipipe.errors import UserError
 from aipipe.stepkit import parse_step_args, write_outputs, write_report
 from aipipe.storage import Storage
-from steps.evaluate.gate import decide, score_bundle
+from steps.evaluate.gate import Decision, decide, score_bundle
 from steps.train.data import open_dataset
 from steps.train.tracking import (
     CHAMPION,
@@ -88,9 +88,10 @@ def main(argv: list[str] | None = None) -> None:
             champion = model_version(mlflow_client, tracking_uri, name, champion_version)
             champion_scores = score_bundle(fetch_bundle(storage, tracking_uri, champion, Path(tmp) / "champion"),
                                            data, device=device)
-    decision = decide(candidate_scores.accuracy, champion_scores.accuracy if champion_scores else None, margin)
     if champion_version == candidate_version:
-        decision = type(decision)(True, "the candidate already is the champion")
+        decision = Decision(True, "the candidate already is the champion")
+    else:
+        decision = decide(candidate_scores.accuracy, champion_scores.accuracy if champion_scores else None, margin)
     previous = None
     if decision.promote:
         previous = promote(mlflow_client, tracking_uri, name, candidate_version)

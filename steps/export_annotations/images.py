@@ -2,7 +2,8 @@
 
 Supported: Label Studio uploads (``/data/upload/…``) and local-files storage
 (``/data/local-files/?d=…``) fetched from Label Studio with the API token; ``http(s)://`` URLs;
-``data:`` URLs; ``s3://`` and ``file://`` URIs through :mod:`aipipe.storage`.
+``data:`` URLs; ``s3://`` URIs through :mod:`aipipe.storage`. ``file://`` is refused (counted as
+missing): a task must not make the step read files of the machine it runs on.
 A missing or unreadable image raises :class:`ImageProblem` (counted, never fatal); Label Studio
 itself failing raises ServiceUnavailable through the retry policy.
 """
@@ -23,6 +24,7 @@ from steps.export_annotations.client import Retry, call_with_retries
 FORMAT_EXTENSIONS = {"PNG": "png", "JPEG": "jpg", "GIF": "gif", "BMP": "bmp", "WEBP": "webp", "TIFF": "tiff"}
 MAX_IMAGE_BYTES = 64 << 20
 MAX_PIXELS = 100_000_000
+WEB_ATTEMPTS = 2  # a dead image host is counted quickly; Label Studio itself gets the full retry policy
 
 
 class ImageProblem(ValueError):
@@ -95,7 +97,7 @@ class ImageFetcher:
         scheme = urlparse(url).scheme
         if scheme == "data":
             return decode_data_url(url)
-        if scheme in ("s3", "file"):
+        if scheme == "s3":
             try:
                 return self.storage.get_bytes(url)
             except NotFoundError as exc:
@@ -154,9 +156,9 @@ class ImageFetcher:
             return False
 
     def _from_web(self, url: str) -> bytes:
-        """Any other URL: every failure, after retries of transient ones, is counted, never fatal."""
+        """Any other URL: every failure, after at most one retry of a transient one, is counted, never fatal."""
+        retry = Retry(min(self.retry.attempts, WEB_ATTEMPTS), self.retry.base)
         try:
-            return call_with_retries(lambda: self._get(url, {}), url=url, what="download the image",
-                                     retry=self.retry)
+            return call_with_retries(lambda: self._get(url, {}), url=url, what="download the image", retry=retry)
         except (AipipeError, OSError) as exc:
             raise ImageProblem("missing_image", f"{url}: {exc}") from exc

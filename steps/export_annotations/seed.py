@@ -2,8 +2,8 @@
 
     python -m steps.export_annotations.seed --url http://127.0.0.1:8080 --images 40 [--detection]
 
-The API key comes from ``LABEL_STUDIO_API_KEY``. Images are uploaded as files (tasks then point
-at ``/data/upload/…``) and annotated through the API with their true digit. A detection project
+The API key comes from ``LABEL_STUDIO_API_KEY``. Images are uploaded as files and imported as
+tasks pointing at ``/data/upload/…``, each with an annotation holding its true digit. A detection project
 places 1-3 digits on a larger canvas and annotates their boxes.
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from steps.export_annotations.fixtures import digit_images
 DIGITS = tuple(str(d) for d in range(10))
 IMAGE_FIELD = "image"
 CONTROL = "label"
+UPLOAD_BATCH = 50  # files per import request (Django caps the files of one request)
 BoxPercent = tuple[str, float, float, float, float]  # label, x, y, w, h in percent of the image
 
 
@@ -53,21 +55,54 @@ def box_result(boxes: Sequence[BoxPercent], width: int, height: int) -> list[dic
             for label, x, y, w, h in boxes]
 
 
-def upload_images(source: LabelStudioSource, project_id: int, files: Sequence[tuple[str, bytes]]) -> list[int]:
-    """Upload image files into a project (one task each, pointing at ``/data/upload/…``); the task ids."""
+def _checked(resp: Any) -> Any:
+    """The JSON of a ``requests`` response; an HTTP error carrying ``status_code`` for the retry policy."""
     import requests
 
-    def post() -> list[int]:
-        resp = requests.post(f"{source.url}/api/projects/{project_id}/import", params={"return_task_ids": "true"},
-                             headers=source.auth_headers(), timeout=120,
-                             files=[(name, (name, data, "image/png")) for name, data in files])
-        if resp.status_code >= 400:
-            err = requests.HTTPError(f"HTTP {resp.status_code}: {resp.text[:200]}", response=resp)
-            err.status_code = resp.status_code  # type: ignore[attr-defined]
-            raise err
-        return list(resp.json()["task_ids"])
+    if resp.status_code >= 400:
+        err = requests.HTTPError(f"HTTP {resp.status_code}: {resp.text[:200]}", response=resp)
+        err.status_code = resp.status_code  # type: ignore[attr-defined]
+        raise err
+    return resp.json()
 
-    return source.call(post, f"upload {len(files)} images")
+
+def _post_files(source: LabelStudioSource, project_id: int, files: Sequence[tuple[str, bytes]],
+                params: dict[str, str]) -> Any:
+    import requests
+
+    return _checked(requests.post(f"{source.url}/api/projects/{project_id}/import", params=params,
+                                  headers=source.auth_headers(), timeout=300,
+                                  files=[(name, (name, data, "image/png")) for name, data in files]))
+
+
+def upload_images(source: LabelStudioSource, project_id: int, files: Sequence[tuple[str, bytes]]) -> list[int]:
+    """Upload image files into a project (one task each, pointing at ``/data/upload/…``); the task ids."""
+    return source.call(lambda: list(_post_files(source, project_id, files, {"return_task_ids": "true"})["task_ids"]),
+                       f"upload {len(files)} images")
+
+
+def upload_files(source: LabelStudioSource, project_id: int, files: Sequence[tuple[str, bytes]]) -> list[str]:
+    """Upload image files without creating tasks; their ``/data/upload/…`` URLs, in order."""
+    import requests
+
+    ids = source.call(lambda: list(_post_files(source, project_id, files, {"commit_to_project": "false"})[
+        "file_upload_ids"]), f"upload {len(files)} images")
+    listed = source.call(lambda: _checked(requests.get(
+        f"{source.url}/api/projects/{project_id}/file-uploads", params={"ids": json.dumps(ids)},
+        headers=source.auth_headers(), timeout=60)), "list uploaded files")
+    path_of = {int(entry["id"]): str(entry["file"]) for entry in listed}
+    return [f"/data/{path_of[i]}" for i in ids]
+
+
+def import_annotated(source: LabelStudioSource, project_id: int, images: Sequence[str],
+                     results: Sequence[list[dict[str, Any]]] | None) -> list[int]:
+    """Create tasks for image URLs, each with its annotation when ``results`` is given; the task ids."""
+    tasks = [{"data": {IMAGE_FIELD: url}, **({"annotations": [{"result": results[i]}]} if results else {})}
+             for i, url in enumerate(images)]
+    request: Any = tasks
+    response = source.call(lambda: source.client.projects.import_tasks(id=project_id, request=request,
+                                                                        return_task_ids=True), "import tasks")
+    return [int(t) for t in response.model_dump()["task_ids"]]
 
 
 def annotate(source: LabelStudioSource, task_id: int, result: list[dict[str, Any]], *,
@@ -130,21 +165,21 @@ def seed_project(source: LabelStudioSource, *, images: int, title: str = "aipipe
                           "create a project")
     project_id = int(created.id or 0)
     if detection:
-        samples = detection_images(images, max(size, 96), seed)
+        side = max(size, 96)
+        samples = detection_images(images, side, seed)
         files = [(f"scene_{i:05d}.png", data) for i, (data, _) in enumerate(samples)]
         labels = [" ".join(b[0] for b in boxes) for _, boxes in samples]
+        results = [box_result(boxes, side, side) for _, boxes in samples]
     else:
         pngs, targets = digit_images(size)
         rng = np.random.default_rng(seed)
         picks = rng.choice(len(pngs), size=images, replace=images > len(pngs))
         files = [(f"digit_{i:05d}.png", pngs[p]) for i, p in enumerate(picks)]
         labels = [str(targets[p]) for p in picks]
-    task_ids = upload_images(source, project_id, files)
-    if annotate_all:
-        side = max(size, 96)
-        for i, task_id in enumerate(task_ids):
-            result = box_result(samples[i][1], side, side) if detection else choice_result(labels[i])
-            annotate(source, task_id, result)
+        results = [choice_result(label) for label in labels]
+    urls = [url for start in range(0, len(files), UPLOAD_BATCH)
+            for url in upload_files(source, project_id, files[start:start + UPLOAD_BATCH])]
+    task_ids = import_annotated(source, project_id, urls, results if annotate_all else None)
     return SeededProject(project_id, title, task_ids, labels)
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from PIL import Image, UnidentifiedImageError
 from torch.utils.data import Dataset
 
 from aipipe.contract import CLASSES_FILE, DATASET_MANIFEST, SUCCESS_MARKER
@@ -93,10 +94,8 @@ def open_dataset(storage: Storage, uri: str, cache_dir: Path) -> DatasetVersion:
                           train_items=train, val_items=val)
 
 
-def load_rgb(path: Path, target_size: int) -> Any:
+def load_rgb(path: Path, target_size: int) -> Image.Image:
     """Decode an image as RGB; JPEGs are decoded at the smallest DCT scale still ≥ ``target_size``."""
-    from PIL import Image, UnidentifiedImageError
-
     try:
         image = Image.open(path)
         if image.format == "JPEG":
@@ -126,7 +125,7 @@ def random_resized_box(width: int, height: int, rng: random.Random,
     return left, top, left + side, top + side
 
 
-def to_chw_uint8(image: Any) -> torch.Tensor:
+def to_chw_uint8(image: Image.Image) -> torch.Tensor:
     """A PIL RGB image as a uint8 CHW tensor."""
     return torch.from_numpy(np.asarray(image, dtype=np.uint8).copy()).permute(2, 0, 1)
 
@@ -152,8 +151,6 @@ class ImageDataset(Dataset[tuple[torch.Tensor, int]]):
         return len(self.paths)
 
     def __getitem__(self, key: int | tuple[int, int]) -> tuple[torch.Tensor, int]:
-        from PIL import Image
-
         index, seed = key if isinstance(key, tuple) else (key, 0)
         image = load_rgb(self.paths[index], self.image_size)
         size = (self.image_size, self.image_size)
@@ -168,10 +165,8 @@ class ImageDataset(Dataset[tuple[torch.Tensor, int]]):
         return to_chw_uint8(image), self.labels[index]
 
 
-def preprocess_image(image: Any, spec: Mapping[str, Any]) -> np.ndarray:
+def preprocess_image(image: Image.Image, spec: Mapping[str, Any]) -> np.ndarray:
     """One PIL image → float32 CHW array as described by ``preprocess.json`` (the serving transform)."""
-    from PIL import Image
-
     size = int(spec["input_size"])
     rgb = image.convert("RGB").resize((size, size), Image.Resampling.BILINEAR)
     array = np.asarray(rgb, dtype=np.float32) / 255.0

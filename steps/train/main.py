@@ -232,7 +232,7 @@ def run_training(args: dict[str, Any]) -> None:
                     tracking_uri, experiment,
                     artifact_location=default_artifact_location(tracking_uri, config.storage_root, experiment),
                     run_id=(resume or {}).get("extra", {}).get("mlflow_run_id"),
-                    run_name=f"{args['run-id']}", tags={"dataset_version": data.version,
+                    run_name=args["run-id"], tags={"dataset_version": data.version,
                                                        "workflow_run_id": args["run-id"]})
                 log.info("MLflow run %s; checkpoints under %s%s", tracker.run_id, store.prefix,
                          f" (resuming at step {resume['global_step']})" if resume else "")

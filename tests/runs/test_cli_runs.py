@@ -129,5 +129,5 @@ def test_logs_follow_streams_until_the_run_ends(engine):
     follower = engine.popen("logs", name, "-f")
     assert follower.stdout.readline().strip().endswith("tick 1")  # the run is still waiting for `go`
     go.write_text("")
-    assert follower.wait(60) == 0 and driver.wait(60) == 0
+    assert follower.wait(120) == 0 and driver.wait(120) == 0
     assert follower.stdout.read().strip().endswith("tick 2")

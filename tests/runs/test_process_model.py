@@ -83,7 +83,7 @@ def test_ctrl_c_kills_children_and_fails_the_run(engine):
     time.sleep(0.2)
     child = int(pid_file.read_text())
     driver.send_signal(signal.SIGINT)
-    assert driver.wait(60) == 1
+    assert driver.wait(120) == 1
     assert _pid_gone(child), f"node process {child} outlived the run"
     status = _the_run(engine)["status"]
     assert status["phase"] == "Failed" and status["message"] == "terminated by user"
@@ -97,6 +97,6 @@ def test_stop_from_another_process(engine):
     name = _the_run(engine)["metadata"]["name"]
     stopped = engine.run("stop", name)
     assert stopped.returncode == 0 and "terminated by user" in stopped.stdout
-    assert driver.wait(60) == 1
+    assert driver.wait(120) == 1
     assert _pid_gone(child)
     assert _the_run(engine)["status"]["message"] == "terminated by user"

@@ -54,7 +54,7 @@ def start_server(home: Path, token: str | None = None, port: int | None = None) 
     with (home / "server.log").open("ab") as log:
         proc = subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     server = ServerProcess(f"http://127.0.0.1:{port}", home, proc, token)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"aipipe server exited {proc.returncode}: {(home / 'server.log').read_text()}")
@@ -64,7 +64,7 @@ def start_server(home: Path, token: str | None = None, port: int | None = None) 
         except requests.ConnectionError:
             time.sleep(0.2)
     server.stop(signal.SIGKILL)
-    raise RuntimeError("aipipe server did not start within 60 s")
+    raise RuntimeError("aipipe server did not start within 120 s")
 
 
 @pytest.fixture

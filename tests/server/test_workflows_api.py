@@ -26,10 +26,10 @@ def _hello(generate_name: str, script: str = "echo hello from hera") -> dict:
                 {"name": "main", "container": {"image": "alpine", "command": ["sh", "-c", script]}}]}}
 
 
-def _wait_phase(url: str, name: str, timeout: float = 90) -> dict:
+def _wait_phase(url: str, name: str, timeout: float = 180) -> dict:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        obj = requests.get(f"{url}/api/v1/workflows/{NS}/{name}", timeout=10).json()
+        obj = requests.get(f"{url}/api/v1/workflows/{NS}/{name}", timeout=30).json()
         if obj.get("status", {}).get("phase") in ("Succeeded", "Failed", "Error"):
             return obj
         time.sleep(0.2)
@@ -56,7 +56,7 @@ def test_hera_round_trip(server):
 
 def test_watch_and_log_streams(server):
     created = requests.post(f"{server.url}/api/v1/workflows/{NS}",
-                            json={"workflow": _hello("stream-", "echo line one; echo line two")}, timeout=10)
+                            json={"workflow": _hello("stream-", "echo line one; echo line two")}, timeout=30)
     assert created.ok, created.text
     name = created.json()["metadata"]["name"]
     events = []
@@ -85,20 +85,20 @@ def test_watch_and_log_streams(server):
 
 def test_stop_and_delete_through_the_api(server):
     created = requests.post(f"{server.url}/api/v1/workflows/{NS}", json={"workflow": _hello("long-", "sleep 300")},
-                            timeout=10).json()
+                            timeout=30).json()
     name = created["metadata"]["name"]
-    deadline = time.monotonic() + 60
-    while requests.get(f"{server.url}/api/v1/workflows/{NS}/{name}", timeout=10).json()["status"]["phase"] != \
+    deadline = time.monotonic() + 120
+    while requests.get(f"{server.url}/api/v1/workflows/{NS}/{name}", timeout=30).json()["status"]["phase"] != \
             "Running":
         assert time.monotonic() < deadline
         time.sleep(0.2)
-    stopped = requests.put(f"{server.url}/api/v1/workflows/{NS}/{name}/stop", json={}, timeout=10)
+    stopped = requests.put(f"{server.url}/api/v1/workflows/{NS}/{name}/stop", json={}, timeout=30)
     assert stopped.ok, stopped.text
     final = _wait_phase(server.url, name)
     assert final["status"]["phase"] == "Failed" and final["status"]["message"] == "terminated by user"
     assert (server.home / "runs" / created["metadata"]["uid"]).is_dir()
-    assert requests.delete(f"{server.url}/api/v1/workflows/{NS}/{name}", timeout=10).json() == {}
-    assert requests.get(f"{server.url}/api/v1/workflows/{NS}/{name}", timeout=10).status_code == 404
+    assert requests.delete(f"{server.url}/api/v1/workflows/{NS}/{name}", timeout=30).json() == {}
+    assert requests.get(f"{server.url}/api/v1/workflows/{NS}/{name}", timeout=30).status_code == 404
     assert not (server.home / "runs" / created["metadata"]["uid"]).exists()
 
 
@@ -113,9 +113,9 @@ def test_restarted_server_continues_runs_of_a_killed_one(tmp_path):
         {"name": "a", "container": {"image": "x", "command": ["sh", "-c", f"echo run >> {marks}/a"]}},
         {"name": "b", "retryStrategy": {"limit": 1}, "container": {"image": "x", "command": [
             "sh", "-c", f"echo run >> {marks}/b; while [ -e {marks}/hold ]; do sleep 0.1; done"]}}]}}
-    name = requests.post(f"{first.url}/api/v1/workflows/{NS}", json={"workflow": spec}, timeout=10).json()[
+    name = requests.post(f"{first.url}/api/v1/workflows/{NS}", json={"workflow": spec}, timeout=30).json()[
         "metadata"]["name"]
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120
     while not (marks / "b").exists():
         assert time.monotonic() < deadline
         time.sleep(0.1)
@@ -150,9 +150,9 @@ def test_ctrl_c_on_the_server_fails_its_runs_and_kills_their_processes(tmp_path)
     marks = home / "store" / "markers"
     marks.mkdir(parents=True)
     spec = _hello("sleepy-", f"echo $$ > {marks}/pid; exec sleep 300")
-    name = requests.post(f"{srv.url}/api/v1/workflows/{NS}", json={"workflow": spec}, timeout=10).json()[
+    name = requests.post(f"{srv.url}/api/v1/workflows/{NS}", json={"workflow": spec}, timeout=30).json()[
         "metadata"]["name"]
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120
     while not (marks / "pid").exists() or not (marks / "pid").read_text().strip():
         assert time.monotonic() < deadline
         time.sleep(0.1)

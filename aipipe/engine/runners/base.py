@@ -14,7 +14,8 @@ class ProcessSpec:
 
     ``root`` is the node's private root folder: container paths whose top-level folder is in
     ``private_tops`` live under it (``/tmp/x`` -> ``root/tmp/x``); every other top-level folder
-    of the host is visible as is. ``shared`` host paths stay visible even inside a private top.
+    of the host is visible as is. ``shared`` host paths stay visible even inside a private top;
+    ``binds`` mount run-level folders (persistent volumes) at container paths.
     """
 
     argv: list[str]
@@ -23,6 +24,7 @@ class ProcessSpec:
     root: Path
     private_tops: frozenset[str]
     shared: tuple[str, ...] = ()
+    binds: tuple[tuple[str, str], ...] = ()  # (host folder, container path): volumes shared between nodes
     on_stdout: Callable[[bytes], None] | None = None
     on_stderr: Callable[[bytes], None] | None = None
 

@@ -19,7 +19,9 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import IO
 
 from aipipe.engine.runners.base import ProcessResult, ProcessSpec
 from aipipe.errors import UserError
@@ -29,6 +31,7 @@ MS_BIND = 4096
 MS_REC = 16384
 MS_PRIVATE = 1 << 18
 PR_SET_PDEATHSIG = 1
+STDOUT_KEEP = 256 * 1024  # bytes of stdout kept for outputs.result
 NEVER_PRIVATE = frozenset({"usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc", "proc", "dev", "sys",
                            "run", "boot"})
 _SKIP_TOPS = frozenset({"lost+found"})
@@ -74,6 +77,10 @@ def _mount_plan(spec: ProcessSpec) -> list[tuple[bytes, bytes]]:
             target = root.joinpath(*parts[1:])
             target.mkdir(parents=True, exist_ok=True)
             plan.append((shared.encode(), str(target).encode()))
+    for source, container_path in spec.binds:
+        target = spec.host_path(container_path)
+        target.mkdir(parents=True, exist_ok=True)
+        plan.append((source.encode(), str(target).encode()))
     return plan
 
 
@@ -109,7 +116,7 @@ class LocalHandle:
         return self.proc.pid
 
     @staticmethod
-    def _pump(stream, callback, sink) -> None:  # type: ignore[no-untyped-def]
+    def _pump(stream: IO[bytes], callback: Callable[[bytes], None] | None, sink: list[bytes] | None) -> None:
         fd = stream.fileno()
         while True:
             try:
@@ -118,8 +125,8 @@ class LocalHandle:
                 break
             if not chunk:
                 break
-            if sink is not None:
-                sink.append(chunk)
+            if sink is not None and sum(map(len, sink)) < STDOUT_KEEP:
+                sink.append(chunk)  # outputs.result needs the start of stdout only; the rest is in the logs
             if callback is not None:
                 callback(chunk)
         stream.close()
