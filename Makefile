@@ -19,6 +19,8 @@ demo: install
 
 lint: install
 	$(BIN)/ruff check .
+	# the TensorRT backend is type-checked against the patched tensorrt-stubs in stubs/
+	$(BIN)/mypy --config-file pyproject.toml steps/convert_trt
 
 test: install lint
 	$(BIN)/python -m pytest -q -p no:cacheprovider

@@ -12,8 +12,9 @@ and p50/p99 latency at each concurrency for:
   against each cap.
 
 Engine bundles are built here with the conversion step's own code (``write_model_bundle`` +
-``TorchBackend`` + ``write_engine_bundle``). Run from the repo root: ``python3 bench/serve_bench.py``
-(GPU, about 5 minutes) or ``python3 bench/serve_bench.py --quick`` (CPU smoke, under a minute).
+``TorchBackend`` + ``write_engine_bundle``; ``--quick`` uses its ONNX Runtime backend instead). Run from
+the repo root: ``python3 bench/serve_bench.py`` (GPU, about 5 minutes) or ``python3 bench/serve_bench.py
+--quick`` (CPU smoke, about a minute).
 
 The module also holds the loopback load generator the serving tests use (:func:`run_mixed`).
 """
@@ -173,11 +174,12 @@ def measure(url: str, payloads: list[Payload], concurrency: int, *, warmup_s: fl
 
 # --- bundles -----------------------------------------------------------------------------------------
 def build_bundles(work: Path, arch: str, image_size: int, num_classes: int, precisions: Sequence[str],
-                  max_batch: int) -> tuple[Path, dict[str, Path]]:
-    """A model bundle (random weights) and one PyTorch-backend engine bundle per precision."""
+                  max_batch: int, backend: str = "pytorch") -> tuple[Path, dict[str, Path]]:
+    """A model bundle (random weights) and one engine bundle per precision (``backend``: pytorch | onnxruntime)."""
     import torch
 
     from steps.convert_trt.backends.base import PrecisionPlan
+    from steps.convert_trt.backends.onnx_fp16 import OnnxRuntimeBackend
     from steps.convert_trt.backends.torch_backend import TorchBackend
     from steps.convert_trt.bundle import write_engine_bundle
     from steps.convert_trt.config import PrecisionConfig
@@ -194,7 +196,8 @@ def build_bundles(work: Path, arch: str, image_size: int, num_classes: int, prec
     info = inspect_model(onnx_model, expected_input="input", batch=(1, max_batch // 2, max_batch))
     engines = {}
     for precision in precisions:
-        built = TorchBackend(model_dir).build(onnx_model, PrecisionPlan(precision), work / f"build-{precision}")
+        builder = TorchBackend(model_dir) if backend == "pytorch" else OnnxRuntimeBackend()
+        built = builder.build(onnx_model, PrecisionPlan(precision), work / f"build-{precision}")
         engines[precision] = write_engine_bundle(work / f"engine-{precision}", engine=built, info=info,
                                                  config=PrecisionConfig(), model_bundle=model_dir,
                                                  model_version=f"bench-{precision}")
@@ -345,7 +348,9 @@ def main(argv: list[str] | None = None) -> None:
     payloads = [Payload(d, "image/jpeg") for d in jpegs]
     with tempfile.TemporaryDirectory(prefix="aipipe-serve-bench-") as tmp:
         started = time.monotonic()
-        model_dir, engines = build_bundles(Path(tmp), arch, size, classes, ("fp32", "fp16"), max_batch)
+        # --quick: ONNX Runtime engines (fast to start on CPU, where PyTorch FP16 crawls); else PyTorch (CUDA graphs)
+        model_dir, engines = build_bundles(Path(tmp), arch, size, classes, ("fp32", "fp16"), max_batch,
+                                           backend="onnxruntime" if quick else "pytorch")
         print(f"serve_bench: bundles built in {time.monotonic() - started:.0f} s", file=log, flush=True)
 
         def run_points(name: str, url: str, extra: dict[str, Any]) -> None:

@@ -165,12 +165,17 @@ def test_killed_process_under_load_fails_fast_and_recovers(engine_dir: Path, kin
     assert json.dumps(info)  # info stays serialisable after restarts
 
 
-def test_sigterm_stops_children_and_removes_shared_memory(engine_dir: Path) -> None:
+@pytest.mark.parametrize("target", ["supervisor", "process-group"])
+def test_sigterm_stops_children_and_removes_shared_memory(engine_dir: Path, target: str) -> None:
     srv = launch(ServerConfig(engine_dir=str(engine_dir), port=0, cpu_workers=2, gpu_procs=2, device="cpu"))
     info = srv.get_json("/v1/info")[1]
     pids = [c["pid"] for c in info["gpu_processes"] + info["cpu_workers"]]
     assert len(segments(info["shm_prefix"])) == 2
-    assert srv.stop() == 0
+    if target == "process-group":  # how the local deployer stops an instance: every process gets SIGTERM
+        os.killpg(srv.pid, signal.SIGTERM)
+        assert srv.process.wait(30) == 0
+    else:
+        assert srv.stop() == 0
     assert segments(info["shm_prefix"]) == []
     for pid in pids:
         with pytest.raises(ProcessLookupError):

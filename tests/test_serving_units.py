@@ -272,3 +272,14 @@ def test_a_failing_batch_answers_503_and_the_replica_keeps_serving(pool: SlotPoo
     finally:
         for fd in (inbox_r, result_r, *fds):
             os.close(fd)
+
+
+def test_a_pool_larger_than_dev_shm_fails_clearly_and_leaves_nothing() -> None:
+    from aipipe.errors import UserError
+
+    free = os.statvfs("/dev/shm")
+    slots = int(free.f_bavail * free.f_frsize // (3 * 1024 * 1024 * 4)) + 8  # more than /dev/shm can hold
+    layout = PoolLayout(new_prefix(), slots, (3, 1024, 1024), 2)
+    with pytest.raises(UserError, match="lower --queue-size or enlarge /dev/shm"):
+        SlotPool.create(layout)
+    assert segments(layout.prefix) == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
 import pytest
@@ -66,7 +67,12 @@ def test_nan_loss_stops_with_the_step_named(small_dataset: Path, tmp_path: Path)
     assert info.value.exit_code == 2
 
 
-def test_batch_larger_than_the_dataset_is_a_user_error(small_dataset: Path, tmp_path: Path) -> None:
+def test_batch_larger_than_the_split_shrinks_and_impossible_steps_are_user_errors(
+        small_dataset: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     data = open_dataset(Storage(), small_dataset.as_uri(), tmp_path / "cache")
-    with pytest.raises(UserError, match="fewer than one global batch"):
-        train(TrainConfig(batch_size=512, image_size=32, num_workers=0), data, device=torch.device("cpu"))
+    cfg = TrainConfig(batch_size=512, epochs=1, image_size=32, num_workers=0, checkpoint_every=0)
+    with caplog.at_level(logging.WARNING, logger="aipipe.train"):
+        result = train(cfg, data, device=torch.device("cpu"))
+    assert result.global_step == 1 and f"using {len(data.train_items)}" in caplog.text
+    with pytest.raises(UserError, match="cannot fill one step"):
+        train(TrainConfig(grad_accum=512, image_size=32, num_workers=0), data, device=torch.device("cpu"))

@@ -407,9 +407,9 @@ class RunStore:
         return None if row is None else json.loads(row["object"])
 
     def list_resources(self, kind: str, namespace: str | None = None) -> list[dict[str, Any]]:
-        sql, args = "SELECT object FROM resources WHERE kind = ?", (kind,)
+        sql, args = "SELECT object FROM resources WHERE kind = ?", [kind]
         if namespace and kind != CLUSTER_WORKFLOW_TEMPLATE:
-            sql, args = sql + " AND namespace = ?", (kind, namespace)
+            sql, args = sql + " AND namespace = ?", [kind, namespace]
         rows = self._conn().execute(sql + " ORDER BY namespace, name", args).fetchall()
         return [json.loads(r["object"]) for r in rows]
 

@@ -66,6 +66,9 @@ class _Linter:
                 self.fail(f"spec.{hook_field}", f"template name '{self.spec[hook_field]}' undefined")
         for hook_name, hook in (self.spec.get("hooks") or {}).items():
             self.check_ref(hook, self.local, f"spec.hooks.{hook_name}")
+        for param in (self.spec.get("arguments") or {}).get("parameters") or []:
+            if "value" not in param and not param.get("valueFrom"):
+                self.fail(f"spec.arguments.{param.get('name')}.value", "is required (give it with -p name=value)")
         sync = self.spec.get("synchronization") or {}
         if sync.get("semaphore") or sync.get("semaphores"):
             self.fail("spec.synchronization", "semaphores need a ConfigMap; the embedded engine supports mutexes")

@@ -8,6 +8,7 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from aiohttp import web
+from aiohttp.typedefs import Middleware
 
 from aipipe.errors import AuthError, ConflictError, NotFoundError, UserError
 
@@ -49,7 +50,7 @@ async def errors_middleware(request: web.Request, handler: Handler) -> web.Strea
         return error_response(500, INTERNAL, f"internal error: {exc}")
 
 
-def auth_middleware(token: str | None) -> Callable[[web.Request, Handler], Awaitable[web.StreamResponse]]:
+def auth_middleware(token: str | None) -> Middleware:
     """Require ``Authorization: Bearer <token>`` on every request when a token is configured."""
 
     @web.middleware

@@ -294,7 +294,8 @@ async def stream_logs(request: web.Request, pod_filter: str) -> web.StreamRespon
     follow = request.query.get("logOptions.follow", "").lower() == "true"
     grep = request.query.get("grep", "")
     response = await _open_stream(request)
-    uid, after, partial = workflow["metadata"]["uid"], 0, {}
+    uid, after = workflow["metadata"]["uid"], 0
+    partial: dict[str, str] = {}  # node id -> its last line while it has no newline yet
     while True:
         chunks = await blocking(service.store.read_logs, uid, after)
         pods = _pod_names(workflow)

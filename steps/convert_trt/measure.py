@@ -87,8 +87,11 @@ def measure(bundle: Path, device: str, iterations: int = 20) -> dict[str, Any]:
 
 def measure_in_subprocess(bundle: Path, device: str, timeout_s: float = 600) -> dict[str, Any]:
     """Run :func:`measure` in a fresh interpreter so the footprint is that of one replica alone."""
+    root = str(Path(__file__).resolve().parents[2])  # where the ``steps`` package lives
+    path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
     proc = subprocess.run([sys.executable, "-m", "steps.convert_trt.measure", str(bundle), "--device", device],
-                          capture_output=True, text=True, timeout=timeout_s, check=False)
+                          capture_output=True, text=True, timeout=timeout_s, check=False,
+                          env={**os.environ, "PYTHONPATH": path})
     if proc.returncode != 0:
         raise RuntimeError(f"measuring the engine failed: {proc.stderr.strip()[-2000:]}")
     return dict(json.loads(proc.stdout.strip().splitlines()[-1]))

@@ -183,12 +183,9 @@ class _Run:
         self.optimizer = torch.optim.SGD(model.parameters(), lr=cfg.lr, momentum=cfg.momentum,
                                          weight_decay=cfg.weight_decay, nesterov=cfg.momentum > 0)
         self.scaler = make_grad_scaler(self.precision, device)
-        self.sampler = ShardedEpochSampler(len(data.train_items), cfg.batch_size, seed=cfg.seed, rank=info.rank,
+        self.batch_size = self._fit_batch_size(len(data.train_items))
+        self.sampler = ShardedEpochSampler(len(data.train_items), self.batch_size, seed=cfg.seed, rank=info.rank,
                                            world_size=info.world_size, grad_accum=cfg.grad_accum)
-        if self.sampler.steps_per_epoch == 0:
-            raise UserError(f"{len(data.train_items)} training items are fewer than one global batch "
-                            f"({cfg.batch_size} x {info.world_size} processes x {cfg.grad_accum} accumulation)",
-                            field="batch-size")
         self.placer = DevicePlacer(device, IMAGENET_MEAN, IMAGENET_STD, channels_last)
         train_set = ImageDataset(data.root, data.train_items, data.classes, cfg.image_size, train=True,
                                  crop_scale=cfg.crop_scale)
@@ -196,7 +193,7 @@ class _Run:
                                    generator=torch.Generator().manual_seed(cfg.seed))
         val_set = ImageDataset(data.root, data.val_items, data.classes, cfg.image_size, train=False)
         shard = list(range(info.rank, len(val_set), info.world_size))
-        self.val_loader = DataLoader(val_set, batch_size=cfg.batch_size, sampler=shard,
+        self.val_loader = DataLoader(val_set, batch_size=self.batch_size, sampler=shard,
                                      num_workers=min(workers, 2), pin_memory=self.loader_settings.pin_memory)
         self.history: list[dict[str, float]] = []
         self.epoch, self.step_in_epoch, self.global_step = 0, 0, 0
@@ -204,9 +201,22 @@ class _Run:
         self.total_steps = cfg.epochs * self.sampler.steps_per_epoch
         self.warmup = max(1, min(self.sampler.steps_per_epoch, self.total_steps // 10))
 
+    def _fit_batch_size(self, num_train: int) -> int:
+        """The per-process batch size: the requested one, shrunk when the training split is smaller than one
+        global batch (small datasets still train); an error only when not even one item per micro-batch fits."""
+        per_step = self.info.world_size * self.cfg.grad_accum
+        fitted = min(self.cfg.batch_size, num_train // per_step)
+        if fitted < 1:
+            raise UserError(f"{num_train} training items cannot fill one step of {self.info.world_size} processes x "
+                            f"{self.cfg.grad_accum} accumulated micro-batches", field="batch-size")
+        if fitted < self.cfg.batch_size and self.info.is_main:
+            log.warning("batch size %d is larger than the training split allows (%d items, %d micro-batches per "
+                        "step): using %d", self.cfg.batch_size, num_train, per_step, fitted)
+        return fitted
+
     # --- checkpoints ---------------------------------------------------------------------
     def _global_batch(self) -> int:
-        return self.cfg.batch_size * self.info.world_size * self.cfg.grad_accum
+        return self.batch_size * self.info.world_size * self.cfg.grad_accum
 
     def state(self) -> dict[str, Any]:
         return {
@@ -284,7 +294,7 @@ class _Run:
                 self.global_step += 1
                 self.step_in_epoch += 1
                 pending.append((self.global_step, step_loss))
-                timer.step_done(cfg.batch_size * cfg.grad_accum * self.info.world_size)
+                timer.step_done(self.batch_size * cfg.grad_accum * self.info.world_size)
                 last = self.step_in_epoch == steps
                 if self.global_step % cfg.log_every == 0 or last:
                     self._check_losses(pending)
@@ -311,7 +321,8 @@ class _Run:
         if self.info.is_main:
             self.tracker.log_params({**cfg.hyper_params(), **self.accel.as_params(),
                                      "dataset_uri": self.data.uri, "dataset_version": self.data.version,
-                                     "num_classes": self.num_classes, "train_items": len(self.data.train_items),
+                                     "num_classes": self.num_classes, "global_batch": self._global_batch(),
+                                     "train_items": len(self.data.train_items),
                                      "val_items": len(self.data.val_items)})
         run_model: nn.Module = self.model
         if self.info.enabled:

@@ -9,8 +9,8 @@ Checks (each printed, and written via bench/results_io as ``train-gpu-check_<gpu
   holds exactly the bytes that were sent (stream synchronisation is correct).
 - ``train_loop``: the real training loop (workers, pinned memory, prefetcher, AMP, channels_last,
   checkpoints) on generated JPEGs: loss finite and falling, the expected precision used.
-- ``ddp_nccl`` (2+ GPUs): 2-rank NCCL DDP with SyncBatchNorm keeps identical weights on both ranks,
-  loss finite and falling.
+- ``ddp_nccl`` (2+ GPUs): the training loop under torchrun with 2 NCCL ranks keeps identical weights
+  on both ranks, loss finite and falling (``--quick`` without a GPU: the same with gloo on CPU).
 
     python3 tests/gpu/check_train_gpu.py           # on the GPU machine
     python3 tests/gpu/check_train_gpu.py --quick   # CPU smoke run (GPU-only checks are skipped)
@@ -155,64 +155,56 @@ def check_train_loop(device: torch.device, quick: bool) -> Row:
                 data_wait_fraction=round(best["data_wait_fraction"], 4))
 
 
-def check_ddp(device: torch.device) -> Row:
-    if device.type != "cuda" or torch.cuda.device_count() < 2:
+def check_ddp(device: torch.device, quick: bool) -> Row:
+    """2 ranks under torchrun: NCCL on 2 GPUs; with --quick and no GPU, gloo on CPU as a smoke run."""
+    if (device.type == "cuda" and torch.cuda.device_count() < 2) or (device.type != "cuda" and not quick):
         return _row("ddp_nccl", None, "needs 2 GPUs")
     with tempfile.TemporaryDirectory(prefix="aipipe-ddp-") as tmp:
+        folder = write_synthetic_jpeg_dataset(Path(tmp) / "data", num_images=64 if quick else 2048,
+                                              size=48 if quick else 128, num_classes=4)
         out = Path(tmp) / "result.json"
         proc = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node=2",
-                               str(Path(__file__).resolve()), "--ddp-child", str(out)],
+                               str(Path(__file__).resolve()), "--ddp-child", str(out), "--ddp-data", str(folder),
+                               *(["--quick"] if quick else [])],
                               env={**os.environ, "PYTHONPATH": str(REPO_ROOT)}, capture_output=True, text=True,
-                              timeout=300, check=False)
+                              timeout=600, check=False)
         if proc.returncode != 0 or not out.is_file():
             return _row("ddp_nccl", False, f"torchrun exited {proc.returncode}: {proc.stderr[-1500:]}")
         result = json.loads(out.read_text())
-    ok = result["identical_weights"] and result["finite"] and result["falling"]
-    return _row("ddp_nccl", ok, f"ranks identical: {result['identical_weights']}, loss {result['first_loss']:.3f} "
-                f"-> {result['last_loss']:.3f}, {result['images_per_s']:.0f} img/s on 2 GPUs",
-                images_per_s=round(result["images_per_s"], 1))
+    losses = result["train_loss"]
+    finite = all(torch.isfinite(torch.tensor(losses)).tolist())
+    ok = result["identical_weights"] and finite and losses[-1] < losses[0] and result["world_size"] == 2
+    backend = "NCCL" if device.type == "cuda" else "gloo (CPU smoke run)"
+    return _row("ddp_nccl", ok, f"trainer under torchrun, 2 ranks {backend}: ranks identical "
+                f"{result['identical_weights']}, train_loss {losses[0]:.3f} -> {losses[-1]:.3f}, "
+                f"val_acc {result['val_accuracy']:.3f}",
+                images_per_s=round(result["images_per_s"], 1), data_wait_fraction=result["data_wait_fraction"])
 
 
-def ddp_child(out: Path) -> None:
-    """One rank of the NCCL check: DDP + SyncBatchNorm + bf16 on GPU-resident data."""
-    import time
-
+def ddp_child(out: Path, folder: Path, quick: bool) -> None:
+    """One rank of the DDP check: the real training loop, DDP over 2 GPUs (or 2 CPU processes)."""
     import torch.distributed as dist
 
     from steps.train.accel import init_distributed, shutdown_distributed
+    from steps.train.accel.distributed import device_for
 
-    info = init_distributed("cuda")
-    device = torch.device("cuda", info.local_rank)
-    torch.manual_seed(0)
-    model = torch.nn.SyncBatchNorm.convert_sync_batchnorm(build_model("resnet_tiny", 4)).to(device)
-    ddp = torch.nn.parallel.DistributedDataParallel(model, device_ids=[info.local_rank])
-    precision = resolve_precision("auto", device)
-    optimizer = torch.optim.SGD(ddp.parameters(), lr=0.05, momentum=0.9)
-    generator = torch.Generator(device=device).manual_seed(100 + info.rank)
-    labels = torch.randint(0, 4, (256,), device=device, generator=generator)
-    images = torch.randn(256, 3, 64, 64, device=device, generator=generator) + labels.view(-1, 1, 1, 1) * 0.5
-    losses = []
-    start = time.perf_counter()
-    for step in range(60):
-        batch = slice((step % 4) * 64, (step % 4 + 1) * 64)
-        optimizer.zero_grad(set_to_none=True)
-        with autocast(precision, device):
-            loss = F.cross_entropy(ddp(images[batch]).float(), labels[batch])
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.detach())
-    torch.cuda.synchronize(device)
-    elapsed = time.perf_counter() - start
-    checksum = torch.stack([p.detach().double().sum() for p in model.parameters()]).sum().view(1)
+    info = init_distributed("cuda" if torch.cuda.is_available() else "cpu")
+    device = device_for(info)
+    data = open_dataset(Storage(), folder.as_uri(), folder.parent / f"cache-{info.rank}")
+    cfg = TrainConfig(arch="resnet_tiny", epochs=3 if quick else 4, batch_size=8 if quick else 64, lr=0.1,
+                      image_size=32 if quick else 64, checkpoint_every=0, log_every=5, crop_scale=(0.5, 1.0),
+                      num_workers=0 if quick else None)
+    result = train(cfg, data, device=device, info=info)
+    checksum = torch.stack([p.detach().double().sum() for p in result.model.parameters()]).sum().view(1)
     gathered = [torch.zeros_like(checksum) for _ in range(info.world_size)]
     dist.all_gather(gathered, checksum)
-    values = torch.stack(losses).float()
     if info.is_main:
+        best = max(result.history, key=lambda h: h["images_per_s"])
         out.write_text(json.dumps({
             "identical_weights": all(torch.equal(g, gathered[0]) for g in gathered),
-            "finite": bool(torch.isfinite(values).all()), "first_loss": float(values[:4].mean()),
-            "last_loss": float(values[-4:].mean()), "falling": bool(values[-4:].mean() < values[:4].mean()),
-            "images_per_s": 60 * 64 * info.world_size / elapsed}))
+            "train_loss": [h["train_loss"] for h in result.history], "val_accuracy": result.val_accuracy,
+            "world_size": result.accel.world_size, "images_per_s": best["images_per_s"],
+            "data_wait_fraction": round(best["data_wait_fraction"], 4)}))
     shutdown_distributed()
 
 
@@ -220,16 +212,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="GPU check of the training acceleration layer")
     parser.add_argument("--quick", action="store_true", help="CPU smoke run; GPU-only checks are skipped")
     parser.add_argument("--ddp-child", type=Path, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--ddp-data", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.ddp_child is not None:
-        ddp_child(args.ddp_child)
+        ddp_child(args.ddp_child, args.ddp_data, args.quick)
         return 0
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     if device.type != "cuda" and not args.quick:
         print("check_train_gpu: no CUDA GPU (use --quick for the CPU smoke run)", file=sys.stderr)
         return 2
     rows = [check_amp_dtype(device), check_prefetcher_overlap(device), check_train_loop(device, args.quick),
-            check_ddp(device)]
+            check_ddp(device, args.quick)]
     failed = [r["check"] for r in rows if r["status"] == "FAIL"]
     summary = {"all_passed": not failed, "failed": failed, "torch": torch.__version__,
                "gpus": torch.cuda.device_count(), "quick": args.quick}

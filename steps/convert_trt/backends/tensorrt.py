@@ -1,7 +1,7 @@
 """TensorRT backend, written against the official Python API (``import tensorrt``).
 
 - TensorRT 10.x (weakly typed): FP16 builder flag, the pinned layers set to FP32 precision and
-  FP32 output types under ``OBEY_PRECISION_CONSTRAINTS``; excluded tactics are dropped from the
+  FP32 output types under ``OBEY_PRECISION_CONSTRAINTS`` (or ``PREFER_…``); excluded tactics are dropped from the
   editable timing cache so those layers are timed again.
 - TensorRT 11.x (strongly typed networks only): the network is parsed from the mixed-precision
   ONNX (:func:`.onnx_fp16.mixed_precision`), whose casts carry the precision plan.
@@ -98,9 +98,13 @@ class TensorRTBackend:
 
     name = "tensorrt"
 
-    def __init__(self, timing_cache: Path | None = None, profiles: Mapping[str, Profile] | None = None) -> None:
+    def __init__(self, timing_cache: Path | None = None, profiles: Mapping[str, Profile] | None = None,
+                 constraints: str = "obey") -> None:
+        if constraints not in ("obey", "prefer"):
+            raise ValueError(f"precision constraints must be 'obey' or 'prefer', not {constraints!r}")
         self.timing_cache = timing_cache
         self.profiles = profiles
+        self.constraints = constraints
 
     def build(self, model: onnx.ModelProto, plan: PrecisionPlan, out_dir: Path) -> BuiltEngine:
         logger = trt.Logger(trt.Logger.WARNING)
@@ -114,7 +118,8 @@ class TensorRTBackend:
         if not strongly_typed and plan.precision == "fp16":
             config.set_flag(trt.BuilderFlag.FP16)
             if plan.fp32_layers:
-                config.set_flag(trt.BuilderFlag.OBEY_PRECISION_CONSTRAINTS)
+                config.set_flag(trt.BuilderFlag.OBEY_PRECISION_CONSTRAINTS if self.constraints == "obey"
+                                else trt.BuilderFlag.PREFER_PRECISION_CONSTRAINTS)
                 pinned = pin_layers_fp32(network, plan.fp32_layers)
         profiles = self.profiles or derive_profiles(inspect_model(model).inputs)
         _add_profiles(builder, config, profiles)

@@ -14,7 +14,9 @@ PR_SET_PDEATHSIG = 1
 def child_setup(parent_pid: int) -> None:
     """Get SIGKILL when the supervisor dies; ignore SIGINT (the supervisor stops children with SIGTERM)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    # exit at once: a child owns no state to flush (shared memory belongs to the supervisor), and a second
+    # SIGTERM (the process group's, then the supervisor's) must not land in interpreter teardown
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
     with contextlib.suppress(OSError, AttributeError):  # not Linux: rely on pipe EOF
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != parent_pid:  # the supervisor died before prctl took effect

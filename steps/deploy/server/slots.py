@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
+from aipipe.errors import UserError
+
 SHM_DIR = Path("/dev/shm")
 PREFIX_ROOT = "aipipe-srv-"
 
@@ -64,10 +66,24 @@ class SlotPool:
         except BaseException:
             self._release(self._in)
             raise
+        if create:
+            self._reserve()
         self.inputs: np.ndarray = np.ndarray((layout.slots, *layout.input_shape), dtype=np.float32,
                                              buffer=self._in.buf)
         self.outputs: np.ndarray = np.ndarray((layout.slots, layout.num_classes), dtype=np.float32,
                                               buffer=self._out.buf)
+
+    def _reserve(self) -> None:
+        """Back every page now: a /dev/shm too small fails here with a clear error, not SIGBUS later."""
+        for segment in (self._in, self._out):
+            try:
+                os.posix_fallocate(segment._fd, 0, segment.size)  # type: ignore[attr-defined]
+            except OSError as exc:
+                self.close()
+                total = (self.layout.input_bytes() + self.layout.output_bytes()) / 2**20
+                raise UserError(f"cannot reserve {total:.0f} MiB of shared memory in {SHM_DIR} for "
+                                f"{self.layout.slots} slots ({exc.strerror}); lower --queue-size or enlarge /dev/shm",
+                                field="queue-size") from None
 
     @classmethod
     def create(cls, layout: PoolLayout) -> SlotPool:
