@@ -156,7 +156,7 @@ def _model(work: Workload, device: torch.device, channels_last: bool, compile_mo
     torch.manual_seed(0)
     model = build_model(work.arch, work.num_classes).to(device)
     if channels_last:
-        model = model.to(memory_format=torch.channels_last)
+        model = model.to(memory_format=torch.channels_last)  # type: ignore[call-overload]
     return torch.compile(model) if compile_model else model  # type: ignore[return-value]
 
 
@@ -282,8 +282,10 @@ def ddp_child(folder: Path, out: Path, work: Workload, compile_model: bool) -> N
                                   world_size=info.world_size)
     loader = build_loader(dataset, _EndlessBatches(sampler), LoaderSettings(workers, True, True, 4))
     batches = iter(CudaPrefetcher(loader, DevicePlacer(device, IMAGENET_MEAN, IMAGENET_STD, True)))
-    model = nn.parallel.DistributedDataParallel(_model(work, device, True, False), device_ids=[info.local_rank])
-    model = torch.compile(model) if compile_model else model
+    model: nn.Module = nn.parallel.DistributedDataParallel(_model(work, device, True, False),
+                                                           device_ids=[info.local_rank])
+    if compile_model:
+        model = torch.compile(model)  # type: ignore[assignment]
     result = measure(f"accelerated_ddp_x{info.world_size}", batches, model, resolve_precision("auto", device),
                      device, work, f"{info.world_size} GPUs, workers={workers}/rank, NCCL DDP")
     totals = torch.tensor([result.images_per_s, result.data_wait_fraction, result.gpu_mem_gib], device=device)

@@ -76,3 +76,13 @@ def test_batch_larger_than_the_split_shrinks_and_impossible_steps_are_user_error
     assert result.global_step == 1 and f"using {len(data.train_items)}" in caplog.text
     with pytest.raises(UserError, match="cannot fill one step"):
         train(TrainConfig(grad_accum=512, image_size=32, num_workers=0), data, device=torch.device("cpu"))
+
+
+def test_undecodable_image_names_the_file(tmp_path: Path) -> None:
+    from steps.train.data import load_rgb
+
+    broken = tmp_path / "broken.jpg"
+    broken.write_bytes(b"\xff\xd8\xff\xe0 not really a jpeg")
+    with pytest.raises(UserError, match="cannot decode image") as info:
+        load_rgb(broken, 32)
+    assert info.value.field == str(broken)

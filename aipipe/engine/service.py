@@ -192,10 +192,14 @@ class EngineService:
             shutil.rmtree(self.cfg.home / "runs" / uid, ignore_errors=True)
 
     def _mark_finished(self, workflow: dict[str, Any], phase: str, message: str) -> dict[str, Any]:
+        """End a run nobody drives: kill the processes its dead driver left behind, then record ``phase``."""
+        from aipipe.engine.pod import PodRunner
+
         status = workflow.setdefault("status", {})
         now = now_rfc3339()
         for node in status.get("nodes", {}).values():
             if node.get("phase") in (None, "", "Pending", "Running"):
+                PodRunner.kill_orphan(node)
                 node.update(phase=phase, message=message, finishedAt=now)
         status.update(phase=phase, message=message, finishedAt=now)
         self.store.save_workflow(workflow)

@@ -100,7 +100,8 @@ def load_rgb(path: Path, target_size: int) -> Image.Image:
         image = Image.open(path)
         if image.format == "JPEG":
             image.draft("RGB", (target_size, target_size))
-        return image.convert("RGB")
+        image.load()  # decode now, so a truncated file fails here with its name
+        return image if image.mode == "RGB" else image.convert("RGB")
     except (OSError, UnidentifiedImageError) as exc:
         raise UserError(f"cannot decode image: {exc}", field=str(path)) from exc
 
@@ -127,7 +128,7 @@ def random_resized_box(width: int, height: int, rng: random.Random,
 
 def to_chw_uint8(image: Image.Image) -> torch.Tensor:
     """A PIL RGB image as a uint8 CHW tensor."""
-    return torch.from_numpy(np.asarray(image, dtype=np.uint8).copy()).permute(2, 0, 1)
+    return torch.from_numpy(np.array(image, dtype=np.uint8)).permute(2, 0, 1)
 
 
 class ImageDataset(Dataset[tuple[torch.Tensor, int]]):

@@ -34,7 +34,7 @@ def plain_module(model: nn.Module) -> nn.Module:
 def export_onnx(model: nn.Module, path: Path, image_size: int, opset: int = ONNX_OPSET) -> Path:
     """Export an eval-mode fp32 CPU copy of ``model`` to ONNX with a dynamic batch axis."""
     export_model = copy.deepcopy(plain_module(model)).to("cpu", torch.float32).eval()
-    export_model = export_model.to(memory_format=torch.contiguous_format)
+    export_model = export_model.to(memory_format=torch.contiguous_format)  # type: ignore[call-overload]
     sample = torch.zeros(2, 3, image_size, image_size)
     with warnings.catch_warnings(), torch.no_grad():
         warnings.simplefilter("ignore")  # the exporter's deprecation notices are not actionable here

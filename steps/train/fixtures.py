@@ -35,7 +35,9 @@ def write_tiny_model_bundle(dest: Path, *, num_classes: int = 3, image_size: int
         for module in model.modules():  # random BN gains, so no residual branch starts as zero
             if isinstance(module, torch.nn.BatchNorm2d):
                 torch.nn.init.uniform_(module.weight, 0.5, 1.5, generator=generator)
-        torch.nn.init.normal_(model.fc.weight, 0.0, 1.0, generator=generator)  # logits spread ~±1
+        head = model.fc
+        assert isinstance(head, torch.nn.Linear)
+        torch.nn.init.normal_(head.weight, 0.0, 1.0, generator=generator)  # logits spread ~±1
     model.train()
     with torch.no_grad():
         for _ in range(3):

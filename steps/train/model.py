@@ -185,6 +185,7 @@ def load_pretrained(model: nn.Module, path: Path) -> nn.Module:
     Torch files are read with ``weights_only=True``, so no code in them runs. Keys whose shape
     differs from the model (a classifier head with another class count) are skipped.
     """
+    state: Any
     if path.suffix == ".safetensors":
         from safetensors.torch import load_file
 

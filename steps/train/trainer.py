@@ -178,7 +178,7 @@ class _Run:
             load_pretrained(model, cfg.pretrained)
         model.to(device)
         if channels_last:
-            model.to(memory_format=torch.channels_last)
+            model.to(memory_format=torch.channels_last)  # type: ignore[call-overload]
         self.model = model
         self.optimizer = torch.optim.SGD(model.parameters(), lr=cfg.lr, momentum=cfg.momentum,
                                          weight_decay=cfg.weight_decay, nesterov=cfg.momentum > 0)

@@ -60,7 +60,7 @@ def _row(check: str, ok: bool | None, detail: str, **numbers: Any) -> Row:
 
 def check_amp_dtype(device: torch.device) -> Row:
     precision = resolve_precision("auto" if device.type == "cuda" else "bf16", device)
-    model = build_model("resnet_tiny", 4).to(device).to(memory_format=torch.channels_last)
+    model = build_model("resnet_tiny", 4).to(device).to(memory_format=torch.channels_last)  # type: ignore[call-overload]
     seen: dict[str, torch.dtype] = {}
 
     def recorder(name: str) -> Any:
@@ -83,7 +83,7 @@ def check_prefetcher_overlap(device: torch.device, steps: int = 40) -> Row:
     if device.type != "cuda":
         return _row("prefetcher_overlap", None, "no CUDA device")
     precision = resolve_precision("auto", device)
-    model = build_model("resnet50", 10).to(device).to(memory_format=torch.channels_last)
+    model = build_model("resnet50", 10).to(device).to(memory_format=torch.channels_last)  # type: ignore[call-overload]
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     scaler = make_grad_scaler(precision, device)
     generator = torch.Generator().manual_seed(0)

@@ -100,3 +100,19 @@ def test_stop_from_another_process(engine):
     assert driver.wait(120) == 1
     assert _pid_gone(child)
     assert _the_run(engine)["status"]["message"] == "terminated by user"
+
+
+def test_stop_after_the_driver_was_killed_kills_what_it_left_behind(engine):
+    driver = engine.popen("run", str(_sleeper(engine, "orphan")))
+    pid_file = engine.markers / "orphan.pid"
+    _wait_for(pid_file, driver)
+    time.sleep(0.2)
+    child = int(pid_file.read_text())
+    driver.send_signal(signal.SIGKILL)
+    driver.wait(120)
+    assert process_alive(child)  # kill -9 of the driver leaves the node running
+    name = _the_run(engine)["metadata"]["name"]
+    stopped = engine.run("stop", name)
+    assert stopped.returncode == 0 and "terminated by user" in stopped.stdout
+    assert _pid_gone(child)
+    assert _the_run(engine)["status"]["phase"] == "Failed"

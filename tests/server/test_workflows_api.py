@@ -164,3 +164,24 @@ def test_ctrl_c_on_the_server_fails_its_runs_and_kills_their_processes(tmp_path)
         time.sleep(0.1)
     run = RunStore.from_home(home).get_workflow(NS, name)
     assert run["status"]["phase"] == "Failed" and run["status"]["message"] == "terminated by user"
+
+
+def test_submit_from_a_workflow_template(server):
+    template = {"metadata": {"name": "greeter"}, "spec": {
+        "entrypoint": "main", "arguments": {"parameters": [{"name": "who", "value": "nobody"}]},
+        "templates": [{"name": "main", "container": {"image": "alpine", "command": [
+            "sh", "-c", "echo hello {{workflow.parameters.who}}"]}}]}}
+    assert requests.post(f"{server.url}/api/v1/workflow-templates/{NS}", json={"template": template}, timeout=30).ok
+    created = requests.post(f"{server.url}/api/v1/workflows/{NS}/submit", timeout=30, json={
+        "resourceKind": "WorkflowTemplate", "resourceName": "greeter",
+        "submitOptions": {"parameters": ["who=aipipe"], "labels": "team=ml"}})
+    assert created.ok, created.text
+    obj = created.json()
+    assert obj["metadata"]["name"].startswith("greeter-") and obj["metadata"]["labels"]["team"] == "ml"
+    assert obj["spec"]["workflowTemplateRef"] == {"name": "greeter"}
+    assert _wait_phase(server.url, obj["metadata"]["name"])["status"]["phase"] == "Succeeded"
+    logs = requests.get(f"{server.url}/api/v1/workflows/{NS}/{obj['metadata']['name']}/log", timeout=30)
+    assert [json.loads(line)["result"]["content"] for line in logs.text.splitlines()] == ["hello aipipe"]
+    missing = requests.post(f"{server.url}/api/v1/workflows/{NS}/submit", timeout=30,
+                            json={"resourceKind": "WorkflowTemplate", "resourceName": "nope"})
+    assert missing.status_code == 404 and missing.json()["code"] == 5

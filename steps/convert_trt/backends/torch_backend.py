@@ -107,6 +107,10 @@ class TorchEngine:
         self._use_graphs = cuda_graphs and self.device.type == "cuda"
         self._buckets = batch_buckets(self.max_batch)
         self._graphs: dict[int, tuple[torch.cuda.CUDAGraph, torch.Tensor, torch.Tensor]] = {}
+        # One memory pool for every batch size's graph: the pool holds the largest graph's
+        # buffers instead of the sum. Safe because replays never overlap and ``forward`` copies
+        # the output out of the pool before the next replay can overwrite it.
+        self._pool = torch.cuda.graph_pool_handle() if self._use_graphs else None
 
     def _to_input(self, batch: torch.Tensor) -> torch.Tensor:
         x = batch.to(self.device, self.dtype, non_blocking=True)
@@ -121,7 +125,7 @@ class TorchEngine:
                 self.module(static_in)
         torch.cuda.current_stream().wait_stream(side)
         graph = torch.cuda.CUDAGraph()
-        with torch.no_grad(), torch.cuda.graph(graph):
+        with torch.no_grad(), torch.cuda.graph(graph, pool=self._pool):
             static_out = self.module(static_in)
         return graph, static_in, static_out
 

@@ -60,14 +60,12 @@ class CpuWorker:
     def answer(self, req_id: int, status: int, body: bytes, batch_size: int = 0) -> None:
         self.replies.send_bytes(p.pack_reply(p.REPLY_ANSWER, req_id, status, batch_size, body))
 
-    def on_job(self, frame: bytes) -> bool:
-        """Handle one frame from the proxy; False means stop."""
+    def on_job(self, frame: bytes) -> None:
+        """Handle one frame from the proxy."""
         head, payload = p.unpack_job(frame)
-        if head.kind == p.JOB_STOP:
-            return False
         if head.kind == p.JOB_GPU_DOWN:
             self.fail_gpu(head.gpu, head.gpu_gen)
-            return True
+            return
         image: bytes | memoryview
         try:
             if head.kind == p.JOB_JSON:
@@ -77,11 +75,10 @@ class CpuWorker:
             self.pre.into(image, self.pool.inputs[head.slot])
         except BadRequest as exc:
             self.answer(head.req_id, 400, _error(str(exc)))
-            return True
+            return
         self.pending[head.req_id] = _Pending(head.slot, head.gpu, head.gpu_gen, k)
         record = p.pack_request(head.gpu_gen, head.req_id, head.slot, self.args.index, self.args.generation)
         p.write_records(self.inboxes[head.gpu], [record])
-        return True
 
     def fail_gpu(self, gpu: int, gpu_gen: int) -> None:
         """A GPU process died: every request handed to it (that generation or older) fails with 503."""
@@ -127,7 +124,6 @@ def worker_main(args: WorkerArgs, jobs: Connection, replies: Connection, results
         if job_fd in ready:
             try:
                 frame = jobs.recv_bytes()
-            except EOFError:
+            except EOFError:  # the supervisor is gone
                 sys.exit(0)
-            if not worker.on_job(frame):
-                sys.exit(0)
+            worker.on_job(frame)

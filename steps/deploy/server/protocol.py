@@ -129,7 +129,6 @@ def fit_pipe(fd: int, records: int) -> None:
 JOB_RAW = 0  # payload: the encoded image
 JOB_JSON = 1  # payload: {"image": base64, "top_k": k}
 JOB_GPU_DOWN = 2  # a GPU process died: fail what is pending on (gpu, gpu_gen)
-JOB_STOP = 3
 
 _JOB = struct.Struct("<qiiiii")  # req_id, kind, slot, gpu, gpu_gen, top_k
 

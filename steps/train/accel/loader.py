@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,7 +40,7 @@ class LoaderSettings:
         return LoaderSettings(0, self.pin_memory, False, None)
 
 
-def build_loader(dataset: Dataset[Any], batch_sampler: Iterable[Sequence[Any]], settings: LoaderSettings,
+def build_loader(dataset: Dataset[Any], batch_sampler: Iterable[list[Any]], settings: LoaderSettings,
                  *, collate_fn: Callable[[list[Any]], Any] | None = None,
                  worker_init_fn: Callable[[int], None] | None = None,
                  generator: torch.Generator | None = None) -> DataLoader[Any]:
