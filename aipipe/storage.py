@@ -150,7 +150,7 @@ class S3Backend:
                             secure=parsed.scheme == "https", region=region or None)
 
     def _call(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
-        from minio.error import S3Error
+        from minio.error import InvalidResponseError, S3Error, ServerError
         from urllib3.exceptions import HTTPError
 
         try:
@@ -161,6 +161,12 @@ class S3Backend:
             if exc.code in ("AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch"):
                 raise UserError(f"S3 refused the credentials ({exc.code})", field="storage.s3_access_key") from exc
             raise ServiceUnavailable(f"S3 error at {self.endpoint}: {exc.code}") from exc
+        except (InvalidResponseError, ServerError) as exc:
+            status = getattr(exc, "_code", None) or getattr(exc, "_status_code", None)
+            if status in (401, 403):
+                raise UserError(f"S3 at {self.endpoint} refused the request ({status}): check the credentials",
+                                field="storage.s3_access_key") from exc
+            raise ServiceUnavailable(f"S3 endpoint {self.endpoint} answered {status or 'badly'}") from exc
         except (HTTPError, OSError) as exc:
             raise ServiceUnavailable(f"S3 endpoint {self.endpoint} unreachable: {exc}") from exc
 

@@ -70,6 +70,7 @@ def loop(tmp_path_factory: pytest.TempPathFactory, label_studio: Any, s3_server:
     _write_secret(home, "aws-secret-access-key", s3_server.secret_key)
     cfg = load_config(env={}, cli={
         "home": str(home), "storage.root": s3_server.fresh_root(), "storage.s3_endpoint": s3_server.endpoint,
+        "storage.s3_access_key": s3_server.access_key, "storage.s3_secret_key": s3_server.secret_key,
         "label_studio.url": label_studio.url, "mlflow.tracking_uri": mlflow_server, "mlflow.model_name": MODEL,
     })
     seeded = seed_project(label_studio.source(), images=120, title="e2e loop", size=32)

@@ -93,7 +93,7 @@ def test_step_timer_splits_data_wait_and_hints_when_data_bound() -> None:
             time.sleep(0.02)
         time.sleep(0.02)
         timer.step_done(8)
-    assert 0.35 < timer.data_wait_fraction < 0.65
+    assert 0.2 < timer.data_wait_fraction < 0.8  # ~0.5; sleeps overshoot on a loaded machine
     assert timer.samples == 24 and "data_time" in timer.log_line()
     hint = timer.hint(num_workers=1)
     assert hint is not None and "--num-workers (now 1)" in hint

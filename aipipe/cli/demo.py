@@ -20,7 +20,8 @@ def demo(
     from aipipe.cli.runs import drive_foreground
     from aipipe.demo import run_demo
 
-    result = run_demo(load_config(), images=images, epochs=epochs, log=console.print,
+    cfg = load_config()
+    result = run_demo(cfg, images=images, epochs=epochs, log=console.print,
                       drive=drive_foreground)
     if result.phase != "Succeeded":
         console.print(f"[red]run {result.run_name} ended {result.phase}[/red]: see `aipipe get {result.run_name}`")
@@ -29,7 +30,7 @@ def demo(
     answer = ", ".join(f"{p['class']} ({p['probability']:.2f})" for p in top)
     console.print(f"[green]run {result.run_name} Succeeded[/green]; the model serves at {result.endpoint}")
     console.print(f"prediction for a sample digit: {answer} (model version {result.prediction.get('model_version')})")
-    console.print("stop it with `aipipe deploy stop`")
+    console.print(f"stop it with `aipipe deploy stop {cfg.get('mlflow.model_name')}`")
 
 
 def register(app: typer.Typer) -> None:

@@ -221,6 +221,17 @@ def _pick_node(workflow: dict[str, Any], wanted: str) -> str:
     raise UserError(f"run {name} has no node {wanted!r} (see `aipipe get {name}`)", field="NODE")
 
 
+def _with_descendants(nodes: dict[str, Any], node_id: str) -> set[str]:
+    """``node_id`` and every node below it (a task's retries, a DAG's tasks)."""
+    found, todo = set(), [node_id]
+    while todo:
+        current = todo.pop()
+        if current not in found:
+            found.add(current)
+            todo.extend(nodes.get(current, {}).get("children", []))
+    return found
+
+
 def logs(
     name: Annotated[str, typer.Argument(help="run name")],
     node: Annotated[str | None, typer.Argument(help="node id, pod name or display name")] = None,
@@ -232,11 +243,14 @@ def logs(
     node_id = _pick_node(workflow, node) if node else None
     uid, after = workflow["metadata"]["uid"], 0
     while True:
-        chunks = service.store.read_logs(uid, after, node_id)
         nodes = workflow.get("status", {}).get("nodes", {})
+        wanted = _with_descendants(nodes, node_id) if node_id else None
+        chunks = service.store.read_logs(uid, after)
         for chunk in chunks:
             after = chunk.seq
-            if node_id:
+            if wanted is not None and chunk.node_id not in wanted:
+                continue
+            if node_id and len(wanted or ()) == 1:
                 print(chunk.content, end="", flush=True)
             else:
                 label = nodes.get(chunk.node_id, {}).get("displayName", chunk.node_id)

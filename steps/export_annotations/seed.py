@@ -96,8 +96,13 @@ def upload_files(source: LabelStudioSource, project_id: int, files: Sequence[tup
 
 def import_annotated(source: LabelStudioSource, project_id: int, images: Sequence[str],
                      results: Sequence[list[dict[str, Any]]] | None) -> list[int]:
-    """Create tasks for image URLs, each with its annotation when ``results`` is given; the task ids."""
-    tasks = [{"data": {IMAGE_FIELD: url}, **({"annotations": [{"result": results[i]}]} if results else {})}
+    """Create tasks for image URLs, each with its annotation when ``results`` is given; the task ids.
+
+    Label Studio marks imported annotations as ground truth unless told otherwise; seeded labels are
+    ordinary annotations, so a later annotation of the task supersedes them (the export's policy).
+    """
+    tasks = [{"data": {IMAGE_FIELD: url},
+              **({"annotations": [{"result": results[i], "ground_truth": False}]} if results else {})}
              for i, url in enumerate(images)]
     request: Any = tasks
     response = source.call(lambda: source.client.projects.import_tasks(id=project_id, request=request,

@@ -167,7 +167,7 @@ def publish_model(result: TrainResult, data: DatasetVersion, cfg: TrainConfig, a
     name = args["model-name"]
     with tempfile.TemporaryDirectory(prefix="aipipe-bundle-") as tmp:
         bundle = write_model_bundle(Path(tmp) / "model", result.model, model_config(cfg.arch, len(data.classes)),
-                                    data.classes, {**preprocess_spec(cfg.image_size), "interpolation": "bilinear"})
+                                    data.classes, preprocess_spec(cfg.image_size))
         sample_set = ImageDataset(data.root, data.val_items[:8], data.classes, cfg.image_size, train=False)
         images = torch.stack([sample_set[i][0] for i in range(len(sample_set))])
         sample, _ = DevicePlacer(torch.device("cpu"), IMAGENET_MEAN, IMAGENET_STD)((images, torch.zeros(1)))

@@ -143,9 +143,12 @@ def build_from_config(config: Mapping[str, Any]) -> nn.Module:
 
 def preprocess_spec(image_size: int, mean: tuple[float, ...] = IMAGENET_MEAN,
                     std: tuple[float, ...] = IMAGENET_STD, input_name: str = "input") -> dict[str, Any]:
-    """The ``preprocess.json`` content: how serving must turn an image into the model input."""
+    """The ``preprocess.json`` content: how serving must turn an image into the model input.
+
+    The whole image is resized (bilinear) to ``input_size`` square, scaled to [0, 1], then normalised.
+    """
     return {"input_size": int(image_size), "mean": list(mean), "std": list(std), "layout": "NCHW",
-            "color": "RGB", "input_name": input_name}
+            "color": "RGB", "input_name": input_name, "interpolation": "bilinear"}
 
 
 def state_dict_for_save(model: nn.Module) -> dict[str, torch.Tensor]:
