@@ -5,6 +5,9 @@ from __future__ import annotations
 import base64
 import io
 import json
+import socket
+import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -19,6 +22,7 @@ from steps.deploy.server.imaging import Preprocessor
 pytestmark = pytest.mark.timeout(300)
 
 CLASSES = ["cat", "dog", "bird"]
+REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
 def encode(image: Image.Image, fmt: str) -> bytes:
@@ -102,8 +106,9 @@ def test_predict_base64_json_with_top_k(server, engine_dir: Path) -> None:
 @pytest.mark.parametrize("data,ctype,status,fragment", [
     (b"definitely not an image", "image/jpeg", 400, "cannot decode"),
     (b"\x89PNG\r\n\x1a\n truncated", "image/png", 400, "cannot decode"),
-    (b"hello", "text/plain", 415, "content type"),
-    (b"a=b", "application/x-www-form-urlencoded", 415, "content type"),
+    (b"hello", "text/plain", 400, "content type 'text/plain' not supported"),
+    (b"a=b", "application/x-www-form-urlencoded", 400,
+     "content type 'application/x-www-form-urlencoded' not supported"),
     (b'{"image": "%%%"}', "application/json", 400, "base64"),
     (b'{"picture": "abc"}', "application/json", 400, "image"),
     (b"{not json", "application/json", 400, "invalid JSON"),
@@ -115,6 +120,29 @@ def test_bad_requests_get_json_errors(server, data: bytes, ctype: str, status: i
     assert resp.status_code == status
     assert resp.headers["Content-Type"].startswith("application/json")
     assert fragment in resp.json()["error"]
+
+
+def test_wrong_content_type_lists_the_accepted_ones(server) -> None:
+    resp = requests.post(server.url + "/v1/predict", data=b"<svg/>", headers={"Content-Type": "image/svg+xml"},
+                         timeout=10)
+    assert resp.status_code == 400
+    message = resp.json()["error"]
+    assert "'image/svg+xml'" in message
+    assert all(accepted in message for accepted in ("image/jpeg", "image/png", "application/json"))
+
+
+def test_port_in_use_is_one_line_and_exit_2(engine_dir: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        argv = ServerConfig(engine_dir=str(engine_dir), port=port, cpu_workers=1, gpu_procs=1, device="cpu").to_argv()
+        proc = subprocess.run([sys.executable, "-m", "steps.deploy.server", *argv], cwd=REPO_ROOT,
+                              capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, proc.stderr[-3000:]
+    assert "Traceback" not in proc.stderr
+    [line] = [line for line in proc.stderr.splitlines() if "error" in line]
+    assert f"--port: cannot listen on 127.0.0.1:{port}" in line and "already in use" in line, proc.stderr
 
 
 def test_bad_top_k_and_unknown_route(server) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -55,3 +56,41 @@ def nodes_by_display(workflow: dict[str, Any]) -> dict[str, list[dict[str, Any]]
     return out
 
 
+
+
+# --- the conformance corpus must run in full: "one test per EXPECTED.yaml entry (no xfail, no skip)" ---------------
+CONFORMANCE_CASE = "test_conformance.py::test_conformance["  # in every node id of a corpus case
+_conformance_passed: set[str] = set()
+_conformance_problem: list[str] = []
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if CONFORMANCE_CASE in report.nodeid and report.when == "call" and report.passed \
+            and not hasattr(report, "wasxfail"):
+        _conformance_passed.add(report.nodeid)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A run that selected every corpus case fails unless every one of them passed (a skip or xfail is not a pass).
+
+    Runs that select only part of the corpus (``-k``, a node id, ``--lf``) are left alone, as are
+    collect-only runs and xdist workers (each runs only a share).
+    """
+    if session.config.option.collectonly or hasattr(session.config, "workerinput"):
+        return
+    module = sys.modules.get("tests.engine.test_conformance")
+    selected = {item.nodeid for item in session.items if CONFORMANCE_CASE in item.nodeid}
+    if module is None or not selected or len(selected) < len(module.EXPECTED):
+        return
+    missing = sorted(nodeid.split("[", 1)[1].rstrip("]") for nodeid in selected - _conformance_passed)
+    if missing:
+        _conformance_problem.append(f"conformance corpus: {len(selected) - len(missing)} of {len(selected)} "
+                                    f"cases passed (all must); not passed: {', '.join(missing)}")
+        if session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    for line in _conformance_problem:
+        terminalreporter.write_line(line, red=True)

@@ -205,6 +205,7 @@ def ddp_child(out: Path, folder: Path, quick: bool) -> None:
             "train_loss": [h["train_loss"] for h in result.history], "val_accuracy": result.val_accuracy,
             "world_size": result.accel.world_size, "images_per_s": best["images_per_s"],
             "data_wait_fraction": round(best["data_wait_fraction"], 4)}))
+    dist.barrier()  # leave together: a rank tearing down gloo while its peer still talks can abort
     shutdown_distributed()
 
 

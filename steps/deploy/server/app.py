@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import signal
 import sys
 
@@ -40,7 +41,11 @@ async def serve(config: ServerConfig) -> None:
         await service.start()
         await runner.setup()
         site = web.TCPSite(runner, config.host, config.port, backlog=2048, shutdown_timeout=2.0)
-        await site.start()
+        try:
+            await site.start()
+        except OSError as exc:  # in use, or not an address of this host
+            reason = "the port is already in use" if exc.errno == errno.EADDRINUSE else exc.strerror or str(exc)
+            raise UserError(f"cannot listen on {config.host}:{config.port}: {reason}", field="--port") from None
         host, port = runner.addresses[0][:2]
         print(f"{LISTENING}http://{host}:{port}", flush=True)
         await stop.wait()

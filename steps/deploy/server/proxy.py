@@ -83,8 +83,8 @@ async def _predict(request: web.Request, service: Service) -> web.Response:
     elif ctype in IMAGE_TYPES:
         kind = p.JOB_RAW
     else:
-        return _error(415, f"content type {ctype!r} not supported: send image/jpeg, image/png or "
-                           f"application/json {{\"image\": <base64>}}")
+        return _error(400, f"content type {ctype!r} not supported: send the image bytes as one of "
+                           f"{', '.join(sorted(IMAGE_TYPES))}, or {JSON_TYPE} {{\"image\": <base64>}}")
     limit = f"body larger than the {cfg.max_body_mb:g} MB limit"
     if request.content_length is not None and request.content_length > cfg.max_body_bytes:
         return _error(413, limit)

@@ -1,0 +1,52 @@
+"""Smoke runs of bench/engine_bench.py and bench/serve_bench.py in their ``--quick`` modes (CPU).
+
+Each must run to completion and write a result JSON with the shared keys and the issue's summary keys.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+RESULT_KEYS = {"benchmark", "machine", "date", "commit", "rows", "summary"}
+
+
+def run_quick(script: str, benchmark: str, out: Path, timeout_s: float) -> dict[str, Any]:
+    """Run ``script --quick`` with results going to ``out``; returns the one JSON document it wrote."""
+    env = {**os.environ, "AIPIPE_BENCH_OUT": str(out), "PYTHONPATH": str(REPO), "OMP_NUM_THREADS": "1"}
+    proc = subprocess.run([sys.executable, script, "--quick"], cwd=REPO, env=env, capture_output=True, text=True,
+                          timeout=timeout_s)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (result,) = out.glob(f"{benchmark}_*.json")
+    doc = json.loads(result.read_text())
+    assert set(doc) == RESULT_KEYS and doc["benchmark"] == benchmark and doc["rows"]
+    return doc
+
+
+@pytest.mark.timeout(240)
+def test_engine_bench_quick_writes_its_result(tmp_path: Path) -> None:
+    doc = run_quick("bench/engine_bench.py", "engine_bench_quick", tmp_path, timeout_s=180)
+    summary = doc["summary"]
+    assert summary["quick"] is True
+    assert summary["overhead_ms_per_node"] > 0 and summary["fanout_200_seconds"] > 0
+    assert [row["case"] for row in doc["rows"]] == ["sequential steps x10 (true)", "withItems x200, parallelism 8"]
+    assert summary["fanout_200_seconds"] == round(doc["rows"][1]["engine_s"], 3)
+
+
+@pytest.mark.timeout(420)
+def test_serve_bench_quick_writes_its_result(tmp_path: Path) -> None:
+    doc = run_quick("bench/serve_bench.py", "serve_bench_quick", tmp_path, timeout_s=360)
+    summary = doc["summary"]
+    assert summary["errors"] == []
+    packing_key = f"packing_ratio_{summary['packing_services']}"  # packing_ratio_4 in the full run, 2 in --quick
+    for key in ("qps_ratio_fp32", "qps_ratio_fp16", "p99_fp16_over_naive_p50", packing_key):
+        assert math.isfinite(summary[key]) and summary[key] > 0, (key, summary[key])
+    assert {"a-naive-fp32", "b-ours-fp32", "c-ours-fp16", "d-one-service"} <= {row["config"] for row in doc["rows"]}
