@@ -26,6 +26,7 @@ DEMO_TITLE = "aipipe digits demo"
 API_KEY_SECRET = "label-studio-api-key"
 PIPELINE = Path(__file__).resolve().parents[1] / "pipelines" / "retrain.py"
 DEMO_BATCH_SIZE = 16  # a small demo project still fills several batches
+DEMO_IMAGE_SIZE = 32  # the digits are 8x8 scans: 32 px loses nothing and trains fast on a CPU
 
 
 @dataclass(frozen=True)
@@ -130,7 +131,8 @@ def run_demo(cfg: Config, *, images: int, epochs: int, log: Callable[[str], None
     url, token, label_studio = ensure_label_studio(cfg, log)
     try:
         project = ensure_project(url, token, images, log)
-        params = {"project": str(project), "epochs": str(epochs), "batch_size": str(DEMO_BATCH_SIZE)}
+        params = {"project": str(project), "epochs": str(epochs), "batch_size": str(DEMO_BATCH_SIZE),
+                  "image_size": str(DEMO_IMAGE_SIZE)}
         compiled = compile_pipeline(PIPELINE, cfg, params)
         service = EngineService(cfg)
         driver_id = uuid.uuid4().hex
