@@ -295,6 +295,7 @@ def ddp_child(folder: Path, out: Path, work: Workload, compile_model: bool) -> N
         result.data_wait_fraction = float(totals[1]) / info.world_size
         result.gpu_mem_gib = float(totals[2]) / info.world_size
         out.write_text(json.dumps(result.__dict__))
+    dist.barrier()  # leave together
     shutdown_distributed()
 
 

@@ -103,16 +103,22 @@ def test_stop_from_another_process(engine):
 
 
 def test_stop_after_the_driver_was_killed_kills_what_it_left_behind(engine):
-    driver = engine.popen("run", str(_sleeper(engine, "orphan")))
-    pid_file = engine.markers / "orphan.pid"
-    _wait_for(pid_file, driver)
+    """kill -9 of the driver takes the node's own process with it (PR_SET_PDEATHSIG); what that
+    process started in the background is left behind until `aipipe stop` ends its process group."""
+    marks = engine.markers
+    path = engine.write_workflow("orphan.yaml", workflow("orphan-", "main", [
+        {"name": "main", "steps": [[{"name": "sleep", "template": "sleep"}]]},
+        shell("sleep", f"echo $$ > {marks}/leader.pid; sleep 300 & echo $! > {marks}/orphan.pid; wait")]))
+    driver = engine.popen("run", str(path))
+    _wait_for(marks / "orphan.pid", driver)
     time.sleep(0.2)
-    child = int(pid_file.read_text())
+    leader, background = int((marks / "leader.pid").read_text()), int((marks / "orphan.pid").read_text())
     driver.send_signal(signal.SIGKILL)
     driver.wait(120)
-    assert process_alive(child)  # kill -9 of the driver leaves the node running
+    assert _pid_gone(leader), "the node's process outlived its driver"
+    assert process_alive(background)
     name = _the_run(engine)["metadata"]["name"]
     stopped = engine.run("stop", name)
     assert stopped.returncode == 0 and "terminated by user" in stopped.stdout
-    assert _pid_gone(child)
+    assert _pid_gone(background), f"background process {background} outlived `aipipe stop`"
     assert _the_run(engine)["status"]["phase"] == "Failed"
