@@ -34,13 +34,7 @@ err_console = Console(stderr=True, soft_wrap=True)  # one error line, never wrap
 
 def _register_areas() -> None:
     for module_name in AREAS:
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:  # TODO(integration): remove once every area exists
-            if exc.name != module_name:
-                raise
-            continue
-        module.register(app)
+        importlib.import_module(module_name).register(app)
 
 
 def main() -> None:
