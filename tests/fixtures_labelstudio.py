@@ -8,31 +8,21 @@ annotate them through the API. ``.env()`` gives LABEL_STUDIO_URL / LABEL_STUDIO_
 from __future__ import annotations
 
 import os
-import shutil
-import signal
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-import requests
 
+from aipipe.errors import AipipeError
+from aipipe.services.labelstudio import start_label_studio
+from aipipe.services.process import free_port
 from steps.export_annotations import seed
 from steps.export_annotations.client import LabelStudioSource, Retry
 
 LEGACY_TOKEN = "aipipe0test0legacy0token0000000000000001"
 STARTUP_TIMEOUT_S = float(os.environ.get("AIPIPE_TEST_LS_STARTUP_S", "420"))
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @dataclass
@@ -83,52 +73,17 @@ class LabelStudioServer:
         return str(self.source().client.tokens.create().token)
 
 
-def _wait_healthy(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + STARTUP_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"label-studio exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
-        try:
-            if requests.get(f"{url}/health", timeout=2).status_code == 200:
-                return
-        except requests.RequestException:
-            pass
-        time.sleep(1.0)
-    raise RuntimeError(f"label-studio not healthy after {STARTUP_TIMEOUT_S:.0f} s:\n{log.read_text()[-3000:]}")
-
-
 @pytest.fixture(scope="session")
 def label_studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabelStudioServer]:
     """Start ``label-studio`` once per session; stop it at the end."""
-    executable = shutil.which("label-studio", path=str(Path(sys.executable).parent)) or shutil.which("label-studio")
-    if executable is None:
-        pytest.fail("the label-studio server is not installed (pip install label-studio)")
     root = tmp_path_factory.mktemp("label-studio")
-    files_root = root / "files"
-    files_root.mkdir()
-    data_dir = root / "data"
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    env = {**os.environ,
-           "LABEL_STUDIO_ENABLE_LEGACY_API_TOKEN": "true", "SSRF_PROTECTION_ENABLED": "false",
-           "LABEL_STUDIO_LOCAL_FILES_SERVING_ENABLED": "true",
-           "LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT": str(files_root),
-           "SENTRY_DSN": "", "FRONTEND_SENTRY_DSN": "", "COLLECT_ANALYTICS": "false", "HOME": str(root)}
-    log = root / "label-studio.log"
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [executable, "start", "--no-browser", "--internal-host", "127.0.0.1", "--port", str(port),
-             "--data-dir", str(data_dir), "--username", "admin@example.com", "--password", "aipipe-test-pass",
-             "--user-token", LEGACY_TOKEN, "--enable-legacy-api-token", "--log-level", "WARNING"],
-            stdout=out, stderr=subprocess.STDOUT, env=env, cwd=root, start_new_session=True)
     try:
-        _wait_healthy(url, proc, log)
-        yield LabelStudioServer(url=url, token=LEGACY_TOKEN, files_root=files_root, data_dir=data_dir)
+        server = start_label_studio(root, port=free_port(), token=LEGACY_TOKEN, password="aipipe-test-pass",
+                                    timeout_s=STARTUP_TIMEOUT_S)
+    except AipipeError as exc:
+        pytest.fail(f"label-studio did not start: {exc}")
+    try:
+        yield LabelStudioServer(url=server.url, token=LEGACY_TOKEN, files_root=root / "files",
+                                data_dir=root / "data")
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+        server.stop()

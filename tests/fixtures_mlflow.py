@@ -6,7 +6,6 @@ Started once per test session on 127.0.0.1 and a free port; ``mlflow_server`` yi
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -16,20 +15,16 @@ from pathlib import Path
 import pytest
 import requests
 
+from aipipe.services.process import free_port
+
 START_TIMEOUT_S = 120
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture(scope="session")
 def mlflow_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """URL of a running ``mlflow server`` (sqlite backend, artifacts served under its own folder)."""
     root = tmp_path_factory.mktemp("mlflow-server")
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     log = (root / "server.log").open("wb")
     mlflow_bin = Path(sys.executable).with_name("mlflow")

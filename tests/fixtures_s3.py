@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -23,6 +22,7 @@ import pytest
 import requests
 
 from aipipe.config import Config, load_config
+from aipipe.services.process import free_port
 from aipipe.storage import Storage
 
 S3_ACCESS_KEY = "aipipe-test-access"
@@ -56,18 +56,12 @@ class S3Server:
         return f"s3://{self.bucket}/{uuid.uuid4().hex[:12]}"
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture(scope="session")
 def s3_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3Server]:
     executable = shutil.which("moto_server", path=str(Path(sys.executable).parent)) or shutil.which("moto_server")
     if executable is None:
         pytest.fail("moto_server is not installed (pip install 'moto[server]')")
-    port = _free_port()
+    port = free_port()
     endpoint = f"http://127.0.0.1:{port}"
     log = tmp_path_factory.mktemp("moto") / "moto.log"
     with log.open("wb") as out:

@@ -24,7 +24,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -34,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from aipipe.errors import NotFoundError, UserError
+from aipipe.services.process import free_port
 from steps.deploy.health import HealthResult, gate, http_transport
 from steps.deploy.sizing import Sizing
 
@@ -100,12 +100,6 @@ def _process_start(pid: int) -> str | None:
 def is_alive(inst: Instance) -> bool:
     start = _process_start(inst.pid)
     return start is not None and (start == inst.start_ticks or "" in (start, inst.start_ticks))
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _tail(path: Path, lines: int = 20) -> str:
