@@ -22,6 +22,7 @@ from typing import Any
 
 from aipipe.engine.names import generate_name, new_uid, now_rfc3339
 from aipipe.errors import ConflictError, NotFoundError, UserError
+from aipipe.services.process import process_alive
 
 WORKFLOW = "Workflow"
 WORKFLOW_TEMPLATE = "WorkflowTemplate"
@@ -101,21 +102,6 @@ def serialize_workflow(workflow: dict[str, Any]) -> Snapshot:
     stamped = {**workflow, "metadata": {**meta, "labels": _phase_labels(meta.get("labels"), phase)}}
     stamped["metadata"].pop("resourceVersion", None)
     return Snapshot(meta["uid"], phase, json.dumps(stamped))
-
-
-def process_alive(pid: int) -> bool:
-    """Whether ``pid`` runs and is not a zombie."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True
-    return stat.rsplit(")", 1)[-1].split()[0] != "Z"
 
 
 def _phase_labels(labels: dict[str, str] | None, phase: str) -> dict[str, str]:

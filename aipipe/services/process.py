@@ -23,6 +23,21 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def process_alive(pid: int) -> bool:
+    """Whether ``pid`` runs and is not a zombie."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rsplit(")", 1)[-1].split()[0] != "Z"
+
+
 @dataclass
 class ServerProcess:
     """A server child process, its URL and its log file."""

@@ -7,7 +7,8 @@ import signal
 import time
 from pathlib import Path
 
-from aipipe.engine.store import RunStore, process_alive
+from aipipe.engine.store import RunStore
+from aipipe.services.process import process_alive
 from tests.runs.conftest import shell, workflow
 
 

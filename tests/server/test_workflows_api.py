@@ -14,7 +14,8 @@ import requests
 import yaml
 from hera.workflows import Container, Step, Steps, Workflow, WorkflowsService
 
-from aipipe.engine.store import RunStore, process_alive
+from aipipe.engine.store import RunStore
+from aipipe.services.process import process_alive
 from tests.server.conftest import REPO_ROOT, start_server
 
 NS = "argo"

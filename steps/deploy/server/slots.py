@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from aipipe.errors import UserError
+from aipipe.services.process import process_alive
 
 SHM_DIR = Path("/dev/shm")
 PREFIX_ROOT = "aipipe-srv-"
@@ -128,18 +129,8 @@ def remove_stale_segments() -> list[str]:
     removed: list[str] = []
     for path in segments(PREFIX_ROOT):
         pid_text = path.name[len(PREFIX_ROOT):].split("-", 1)[0]
-        if pid_text.isdigit() and not _alive(int(pid_text)):
+        if pid_text.isdigit() and not process_alive(int(pid_text)):
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
                 removed.append(path.name)
     return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
