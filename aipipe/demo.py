@@ -25,7 +25,7 @@ from aipipe.services.process import ServerProcess
 DEMO_TITLE = "aipipe digits demo"
 API_KEY_SECRET = "label-studio-api-key"
 PIPELINE = Path(__file__).resolve().parents[1] / "pipelines" / "retrain.py"
-DEMO_BATCH_SIZE = 16  # a small demo project still fills several batches
+DEMO_BATCH_SIZE = 8  # a small demo project still gives a dozen optimizer steps an epoch
 DEMO_IMAGE_SIZE = 32  # the digits are 8x8 scans: 32 px loses nothing and trains fast on a CPU
 
 

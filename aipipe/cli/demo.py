@@ -14,7 +14,7 @@ console = Console(soft_wrap=True)
 
 def demo(
     images: Annotated[int, typer.Option(help="labelled images in the seeded Label Studio project")] = 120,
-    epochs: Annotated[int, typer.Option(help="training epochs")] = 12,
+    epochs: Annotated[int, typer.Option(help="training epochs")] = 30,
 ) -> None:
     """Run the retrain loop on the embedded defaults; exit 0 only when the endpoint answers."""
     from aipipe.cli.runs import drive_foreground
