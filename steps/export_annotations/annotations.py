@@ -13,16 +13,13 @@ from typing import Any
 
 from aipipe.errors import UserError
 from steps.export_annotations.dataset import CLASSIFICATION, DETECTION, Box
+from steps.export_annotations.skips import SkippedTask
 
 CONTROL_KINDS = {"RectangleLabels": DETECTION, "Choices": CLASSIFICATION}
 
 
-class BadLabel(ValueError):
-    """An annotation that cannot become a training label; ``reason`` is the report's counter name."""
-
-    def __init__(self, reason: str, detail: str) -> None:
-        super().__init__(detail)
-        self.reason = reason
+class BadLabel(SkippedTask):
+    """An annotation that cannot become a training label."""
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from urllib.parse import unquote_to_bytes, urljoin, urlparse
 from aipipe.errors import AipipeError, NotFoundError, ServiceUnavailable
 from aipipe.storage import Storage
 from steps.export_annotations.client import Retry, call_with_retries
+from steps.export_annotations.skips import SkippedTask
 
 FORMAT_EXTENSIONS = {"PNG": "png", "JPEG": "jpg", "GIF": "gif", "BMP": "bmp", "WEBP": "webp", "TIFF": "tiff"}
 MAX_IMAGE_BYTES = 64 << 20
@@ -27,12 +28,8 @@ MAX_PIXELS = 100_000_000
 WEB_ATTEMPTS = 2  # a dead image host is counted quickly; Label Studio itself gets the full retry policy
 
 
-class ImageProblem(ValueError):
-    """A task's image cannot be used; ``reason`` is the report's counter name."""
-
-    def __init__(self, reason: str, detail: str) -> None:
-        super().__init__(detail)
-        self.reason = reason
+class ImageProblem(SkippedTask):
+    """A task's image cannot be used."""
 
 
 @dataclass(frozen=True)
