@@ -59,7 +59,7 @@ def _rss_mb() -> float:
 
 def run_variant(args: argparse.Namespace) -> dict[str, Any]:
     """Child process: load one variant, time it, record its memory and its logits on the eval inputs."""
-    from steps.convert_trt.backends.torch_backend import TorchEngine, apply_precision_plan, load_module
+    from steps.convert_trt.backends.torch_backend import TorchEngine, load_module, load_torch_engine
     from steps.convert_trt.backends.torch_evaluator import no_tf32
     from steps.convert_trt.measure import nvml_process_mb
 
@@ -69,27 +69,27 @@ def run_variant(args: argparse.Namespace) -> dict[str, Any]:
     if device == "cuda":
         torch.cuda.init()
         torch.cuda.reset_peak_memory_stats()
-    module = load_module(Path(args.bundle))
     shape = (3, args.image_size, args.image_size)
     compile_note = ""
     if args.child == "fp32":
-        model = module.to(device).eval()
+        model = load_module(Path(args.bundle)).to(device).eval()
 
         def fn(x: torch.Tensor) -> torch.Tensor:
             with torch.no_grad():
                 return model(x)
     else:
         pins = json.loads(Path(args.pins).read_text())
-        apply_precision_plan(module, "fp16", pins)
+
+        def load(compile_mode: str | None) -> TorchEngine:
+            return load_torch_engine(Path(args.bundle), precision="fp16", fp32_modules=pins, device=device,
+                                     max_batch=args.batch, input_shape=shape, cuda_graphs=device == "cuda",
+                                     compile_mode=compile_mode)
         try:
-            engine = TorchEngine(module, precision="fp16", device=device, max_batch=args.batch,
-                                 input_shape=shape, cuda_graphs=device == "cuda", compile_mode=args.compile_mode)
+            engine = load(args.compile_mode)
             engine.forward(torch.zeros((1, *shape), device=device))  # compile + capture now, fail early
         except Exception as exc:  # inductor/triton missing or failing: measure without compile, say so
             compile_note = f"torch.compile failed, measured without it: {type(exc).__name__}: {exc}"[:300]
-            module = apply_precision_plan(load_module(Path(args.bundle)), "fp16", pins)
-            engine = TorchEngine(module, precision="fp16", device=device, max_batch=args.batch,
-                                 input_shape=shape, cuda_graphs=device == "cuda", compile_mode=None)
+            engine = load(None)
         fn = engine.forward
     inputs = np.load(args.inputs)
     warm_start = time.perf_counter()
@@ -218,7 +218,8 @@ def main(argv: list[str] | None = None) -> None:
     memory_key = "peak_allocated_mb" if args.device == "cuda" else "rss_growth_mb"
     rows = []
     for name, res in (("pytorch eager fp32 (tf32 off)", fp32),
-                      (f"fp16 engine (pins={len(found.plan.fp32_layers)}, compile={args.compile_mode or 'off'}, "
+                      (f"fp16 engine (pins={len(found.plan.fp32_layers)}, BN folded, "
+                       f"compile={args.compile_mode or 'off'}, "
                        f"cuda graphs={'on' if args.device == 'cuda' else 'off'})", fp16)):
         rows.append({"variant": name, "latency_ms_b1": res["latency_ms_b1"],
                      f"throughput_b{args.batch}": res["throughput_b64"], "peak_allocated_mb": res["peak_allocated_mb"],

@@ -26,6 +26,12 @@ def _conv_bn(cin: int, cout: int, kernel: int, stride: int = 1) -> list[nn.Modul
     return [nn.Conv2d(cin, cout, kernel, stride, kernel // 2, bias=False), nn.BatchNorm2d(cout)]
 
 
+def _residual(body_out: torch.Tensor, shortcut_out: torch.Tensor, relu: nn.Module) -> torch.Tensor:
+    """relu(body + shortcut), added in place into the branch output so no third tensor is allocated."""
+    body_out += shortcut_out
+    return relu(body_out)
+
+
 class BasicBlock(nn.Module):
     """Two 3x3 convolutions with an identity (or 1x1 projection) shortcut."""
 
@@ -40,7 +46,7 @@ class BasicBlock(nn.Module):
         self.relu = nn.ReLU(inplace=True)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.relu(self.body(x) + self.shortcut(x))
+        return _residual(self.body(x), self.shortcut(x), self.relu)
 
 
 class Bottleneck(nn.Module):
@@ -61,7 +67,7 @@ class Bottleneck(nn.Module):
         self.relu = nn.ReLU(inplace=True)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.relu(self.body(x) + self.shortcut(x))
+        return _residual(self.body(x), self.shortcut(x), self.relu)
 
 
 class ResNet(nn.Module):

@@ -3,6 +3,7 @@
 Pins are module paths (``stages.0.0.body.0``); the module runs in FP32 with its inputs cast up
 and its output cast back down. On CPU the module simply runs in half precision (real FP16
 arithmetic, slow), which also makes this backend a real-FP16 evaluator for the debugger.
+The engine serves the module with its BatchNorms folded into the convolutions (``torch_fusion``).
 Works on torch >= 2.4; imports nothing beyond torch, numpy, safetensors and the train step's model.
 """
 
@@ -19,6 +20,7 @@ from torch import nn
 
 from aipipe.contract import MODEL_CONFIG, MODEL_WEIGHTS
 from aipipe.errors import UserError
+from steps.convert_trt.backends.torch_fusion import fold_batchnorm
 
 DTYPES: dict[str, torch.dtype] = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}
 
@@ -58,6 +60,12 @@ def apply_precision_plan(model: nn.Module, precision: str, fp32_modules: Iterabl
         sub.register_forward_pre_hook(lambda _m, args: _cast_floats(args, torch.float32))
         sub.register_forward_hook(lambda _m, _args, out: _cast_floats(out, dtype))
     return model
+
+
+def inference_module(model: nn.Module, precision: str, fp32_modules: Sequence[str]) -> nn.Module:
+    """The FP32 eval-mode ``model`` made ready to serve: BatchNorms folded (pins left whole), then the plan applied."""
+    fold_batchnorm(model, torch_dtype(precision), keep=fp32_modules)
+    return apply_precision_plan(model, precision, fp32_modules)
 
 
 def scope_to_module(scope: str, model: nn.Module) -> str:
@@ -106,18 +114,26 @@ class TorchEngine:
         self.module: Any = torch.compile(module, mode=compile_mode, dynamic=False) if compile_mode else module
         self._use_graphs = cuda_graphs and self.device.type == "cuda"
         self._buckets = batch_buckets(self.max_batch)
-        self._graphs: dict[int, tuple[torch.cuda.CUDAGraph, torch.Tensor, torch.Tensor]] = {}
+        self._graphs: dict[int, tuple[torch.cuda.CUDAGraph, torch.Tensor]] = {}
         # One memory pool for every batch size's graph: the pool holds the largest graph's
         # buffers instead of the sum. Safe because replays never overlap and ``forward`` copies
         # the output out of the pool before the next replay can overwrite it.
         self._pool = torch.cuda.graph_pool_handle() if self._use_graphs else None
+        # One input buffer for every graph: a batch of n rows is written to its first n rows, and
+        # the graph of bucket b reads the first b (rows past n are stale and their outputs dropped).
+        self._static_in: torch.Tensor | None = None
 
     def _to_input(self, batch: torch.Tensor) -> torch.Tensor:
         x = batch.to(self.device, self.dtype, non_blocking=True)
         return x.contiguous(memory_format=torch.channels_last) if self._channels_last else x
 
-    def _capture(self, size: int) -> tuple[torch.cuda.CUDAGraph, torch.Tensor, torch.Tensor]:
-        static_in = self._to_input(torch.zeros((size, *self.input_shape)))
+    def _input_buffer(self) -> torch.Tensor:
+        if self._static_in is None:
+            self._static_in = self._to_input(torch.zeros((self.max_batch, *self.input_shape)))
+        return self._static_in
+
+    def _capture(self, size: int) -> tuple[torch.cuda.CUDAGraph, torch.Tensor]:
+        static_in = self._input_buffer()[:size]
         side = torch.cuda.Stream()
         side.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(side), torch.no_grad():
@@ -127,7 +143,7 @@ class TorchEngine:
         graph = torch.cuda.CUDAGraph()
         with torch.no_grad(), torch.cuda.graph(graph, pool=self._pool):
             static_out = self.module(static_in)
-        return graph, static_in, static_out
+        return graph, static_out
 
     def forward(self, batch: torch.Tensor) -> torch.Tensor:
         """Logits (on the engine's device, float32) for a float NCHW tensor of at most ``max_batch`` rows."""
@@ -138,8 +154,8 @@ class TorchEngine:
         size = next(b for b in self._buckets if b >= n)
         if size not in self._graphs:
             self._graphs[size] = self._capture(size)
-        graph, static_in, static_out = self._graphs[size]
-        static_in[:n].copy_(self._to_input(batch))
+        graph, static_out = self._graphs[size]
+        self._input_buffer()[:n].copy_(batch)  # device, dtype and layout in one copy, no staging tensor
         graph.replay()
         out = static_out[:n]
         return out.clone() if out.dtype == torch.float32 else out.float()  # never hand out the graph's buffer
@@ -151,6 +167,7 @@ class TorchEngine:
 
     def close(self) -> None:
         self._graphs.clear()
+        self._static_in = None
         self.module = None
         if self.device.type == "cuda":
             torch.cuda.empty_cache()
@@ -160,7 +177,7 @@ def load_torch_engine(bundle_dir: Path, *, precision: str, fp32_modules: Sequenc
                       max_batch: int, input_shape: Sequence[int], cuda_graphs: bool = True,
                       compile_mode: str | None = None) -> TorchEngine:
     """Rebuild the module from a bundle, apply the precision plan and prepare it on ``device``."""
-    module = apply_precision_plan(load_module(bundle_dir), precision, fp32_modules)
+    module = inference_module(load_module(bundle_dir), precision, fp32_modules)
     return TorchEngine(module, precision=precision, device=device, max_batch=max_batch, input_shape=input_shape,
                        cuda_graphs=cuda_graphs, compile_mode=compile_mode)
 
@@ -208,8 +225,8 @@ class TorchBackend:
 
     def run(self, engine: Any, inputs: Any) -> list[np.ndarray]:
         (batch,) = inputs.values()
-        runner = TorchEngine(apply_precision_plan(load_module(self.model_bundle), engine.precision,
-                                                  engine.manifest["fp32_modules"]),
+        runner = TorchEngine(inference_module(load_module(self.model_bundle), engine.precision,
+                                              engine.manifest["fp32_modules"]),
                              precision=engine.precision, device=self.device, max_batch=int(batch.shape[0]),
                              input_shape=batch.shape[1:], cuda_graphs=False)
         return [runner.infer(batch)]
