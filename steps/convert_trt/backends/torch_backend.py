@@ -119,6 +119,9 @@ class TorchEngine:
         # buffers instead of the sum. Safe because replays never overlap and ``forward`` copies
         # the output out of the pool before the next replay can overwrite it.
         self._pool = torch.cuda.graph_pool_handle() if self._use_graphs else None
+        # One stream for every warm-up and capture: cuBLAS keeps a workspace (32 MiB on Hopper)
+        # for each stream it has run on, so a fresh stream per bucket would cost that much each.
+        self._capture_stream = torch.cuda.Stream(self.device) if self._use_graphs else None
         # One input buffer for every graph: a batch of n rows is written to its first n rows, and
         # the graph of bucket b reads the first b (rows past n are stale and their outputs dropped).
         self._static_in: torch.Tensor | None = None
@@ -134,14 +137,15 @@ class TorchEngine:
 
     def _capture(self, size: int) -> tuple[torch.cuda.CUDAGraph, torch.Tensor]:
         static_in = self._input_buffer()[:size]
-        side = torch.cuda.Stream()
-        side.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(side), torch.no_grad():
+        stream = self._capture_stream
+        assert stream is not None
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream), torch.no_grad():
             for _ in range(3):
                 self.module(static_in)
-        torch.cuda.current_stream().wait_stream(side)
+        torch.cuda.current_stream().wait_stream(stream)
         graph = torch.cuda.CUDAGraph()
-        with torch.no_grad(), torch.cuda.graph(graph, pool=self._pool):
+        with torch.no_grad(), torch.cuda.graph(graph, pool=self._pool, stream=stream):
             static_out = self.module(static_in)
         return graph, static_out
 
