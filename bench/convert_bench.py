@@ -138,8 +138,7 @@ def _run_child(variant: str, args: argparse.Namespace, work: Path) -> tuple[dict
            "--inputs", str(work / "inputs.npy"), "--pins", str(work / "pins.json"),
            "--logits-out", str(logits_path), "--device", args.device, "--image-size", str(args.image_size),
            "--batch", str(args.batch), "--iterations", str(args.iterations)]
-    if args.compile_mode:
-        cmd += ["--compile-mode", args.compile_mode]
+    cmd += ["--compile-mode", args.compile_mode or "none"]  # the child must not fall back to its own default
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO, timeout=args.child_timeout,
                           env=dict(os.environ, PYTHONPATH=str(REPO)), check=False)
     if proc.returncode != 0:
