@@ -1,13 +1,16 @@
-"""Benchmark: the FP16 engine (PyTorch backend with the debugger's pins, torch.compile + CUDA graphs)
-vs PyTorch eager FP32 (TF32 disabled) on the same ResNet-50-sized classifier at 224 px.
+"""Benchmark: the FP16 engine (PyTorch backend with the debugger's pins, BatchNorms folded, torch.compile
+and CUDA graphs, as the convert step ships it on a GPU) vs PyTorch eager FP32 (TF32 disabled) on the
+same ResNet-50-sized classifier at 224 px.
 
 Measures latency at batch 1, throughput at batch 64, peak GPU memory (torch.cuda.max_memory_allocated
-and NVML's per-process figure, CUDA context included) and the median abs error of the logits.
-Each variant runs in its own fresh process so memory figures belong to one replica alone. The
-debugger runs first, on the GPU with the PyTorch evaluator, on synthetic calibration images
-(no dataset travels to the GPU machine); its pins are what the FP16 engine applies.
+and NVML's per-process figure, CUDA context included) and the median abs error of the logits. A third
+row runs the same engine without torch.compile (its ratios carry the suffix ``_no_compile``): the
+engine a serving image without Triton falls back to. Each variant runs in its own fresh process so
+memory figures belong to one replica alone. The debugger runs first, on the GPU with the PyTorch
+evaluator, on synthetic calibration images (no dataset travels to the GPU machine); its pins are
+what the FP16 engine applies.
 
-    python3 bench/convert_bench.py            # GPU run (H100/H200), ~4 min with torch.compile warm-up
+    python3 bench/convert_bench.py            # GPU run (H100/H200), about a minute
     python3 bench/convert_bench.py --quick    # CPU smoke test (< 1 min): resnet_tiny, 32 px, no compile
 
 Summary keys: throughput_ratio_b64, latency_ratio_b1, memory_ratio, median_abs_error, debugger_evaluations.
@@ -132,18 +135,39 @@ def _build_model(arch: str, num_classes: int, image_size: int, seed: int) -> tor
     return model.eval()
 
 
-def _run_child(variant: str, args: argparse.Namespace, work: Path) -> tuple[dict[str, Any], np.ndarray]:
-    logits_path = work / f"logits_{variant}.npy"
+def _run_child(variant: str, args: argparse.Namespace, work: Path,
+               compile_mode: str | None = None) -> tuple[dict[str, Any], np.ndarray]:
+    logits_path = work / f"logits_{variant}_{compile_mode or 'none'}.npy"
     cmd = [sys.executable, str(Path(__file__).resolve()), "--child", variant, "--bundle", str(work),
            "--inputs", str(work / "inputs.npy"), "--pins", str(work / "pins.json"),
            "--logits-out", str(logits_path), "--device", args.device, "--image-size", str(args.image_size),
            "--batch", str(args.batch), "--iterations", str(args.iterations)]
-    cmd += ["--compile-mode", args.compile_mode or "none"]  # the child must not fall back to its own default
+    cmd += ["--compile-mode", compile_mode or "none"]  # the child must not fall back to its own default
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO, timeout=args.child_timeout,
                           env=dict(os.environ, PYTHONPATH=str(REPO)), check=False)
     if proc.returncode != 0:
         raise SystemExit(f"{variant} run failed:\n{proc.stderr[-4000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1]), np.load(logits_path)
+
+
+def _row(name: str, res: dict[str, Any], batch: int) -> dict[str, Any]:
+    return {"variant": name, "latency_ms_b1": res["latency_ms_b1"], f"throughput_b{batch}": res["throughput_b64"],
+            "peak_allocated_mb": res["peak_allocated_mb"], "nvml_process_mb": res["nvml_process_mb"],
+            "rss_growth_mb": res["rss_growth_mb"], "warmup_s": res["warmup_s"], "note": res["compile_note"]}
+
+
+def _ratios(res: dict[str, Any], fp32: dict[str, Any], logits: np.ndarray, ref_logits: np.ndarray,
+            memory_key: str) -> dict[str, Any]:
+    """The FP16 engine against eager FP32: speed and memory ratios, errors of the logits."""
+    err = np.abs(logits.astype(np.float64) - ref_logits)
+    return {
+        "throughput_ratio_b64": res["throughput_b64"] / fp32["throughput_b64"],
+        "latency_ratio_b1": res["latency_ms_b1"] / fp32["latency_ms_b1"],
+        "memory_ratio": (res[memory_key] / fp32[memory_key]) if fp32[memory_key] else None,
+        "memory_ratio_nvml": (res["nvml_process_mb"] / fp32["nvml_process_mb"]) if fp32["nvml_process_mb"] else None,
+        "median_abs_error": float(np.median(err)), "max_abs_error": float(err.max()),
+        "top1_agreement": float(np.mean(logits.argmax(1) == ref_logits.argmax(1))),
+    }
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -156,9 +180,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--eval-images", type=int, default=None, help="images the logits error is measured on")
     parser.add_argument("--calibration", type=int, default=None, help="debugger calibration images")
     parser.add_argument("--compile-mode", default=None,
-                        help="torch.compile mode of the FP16 engine (GPU default 'default'; "
-                             "'max-autotune-no-cudagraphs' tunes longer; CUDA graphs are captured by the "
-                             "engine itself); 'none' = eager")
+                        help="torch.compile mode of the FP16 engine (GPU default 'default', as the convert "
+                             "step ships it; 'max-autotune-no-cudagraphs' tunes longer; CUDA graphs are "
+                             "captured by the engine itself); 'none' = uncompiled, and no third row")
     parser.add_argument("--device", default=None)
     parser.add_argument("--child-timeout", type=int, default=420)
     parser.add_argument("--child", choices=("fp32", "fp16"), help=argparse.SUPPRESS)
@@ -211,32 +235,26 @@ def main(argv: list[str] | None = None) -> None:
         (work / "pins.json").write_text(json.dumps(list(found.plan.fp32_layers)))
 
         fp32, ref_logits = _run_child("fp32", args, work)
-        fp16, fp16_logits = _run_child("fp16", args, work)
+        engines = [(args.compile_mode or "off", "", *_run_child("fp16", args, work, args.compile_mode))]
+        if args.compile_mode:
+            engines.append(("off", "_no_compile", *_run_child("fp16", args, work)))
 
-    err = np.abs(fp16_logits.astype(np.float64) - ref_logits)
     memory_key = "peak_allocated_mb" if args.device == "cuda" else "rss_growth_mb"
-    rows = []
-    for name, res in (("pytorch eager fp32 (tf32 off)", fp32),
-                      (f"fp16 engine (pins={len(found.plan.fp32_layers)}, BN folded, "
-                       f"compile={args.compile_mode or 'off'}, "
-                       f"cuda graphs={'on' if args.device == 'cuda' else 'off'})", fp16)):
-        rows.append({"variant": name, "latency_ms_b1": res["latency_ms_b1"],
-                     f"throughput_b{args.batch}": res["throughput_b64"], "peak_allocated_mb": res["peak_allocated_mb"],
-                     "nvml_process_mb": res["nvml_process_mb"], "rss_growth_mb": res["rss_growth_mb"],
-                     "warmup_s": res["warmup_s"], "note": res["compile_note"]})
-    summary = {
-        "throughput_ratio_b64": fp16["throughput_b64"] / fp32["throughput_b64"],
-        "latency_ratio_b1": fp16["latency_ms_b1"] / fp32["latency_ms_b1"],
-        "memory_ratio": (fp16[memory_key] / fp32[memory_key]) if fp32[memory_key] else None,
-        "memory_ratio_nvml": (fp16["nvml_process_mb"] / fp32["nvml_process_mb"]) if fp32["nvml_process_mb"] else None,
-        "median_abs_error": float(np.median(err)), "max_abs_error": float(err.max()),
-        "top1_agreement": float(np.mean(fp16_logits.argmax(1) == ref_logits.argmax(1))),
+    rows = [_row("pytorch eager fp32 (tf32 off)", fp32, args.batch)]
+    summary: dict[str, Any] = {}
+    for compile_name, suffix, res, logits in engines:
+        rows.append(_row(f"fp16 engine (pins={len(found.plan.fp32_layers)}, BN folded, compile={compile_name}, "
+                         f"cuda graphs={'on' if args.device == 'cuda' else 'off'})", res, args.batch))
+        summary.update({f"{key}{suffix}": value
+                        for key, value in _ratios(res, fp32, logits, ref_logits, memory_key).items()})
+    summary.update({
         "debugger_evaluations": found.report["evaluations"], "debugger_pins": list(found.plan.fp32_layers),
         "debugger_success": found.success, "debugger_seconds": round(debug_s, 1),
-        "memory_measure": memory_key, "arch": args.arch, "image_size": args.image_size, "batch": args.batch,
-        "device": args.device, "quick": args.quick, "wall_s": round(time.perf_counter() - started, 1),
+        "memory_measure": memory_key, "compile_mode": args.compile_mode or "none", "arch": args.arch,
+        "image_size": args.image_size, "batch": args.batch, "device": args.device, "quick": args.quick,
+        "wall_s": round(time.perf_counter() - started, 1),
         "goals": {"throughput_ratio_b64": ">= 3", "memory_ratio": "<= 0.5", "median_abs_error": "<= 1e-3"},
-    }
+    })
     write_result("convert_bench" + ("_quick" if args.quick else ""), rows, summary)
 
 

@@ -21,12 +21,13 @@ from steps.convert_trt.inspect import inspect_model, load_onnx
 
 
 def write_tiny_engine_bundle(dest: Path, *, backend: str = "onnxruntime", precision: str = "fp32",
-                             num_classes: int = 3, image_size: int = 32, max_batch: int = 64) -> Path:
+                             num_classes: int = 3, image_size: int = 32, max_batch: int = 64,
+                             compile_mode: str | None = None) -> Path:
     """Write a contract engine bundle (engine.json, engine file, precision_config.json, classes, preprocess).
 
     Built with this step's own backends from ``steps.train.fixtures.write_tiny_model_bundle`` (a
     randomly initialised resnet_tiny); no FP32 pins. ``backend``: onnxruntime | pytorch | tensorrt
-    (the last only where ``import tensorrt`` works).
+    (the last only where ``import tensorrt`` works). ``compile_mode``: torch.compile mode of a pytorch engine.
     """
     from steps.train.fixtures import write_tiny_model_bundle
 
@@ -38,7 +39,7 @@ def write_tiny_engine_bundle(dest: Path, *, backend: str = "onnxruntime", precis
         if backend == "onnxruntime":
             builder = OnnxRuntimeBackend()
         elif backend == "pytorch":
-            builder = TorchBackend(model_bundle)
+            builder = TorchBackend(model_bundle, compile_mode=compile_mode)
         elif backend == "tensorrt":
             from steps.convert_trt.backends.tensorrt import TensorRTBackend
 

@@ -39,7 +39,8 @@ def main() -> int:
     results: dict[str, object] = {"gpu": torch.cuda.get_device_name(0)}
     failures: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
-        bundle = write_tiny_engine_bundle(Path(tmp) / "engine", backend="pytorch", precision="fp16")
+        bundle = write_tiny_engine_bundle(Path(tmp) / "engine", backend="pytorch", precision="fp16",
+                                          compile_mode="default")  # as the convert step ships it on a GPU
         source = load_module(bundle)
         runner = load_engine(bundle, device="cuda")
         errors = {}

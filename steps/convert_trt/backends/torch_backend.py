@@ -10,6 +10,7 @@ Works on torch >= 2.4; imports nothing beyond torch, numpy, safetensors and the 
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -111,7 +112,9 @@ class TorchEngine:
         module = module.to(self.device)
         if self._channels_last:
             module = module.to(memory_format=torch.channels_last)  # type: ignore[call-overload]  # missing in stubs
+        self._eager: Any = module
         self.module: Any = torch.compile(module, mode=compile_mode, dynamic=False) if compile_mode else module
+        self.compile_error: str | None = None
         self._use_graphs = cuda_graphs and self.device.type == "cuda"
         self._buckets = batch_buckets(self.max_batch)
         self._graphs: dict[int, tuple[torch.cuda.CUDAGraph, torch.Tensor]] = {}
@@ -142,19 +145,32 @@ class TorchEngine:
         stream.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(stream), torch.no_grad():
             for _ in range(3):
-                self.module(static_in)
+                self._run_module(static_in)
         torch.cuda.current_stream().wait_stream(stream)
         graph = torch.cuda.CUDAGraph()
         with torch.no_grad(), torch.cuda.graph(graph, pool=self._pool, stream=stream):
             static_out = self.module(static_in)
         return graph, static_out
 
+    def _run_module(self, x: torch.Tensor) -> torch.Tensor:
+        """One eager (or compiling) call; when torch.compile fails (no Triton, no C compiler) the engine
+        says so once on stderr and serves the module uncompiled from then on."""
+        try:
+            return self.module(x)
+        except Exception as exc:
+            if self.module is self._eager:
+                raise
+            self.compile_error = f"{type(exc).__name__}: {exc}"[:300]
+            print(f"aipipe: torch.compile failed, serving uncompiled: {self.compile_error}", file=sys.stderr)
+            self.module = self._eager
+            return self.module(x)
+
     def forward(self, batch: torch.Tensor) -> torch.Tensor:
         """Logits (on the engine's device, float32) for a float NCHW tensor of at most ``max_batch`` rows."""
         n = int(batch.shape[0])
         if not self._use_graphs:
             with torch.no_grad():
-                return self.module(self._to_input(batch)).float()
+                return self._run_module(self._to_input(batch)).float()
         size = next(b for b in self._buckets if b >= n)
         if size not in self._graphs:
             self._graphs[size] = self._capture(size)
@@ -172,7 +188,7 @@ class TorchEngine:
     def close(self) -> None:
         self._graphs.clear()
         self._static_in = None
-        self.module = None
+        self.module = self._eager = None
         if self.device.type == "cuda":
             torch.cuda.empty_cache()
 
@@ -210,9 +226,10 @@ class TorchBackend:
 
     name = "pytorch"
 
-    def __init__(self, model_bundle: Path, device: str = "cpu") -> None:
+    def __init__(self, model_bundle: Path, device: str = "cpu", compile_mode: str | None = None) -> None:
         self.model_bundle = Path(model_bundle)
         self.device = device
+        self.compile_mode = compile_mode  # what replicas pass to torch.compile ("default" on a GPU)
 
     def build(self, model: Any, plan: Any, out_dir: Path) -> Any:
         from steps.convert_trt.backends.base import BuiltEngine
@@ -225,7 +242,7 @@ class TorchBackend:
             target.write_bytes((self.model_bundle / MODEL_WEIGHTS).read_bytes())
         return BuiltEngine(self.name, target, plan.precision,
                            {"fp32_layers": list(plan.fp32_layers), "fp32_modules": fp32_modules,
-                            "runtime": {"cuda_graphs": True, "compile_mode": None}})
+                            "runtime": {"cuda_graphs": True, "compile_mode": self.compile_mode}})
 
     def run(self, engine: Any, inputs: Any) -> list[np.ndarray]:
         (batch,) = inputs.values()
