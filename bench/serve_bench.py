@@ -195,9 +195,8 @@ def build_bundles(work: Path, arch: str, image_size: int, num_classes: int, prec
     onnx_model = load_onnx(model_dir / "model.onnx")
     info = inspect_model(onnx_model, expected_input="input", batch=(1, max_batch // 2, max_batch))
     engines = {}
-    compile_mode = "default" if torch.cuda.is_available() else None  # as the convert step ships on a GPU
     for precision in precisions:
-        builder = TorchBackend(model_dir, compile_mode=compile_mode) if backend == "pytorch" else OnnxRuntimeBackend()
+        builder = TorchBackend(model_dir) if backend == "pytorch" else OnnxRuntimeBackend()
         built = builder.build(onnx_model, PrecisionPlan(precision), work / f"build-{precision}")
         engines[precision] = write_engine_bundle(work / f"engine-{precision}", engine=built, info=info,
                                                  config=PrecisionConfig(), model_bundle=model_dir,

@@ -135,7 +135,7 @@ def _backend(name: str, model_bundle: Path, device: str, profiles: Mapping[str, 
     if name == "pytorch":
         from steps.convert_trt.backends.torch_backend import TorchBackend
 
-        return TorchBackend(model_bundle, device=device, compile_mode="default" if device == "cuda" else None)
+        return TorchBackend(model_bundle, device=device)
     from steps.convert_trt.backends.tensorrt import TensorRTBackend
 
     return TensorRTBackend(timing_cache=timing_cache, profiles=profiles)

@@ -40,7 +40,7 @@ def main() -> int:
     failures: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         bundle = write_tiny_engine_bundle(Path(tmp) / "engine", backend="pytorch", precision="fp16",
-                                          compile_mode="default")  # as the convert step ships it on a GPU
+                                          compile_mode="default")  # the compiled runtime, with its fallback
         source = load_module(bundle)
         runner = load_engine(bundle, device="cuda")
         errors = {}

@@ -68,7 +68,7 @@ def main() -> int:
     failures: list[str] = []
     with tempfile.TemporaryDirectory(prefix="aipipe-serving-gpu-") as tmp:
         engine = write_tiny_engine_bundle(Path(tmp) / "engine", backend="pytorch", precision="fp16",
-                                          num_classes=5, image_size=224, max_batch=64, compile_mode="default")
+                                          num_classes=5, image_size=224, max_batch=64)
         cap_mb = 4096
         srv = launch(ServerConfig(engine_dir=str(engine), port=0, cpu_workers=2, gpu_procs=1, device="cuda",
                                   gpu_memory_mb_per_proc=cap_mb, request_timeout_s=10), timeout_s=300)

@@ -229,7 +229,7 @@ class TorchBackend:
     def __init__(self, model_bundle: Path, device: str = "cpu", compile_mode: str | None = None) -> None:
         self.model_bundle = Path(model_bundle)
         self.device = device
-        self.compile_mode = compile_mode  # what replicas pass to torch.compile ("default" on a GPU)
+        self.compile_mode = compile_mode  # what replicas pass to torch.compile (None: eager + CUDA graphs)
 
     def build(self, model: Any, plan: Any, out_dir: Path) -> Any:
         from steps.convert_trt.backends.base import BuiltEngine
