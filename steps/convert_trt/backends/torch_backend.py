@@ -175,7 +175,9 @@ class TorchEngine:
         if size not in self._graphs:
             self._graphs[size] = self._capture(size)
         graph, static_out = self._graphs[size]
-        self._input_buffer()[:n].copy_(batch)  # device, dtype and layout in one copy, no staging tensor
+        # The transfer keeps the batch's dtype (a plain memcpy); the cast to the engine's dtype and layout
+        # then runs on the GPU, not on the CPU that the serving workers need.
+        self._input_buffer()[:n].copy_(batch.to(self.device, non_blocking=True))
         graph.replay()
         out = static_out[:n]
         return out.clone() if out.dtype == torch.float32 else out.float()  # never hand out the graph's buffer
