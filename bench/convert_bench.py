@@ -63,7 +63,7 @@ def _rss_mb() -> float:
 
 def run_variant(args: argparse.Namespace) -> dict[str, Any]:
     """Child process: load one variant, time it, record its memory and its logits on the eval inputs."""
-    from steps.convert_trt.backends.torch_backend import TorchEngine, load_module, load_torch_engine
+    from steps.convert_trt.backends.torch_backend import load_module, load_torch_engine
     from steps.convert_trt.backends.torch_evaluator import no_tf32
     from steps.convert_trt.measure import nvml_process_mb
 
@@ -83,17 +83,12 @@ def run_variant(args: argparse.Namespace) -> dict[str, Any]:
                 return model(x)
     else:
         pins = json.loads(Path(args.pins).read_text())
-
-        def load(compile_mode: str | None) -> TorchEngine:
-            return load_torch_engine(Path(args.bundle), precision="fp16", fp32_modules=pins, device=device,
-                                     max_batch=args.batch, input_shape=shape, cuda_graphs=device == "cuda",
-                                     compile_mode=compile_mode)
-        try:
-            engine = load(args.compile_mode)
-            engine.forward(torch.zeros((1, *shape), device=device))  # compile + capture now, fail early
-        except Exception as exc:  # inductor/triton missing or failing: measure without compile, say so
-            compile_note = f"torch.compile failed, measured without it: {type(exc).__name__}: {exc}"[:300]
-            engine = load(None)
+        engine = load_torch_engine(Path(args.bundle), precision="fp16", fp32_modules=pins, device=device,
+                                   max_batch=args.batch, input_shape=shape, cuda_graphs=device == "cuda",
+                                   compile_mode=args.compile_mode)
+        engine.forward(torch.zeros((1, *shape), device=device))  # compile + capture now
+        if engine.compile_error:  # the engine fell back to eager: say so in the row
+            compile_note = f"torch.compile failed, measured without it: {engine.compile_error}"
         fn = engine.forward
     inputs = np.load(args.inputs)
     warm_start = time.perf_counter()

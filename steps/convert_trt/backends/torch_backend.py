@@ -198,7 +198,7 @@ class TorchEngine:
 def load_torch_engine(bundle_dir: Path, *, precision: str, fp32_modules: Sequence[str], device: str,
                       max_batch: int, input_shape: Sequence[int], cuda_graphs: bool = True,
                       compile_mode: str | None = None) -> TorchEngine:
-    """Rebuild the module from a bundle, apply the precision plan and prepare it on ``device``."""
+    """Rebuild the module from a bundle, fold its BatchNorms, apply the precision plan, prepare it on ``device``."""
     module = inference_module(load_module(bundle_dir), precision, fp32_modules)
     return TorchEngine(module, precision=precision, device=device, max_batch=max_batch, input_shape=input_shape,
                        cuda_graphs=cuda_graphs, compile_mode=compile_mode)
