@@ -61,6 +61,11 @@ KEYS: tuple[Key, ...] = (
         [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]),
     Key("engine.gpu_fallback", "AIPIPE_GPU_FALLBACK", "cpu", help="cpu | fail when no GPU exists"),
     Key("engine.image_map", "AIPIPE_IMAGE_MAP", {}, help="image -> local entrypoint/environment"),
+    Key("engine.max_nodes", "AIPIPE_MAX_NODES", 10000, help="most nodes one run may create; more fails the run"),
+    Key("engine.max_log_bytes", "AIPIPE_MAX_LOG_BYTES", 10 * 1024 * 1024,
+        help="bytes of log kept per node (the tail; the cut is said in the log)"),
+    Key("engine.log_retention_days", "AIPIPE_LOG_RETENTION_DAYS", 30,
+        help="finished runs' node logs older than this are deleted (0 keeps them)"),
     Key("deploy.provider", "AIPIPE_DEPLOY_PROVIDER", "hami",
         help="hami | mig | time-slicing | kai | orionx | gpushare"),
 )
@@ -79,6 +84,14 @@ def _coerce(key: Key, raw: Any) -> Any:
         if low in {"0", "false", "no", "off"}:
             return False
         raise UserError(f"expected true/false, got {raw!r}", field=key.name)
+    if isinstance(default, int):
+        try:
+            number = int(raw.strip())
+        except ValueError as exc:
+            raise UserError(f"expected a whole number, got {raw!r}", field=key.name) from exc
+        if number < 0:
+            raise UserError(f"must not be negative, got {number}", field=key.name)
+        return number
     if isinstance(default, (dict, list)):
         try:
             value = yaml.safe_load(raw) if raw.strip() else type(default)()

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from aipipe.engine.bounds import MAX_DEPTH_MESSAGE, MAX_STACK_DEPTH, OverBudget, node_cap_message
 from aipipe.engine.calls import (
     LEAF_KINDS,
     STEP_DEADLINE,
@@ -51,13 +52,16 @@ from aipipe.engine.template import (
 )
 from aipipe.engine.validate import TEMPLATE_KINDS, resolve_workflow_spec, validate_workflow
 from aipipe.errors import UserError
+from aipipe.validation import check_name
 
 
 class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
     """Runs one Workflow object to completion; ``run`` returns it with an Argo-shaped ``status``.
 
     If ``workflow["status"]["nodes"]`` is present the run resumes: Succeeded/Skipped/Omitted nodes
-    are kept, nodes left Running/Pending are retried per their retryStrategy or marked Error.
+    are kept; a node the previous driver's death interrupted (left Running/Pending) has its leftover
+    processes ended and runs again as the same attempt (not a retry, not an error).
+    Template calls deeper than Argo's 100 and runs of more than ``engine.max_nodes`` nodes end ``Error``.
     ``ctx.on_change`` receives the whole workflow after each state change (before a process
     starts and after it ends). ``stop.set()`` kills every child process group and ends the run
     Failed with message "terminated by user".
@@ -69,7 +73,7 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
         meta = self.workflow.setdefault("metadata", {})
         if not meta.get("name"):
             raise UserError("the workflow has no metadata.name", field="metadata.name")
-        self.name: str = meta["name"]
+        self.name: str = check_name(str(meta["name"]))
         meta.setdefault("uid", str(uuid.uuid4()))
         meta.setdefault("namespace", str(ctx.config.get("argo.namespace")))
         meta.setdefault("creationTimestamp", now_iso())
@@ -79,6 +83,10 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
         self.resuming = bool(previous.get("nodes"))
         self.cancelled = threading.Event()
         self.abort_reason: str | None = None
+        self.abort_phase = "Failed"
+        self.max_nodes = int(ctx.config.get("engine.max_nodes"))
+        self.node_count = len(self.tree.nodes)
+        self.depths: dict[str, int] = {}  # node id -> template call depth of the invocation it belongs to
         self.user_stopped = False
         self.clock = Clock()
         self.global_params: dict[str, str] = {}
@@ -171,10 +179,11 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
         self.user_stopped = True
         self._abort(USER_STOP)
 
-    def _abort(self, reason: str) -> None:
+    def _abort(self, reason: str, phase: str = "Failed") -> None:
         with self.tree.lock:
             if self.abort_reason is None:
                 self.abort_reason = reason
+                self.abort_phase = phase
         self.cancelled.set()
         if self.pods is not None:
             self.pods.kill_all()
@@ -234,7 +243,7 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
         node = self.execute(call, self.name, self.name, None, "", self._workflow_scope())
         phase = node.get("phase", "Error")
         if self.abort_reason is not None:
-            return "Failed", self.abort_reason
+            return self.abort_phase, self.abort_reason
         if phase in ("Succeeded", "Skipped", "Omitted"):
             return "Succeeded", None
         return phase, node.get("message")
@@ -361,6 +370,9 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
         if existing is not None and existing.get("phase") in KEPT_ON_RESUME and self.resuming:
             self.tree.add_child(parent, nid)
             return nid, existing
+        if existing is None:
+            self._reserve_nodes(1, take=True)
+        self.depths.setdefault(nid, self.depths.get(parent or "", 0))
         record: dict[str, Any] = {
             "id": nid, "name": name, "displayName": display, "type": kind, "phase": "Running",
             "startedAt": (existing or {}).get("startedAt") or now_iso(), "finishedAt": None,
@@ -377,6 +389,23 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
         self.tree.add_child(parent, nid)
         return nid, None
 
+    def _reserve_nodes(self, count: int, take: bool = False) -> None:
+        """Refuse (and end the run ``Error``) when ``count`` more nodes would pass ``engine.max_nodes``;
+        ``take`` counts them as created."""
+        with self.tree.lock:
+            over = self.node_count + count > self.max_nodes
+            if take and not over:
+                self.node_count += count
+        if over:
+            message = node_cap_message(self.max_nodes)
+            self._abort(message, "Error")
+            raise OverBudget(message)
+
+    @staticmethod
+    def _unrecorded(name: str, display: str, exc: NodeFailure) -> dict[str, Any]:
+        """The record of a node that could not be created because a bound of the run was reached."""
+        return {"name": name, "displayName": display, "phase": exc.phase, "message": str(exc)}
+
     def _finish_node(self, nid: str, phase: str, message: str | None = None, **fields: Any) -> dict[str, Any]:
         extra = {"message": message} if message else {}
         with self.tree.lock:
@@ -389,13 +418,19 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
 
     def _fail_node(self, name: str, display: str, parent: str | None, boundary: str, exc: NodeFailure,
                    call: Call | None = None) -> dict[str, Any]:
-        nid, _ = self._start_node(name, display, "Pod" if call is None or kind_of(call.template) in LEAF_KINDS
-                                  else node_type(call.template), call, parent, boundary)
+        try:
+            nid, _ = self._start_node(name, display, "Pod" if call is None or kind_of(call.template) in LEAF_KINDS
+                                      else node_type(call.template), call, parent, boundary)
+        except OverBudget as over:
+            return self._unrecorded(name, display, over)
         return self._finish_node(nid, exc.phase, str(exc))
 
     def _skip_node(self, name: str, display: str, parent: str | None, boundary: str, phase: str, message: str,
                    call: Call | None) -> dict[str, Any]:
-        nid, kept = self._start_node(name, display, "Skipped", call, parent, boundary)
+        try:
+            nid, kept = self._start_node(name, display, "Skipped", call, parent, boundary)
+        except OverBudget as over:
+            return self._unrecorded(name, display, over)
         if kept is not None:
             return kept
         return self._finish_node(nid, phase, message)
@@ -404,7 +439,16 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
 
     def execute(self, call: Call, name: str, display: str, parent: str | None, boundary: str,
                 outer: Scope) -> dict[str, Any]:
-        """Run one template invocation to completion; returns its final node record."""
+        """Run one template invocation to completion; returns its final node record.
+
+        ``parent``'s call depth plus one is this invocation's; past Argo's 100 the node and the run
+        end ``Error`` with Argo's message.
+        """
+        depth = self.depths.get(parent or "", 0) + 1
+        self.depths.setdefault(node_id(self.name, name), depth)
+        if depth > MAX_STACK_DEPTH:
+            self._abort(MAX_DEPTH_MESSAGE, "Error")
+            return self._fail_node(name, display, parent, boundary, OverBudget(MAX_DEPTH_MESSAGE), call)
         tmpl = call.template
         strategy_raw = tmpl.get("retryStrategy")
         try:
@@ -414,9 +458,12 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
         if self.cancelled.is_set():
             return self._fail_node(name, display, parent, boundary,
                                    NodeFailure(self.abort_reason or USER_STOP, "Failed"), call)
-        if strategy_raw:
-            return self._execute_retry(call, name, display, parent, boundary, scope, inputs)
-        return self._execute_once(call, name, display, parent, boundary, scope, inputs, retries=0)
+        try:
+            if strategy_raw:
+                return self._execute_retry(call, name, display, parent, boundary, scope, inputs)
+            return self._execute_once(call, name, display, parent, boundary, scope, inputs, retries=0)
+        except OverBudget as over:
+            return self._unrecorded(name, display, over)
 
     def _execute_retry(self, call: Call, name: str, display: str, parent: str | None, boundary: str,
                        scope: Scope, inputs: dict[str, Any]) -> dict[str, Any]:
@@ -439,8 +486,6 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
             prior = self.tree.get(child_id)
             if prior is not None and prior.get("phase") in DONE_PHASES:
                 last = prior
-            elif prior is not None and self.resuming and prior.get("phase") in ("Running", "Pending"):
-                last = self._mark_lost(child_id, prior)
             else:
                 child_scope = scope.child({"retries": str(attempt)})
                 last = self._execute_once(call, child_name, f"{display}({attempt})", nid, boundary, child_scope,
@@ -456,8 +501,7 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
             last_retry = {"exitCode": int(exit_code) if str(exit_code).lstrip("-").isdigit() else -1,
                           "status": phase, "duration": node_duration(last), "message": last.get("message", "")}
             try:
-                again = strategy.should_retry(attempt, "Failed" if last.get("lost") else phase,
-                                              bool(last.get("lost")), time.monotonic() - started, last_retry)
+                again = strategy.should_retry(attempt, phase, False, time.monotonic() - started, last_retry)
             except UserError as exc:
                 return self._finish_node(nid, "Error", str(exc))
             if not again:
@@ -467,11 +511,9 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
             if delay and self.cancelled.wait(delay):
                 return self._finish_node(nid, "Failed", self.abort_reason or USER_STOP)
 
-    def _mark_lost(self, nid: str, prior: dict[str, Any]) -> dict[str, Any]:
-        if self.pods is not None:
-            self.pods.kill_orphan(prior)
-        return self._finish_node(nid, "Error", "the engine stopped while this node ran; its process is gone",
-                                 lost=True)
+    def _end_interrupted(self, prior: Mapping[str, Any]) -> None:
+        """A node the previous driver left Running: end what its processes left behind before it runs again."""
+        PodRunner.kill_orphan(prior)
 
     def _execute_once(self, call: Call, name: str, display: str, parent: str | None, boundary: str, scope: Scope,
                       inputs: dict[str, Any], retries: int) -> dict[str, Any]:
@@ -480,9 +522,8 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
         ntype = node_type(tmpl)
         nid = node_id(self.name, name)
         prior = self.tree.get(nid)
-        if self.resuming and prior is not None and ntype == "Pod" and prior.get("phase") in ("Running",
-                                                                                                 "Pending"):
-            return self._mark_lost(nid, prior)
+        if self.resuming and prior is not None and ntype == "Pod" and prior.get("phase") in ("Running", "Pending"):
+            self._end_interrupted(prior)  # then it runs again as the same attempt
         nid, kept = self._start_node(name, display, ntype, call, parent, boundary, inputs=inputs)
         if kept is not None:
             return kept

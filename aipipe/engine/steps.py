@@ -151,6 +151,13 @@ class StepsMixin:
         self.execute(call, name, f"{display}.onExit", parent, boundary, scope)
 
     def _expand_items(self, step: Mapping[str, Any], scope: Scope, where: str) -> list[Any] | None:
+        """A step's or task's loop items (None without a loop); a loop that would pass engine.max_nodes is refused."""
+        items = self._loop_items(step, scope, where)
+        if items is not None:
+            self._reserve_nodes(len(items))
+        return items
+
+    def _loop_items(self, step: Mapping[str, Any], scope: Scope, where: str) -> list[Any] | None:
         if "withItems" in step:
             return [render_deep(i, scope, where) for i in step["withItems"] or []]
         if "withParam" in step:
