@@ -307,15 +307,22 @@ def templates_list() -> None:
 
 def server(
     port: Annotated[int, typer.Option("--port", help="port on 127.0.0.1")] = 2746,
-    auth_token: Annotated[str | None, typer.Option("--auth-token", envvar="AIPIPE_SERVER_TOKEN",
-                                                   help="require 'Authorization: Bearer TOKEN'")] = None,
+    auth_token: Annotated[str | None, typer.Option(
+        "--auth-token", envvar="AIPIPE_SERVER_TOKEN", show_envvar=False,
+        help="the token to require (env AIPIPE_SERVER_TOKEN); default: AIPIPE_HOME/server.token, made on "
+             "first start")] = None,
+    auth_mode: Annotated[str, typer.Option("--auth-mode", help="client: require the token (default); server: "
+                                           "no authentication (Argo's name), with a warning")] = "client",
+    max_body_mib: Annotated[float, typer.Option("--max-body-mib", help="largest request body, MiB")] = 4.0,
 ) -> None:
-    """Serve the Argo Server API on 127.0.0.1 and drive the runs submitted to it."""
+    """Serve the Argo Server API on 127.0.0.1 (token required) and drive the runs submitted to it."""
     if not 0 < port < 65536:
         raise UserError(f"{port} is not a TCP port", field="--port")
+    if not 0 < max_body_mib <= 1024:
+        raise UserError(f"expected a size in MiB between 0 and 1024, got {max_body_mib}", field="--max-body-mib")
     from aipipe.server.app import serve
 
-    serve(load_config(), port, auth_token or None)
+    serve(load_config(), port, auth_token, auth_mode, max_body_mib)
 
 
 def register(app: typer.Typer) -> None:

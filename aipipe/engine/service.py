@@ -95,12 +95,15 @@ class EngineService:
 
     # -- driving -----------------------------------------------------------------------------
     def drive(self, workflow: dict[str, Any], *, stop: threading.Event | None = None,
-              driver_id: str | None = None) -> dict[str, Any]:
+              driver_id: str | None = None, detach: threading.Event | None = None) -> dict[str, Any]:
         """Run (or continue) a stored run in this thread until it finishes; returns the final object.
 
         Each state the executor hands over is written before the executor goes on (it coalesces
         bursts itself), so a Succeeded node is on disk before anything after it starts, and other
         processes (``aipipe get``, the server's watch, a later ``--resume``) see the latest state.
+
+        ``detach`` (set before ``stop``) lets go of the run as a crash would: nothing more is written,
+        the run's processes are ended, and the stored run stays Running for the next driver to resume.
         """
         from aipipe.engine.context import default_context
         from aipipe.engine.executor import WorkflowExecutor
@@ -112,12 +115,15 @@ class EngineService:
             holder = self.store.driver(uid)
             raise ConflictError(f"run {name} is being driven by process {holder.pid if holder else '?'}")
         stop = stop or threading.Event()
+        detach = detach or threading.Event()
         done = threading.Event()
         beat = threading.Thread(target=self._heartbeat, args=(uid, driver_id, stop, done), daemon=True,
                                 name=f"heartbeat-{name}")
         beat.start()
 
         def persist(obj: dict[str, Any]) -> None:
+            if detach.is_set():
+                return
             try:
                 self.store.save_workflow(obj)
             except NotFoundError:  # deleted while running: stop it
@@ -133,6 +139,8 @@ class EngineService:
             persist(final)
             return final
         except Exception as exc:
+            if detach.is_set():
+                raise
             message = str(exc) if isinstance(exc, AipipeError) else f"engine error: {exc!r}"
             with contextlib.suppress(NotFoundError):
                 self._mark_finished(self.store.get_workflow(namespace, name), "Error", message)

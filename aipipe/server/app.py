@@ -5,20 +5,28 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+import sys
 
 from aiohttp import web
+from aiohttp.abc import AbstractAccessLogger
+from aiohttp.web_request import BaseRequest
+from aiohttp.web_response import StreamResponse
 
 from aipipe.config import Config
 from aipipe.engine.service import EngineService
 from aipipe.errors import UserError
-from aipipe.server.errors import auth_middleware, errors_middleware
+from aipipe.server.errors import errors_middleware
+from aipipe.server.limits import DEFAULT_MAX_BODY_MIB
 from aipipe.server.resources import add_resource_routes
 from aipipe.server.runner import RunManager
+from aipipe.server.security import index, login_routes, security_middleware
+from aipipe.server.token import load_or_create_token, token_path
 from aipipe.server.workflows import routes as workflow_routes
 
 log = logging.getLogger(__name__)
 HOST = "127.0.0.1"
 ARGO_API_VERSION = "v4.1.2"
+AUTH_MODES = ("client", "server")  # Argo's names: client = bearer token required, server = none
 
 
 async def version(request: web.Request) -> web.Response:
@@ -41,11 +49,24 @@ async def userinfo(request: web.Request) -> web.Response:
     return web.json_response({})
 
 
-def create_app(service: EngineService, token: str | None = None) -> web.Application:
-    """The API app over ``service``; runs it drives are stopped when it shuts down."""
-    app = web.Application(middlewares=[errors_middleware, auth_middleware(token)], client_max_size=64 * 2**20)
+class AccessLogger(AbstractAccessLogger):
+    """Method, path (never the query string: ``/login?token=…`` stays out of the log), status, time."""
+
+    def log(self, request: BaseRequest, response: StreamResponse, time: float) -> None:
+        self.logger.info("%s %s %s %.3fs", request.method, request.path, response.status, time)
+
+
+def create_app(service: EngineService, token: str | None, max_body_mib: float = DEFAULT_MAX_BODY_MIB
+               ) -> web.Application:
+    """The API app over ``service``; ``token`` None turns authentication off (``--auth-mode=server``).
+
+    Runs it drives are let go (left resumable) when it shuts down."""
+    app = web.Application(middlewares=[errors_middleware, security_middleware(token)],
+                          client_max_size=int(max_body_mib * 2**20))
     app["service"] = service
     app["runs"] = RunManager(service)
+    app.router.add_get("/", index)
+    app.add_routes(login_routes(token))
     app.router.add_get("/api/v1/version", version)
     app.router.add_get("/api/v1/info", info)
     app.router.add_get("/api/v1/userinfo", userinfo)
@@ -59,17 +80,34 @@ def create_app(service: EngineService, token: str | None = None) -> web.Applicat
     return app
 
 
-def serve(cfg: Config, port: int = 2746, token: str | None = None) -> None:
-    """Serve until SIGINT/SIGTERM; runs this server drives end Failed "terminated by user" on the way out."""
+def resolve_token(cfg: Config, token: str | None, auth_mode: str) -> str | None:
+    """The token the server requires: ``--auth-token``/``AIPIPE_SERVER_TOKEN``, else ``AIPIPE_HOME/server.token``
+    (made on first start); None with ``--auth-mode=server``."""
+    if auth_mode not in AUTH_MODES:
+        raise UserError(f"expected client or server, got {auth_mode!r}", field="--auth-mode")
+    if auth_mode == "server":
+        if token:
+            raise UserError("--auth-mode=server turns authentication off; give no token with it", field="--auth-mode")
+        return None
+    if token and token.strip():
+        return token.strip()
+    return load_or_create_token(cfg.home)[0]
+
+
+def serve(cfg: Config, port: int = 2746, token: str | None = None, auth_mode: str = "client",
+          max_body_mib: float = DEFAULT_MAX_BODY_MIB) -> None:
+    """Serve until SIGINT/SIGTERM; on the way out the runs this server drives are left resumable
+    (their processes end, their phase stays Running), exactly as after a crash."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    app = create_app(EngineService(cfg), token)
+    required = resolve_token(cfg, token, auth_mode)
+    app = create_app(EngineService(cfg), required, max_body_mib)
 
     async def main() -> None:
         stopping = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stopping.set)
-        runner = web.AppRunner(app, handle_signals=False, shutdown_timeout=3.0)
+        runner = web.AppRunner(app, handle_signals=False, shutdown_timeout=3.0, access_log_class=AccessLogger)
         await runner.setup()
         site = web.TCPSite(runner, HOST, port)
         try:
@@ -77,7 +115,7 @@ def serve(cfg: Config, port: int = 2746, token: str | None = None) -> None:
         except OSError as exc:
             await runner.cleanup()
             raise UserError(f"cannot listen on {HOST}:{port}: {exc.strerror}", field="--port") from exc
-        print(f"aipipe server: Argo Server API on http://{HOST}:{port} (home {cfg.home})", flush=True)
+        _announce(cfg, port, required, token)
         recovered = await asyncio.to_thread(app["runs"].recover)  # only once the port is ours
         if recovered:
             log.warning("continuing runs whose driver had stopped: %s", ", ".join(recovered))
@@ -85,3 +123,21 @@ def serve(cfg: Config, port: int = 2746, token: str | None = None) -> None:
         await runner.cleanup()
 
     asyncio.run(main())
+
+
+def _announce(cfg: Config, port: int, required: str | None, given: str | None) -> None:
+    """The address and how to sign in, on stdout (the terminal), never through logging."""
+    url = f"http://{HOST}:{port}"
+    print(f"aipipe server: Argo Server API on {url} (home {cfg.home})", flush=True)
+    if required is None:
+        message = ("WARNING: --auth-mode=server: authentication is OFF; any local process can submit runs "
+                   "that execute as this user")
+        print(f"aipipe server: {message}", file=sys.stderr, flush=True)
+        log.warning(message)
+    elif not given:
+        print(f"aipipe server: sign in at {url}/login?token={required}\n"
+              f"aipipe server: the token is in {token_path(cfg.home)}; the aipipe CLI reads it by itself "
+              "(or ARGO_TOKEN)", flush=True)
+    else:
+        print(f"aipipe server: sign in at {url}/login with the token you gave (--auth-token / "
+              "AIPIPE_SERVER_TOKEN)", flush=True)

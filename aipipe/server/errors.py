@@ -1,21 +1,20 @@
-"""Argo-style error bodies (``{"code": <gRPC code>, "message": …}``) and bearer-token checking."""
+"""Argo-style error bodies (``{"code": <gRPC code>, "message": …}``) for every failure of a request."""
 
 from __future__ import annotations
 
-import hmac
 import json
 import logging
 from collections.abc import Awaitable, Callable
 
-from aiohttp import web
-from aiohttp.typedefs import Middleware
+from aiohttp import ClientConnectionResetError, web
 
 from aipipe.errors import AuthError, ConflictError, NotFoundError, UserError
 
 log = logging.getLogger(__name__)
 
 # gRPC status codes used by grpc-gateway for the HTTP status it returns
-INVALID_ARGUMENT, NOT_FOUND, ALREADY_EXISTS, UNIMPLEMENTED, INTERNAL, UNAUTHENTICATED = 3, 5, 6, 12, 13, 16
+INVALID_ARGUMENT, NOT_FOUND, ALREADY_EXISTS, PERMISSION_DENIED = 3, 5, 6, 7
+RESOURCE_EXHAUSTED, UNIMPLEMENTED, INTERNAL, UNAUTHENTICATED = 8, 12, 13, 16
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -26,7 +25,8 @@ def error_response(http_status: int, grpc_code: int, message: str) -> web.Respon
 
 @web.middleware
 async def errors_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """Map our exceptions and aiohttp's routing errors to Argo's error shape."""
+    """Map our exceptions and aiohttp's routing errors to Argo's error shape; a client that went away
+    is not an error (no traceback in the log)."""
     try:
         return await handler(request)
     except AuthError as exc:
@@ -39,27 +39,17 @@ async def errors_middleware(request: web.Request, handler: Handler) -> web.Strea
         return error_response(400, INVALID_ARGUMENT, str(exc))
     except json.JSONDecodeError as exc:
         return error_response(400, INVALID_ARGUMENT, f"request body is not valid JSON: {exc}")
+    except web.HTTPRequestEntityTooLarge as exc:
+        return error_response(413, RESOURCE_EXHAUSTED, exc.text or "request body too large")
     except web.HTTPNotFound:
         return error_response(404, NOT_FOUND, f"no route for {request.method} {request.path}")
     except web.HTTPMethodNotAllowed:
         return error_response(405, UNIMPLEMENTED, f"method {request.method} not allowed on {request.path}")
     except web.HTTPException:
         raise
+    except (ConnectionResetError, ClientConnectionResetError):
+        log.info("%s %s: the client went away", request.method, request.path)
+        return web.Response(status=499)  # never sent: the connection is gone
     except Exception as exc:
         log.exception("%s %s failed", request.method, request.path)
         return error_response(500, INTERNAL, f"internal error: {exc}")
-
-
-def auth_middleware(token: str | None) -> Middleware:
-    """Require ``Authorization: Bearer <token>`` on every request when a token is configured."""
-
-    @web.middleware
-    async def check(request: web.Request, handler: Handler) -> web.StreamResponse:
-        if token:
-            given = request.headers.get("Authorization", "")
-            given = given[len("Bearer "):] if given.startswith("Bearer ") else given
-            if not hmac.compare_digest(given.encode(), token.encode()):
-                raise AuthError("token not valid: send the server's token as 'Authorization: Bearer <token>'")
-        return await handler(request)
-
-    return check

@@ -11,6 +11,7 @@ from aiohttp import web
 from aipipe.engine.service import EngineService
 from aipipe.engine.store import CLUSTER_WORKFLOW_TEMPLATE, CRON_WORKFLOW, WORKFLOW_TEMPLATE
 from aipipe.errors import ConflictError, NotFoundError, UserError
+from aipipe.server.names import check_object_names, path_name, path_namespace
 from aipipe.server.workflows import blocking, is_dry_run, read_body, selector_matches
 
 Handler = Callable[[web.Request], Awaitable[web.Response]]
@@ -83,10 +84,15 @@ def _service(request: web.Request) -> EngineService:
     return request.app["service"]
 
 
+def _namespace(request: web.Request) -> str:
+    """The route's namespace, checked; "" for cluster-scoped kinds."""
+    return path_namespace(request) if "namespace" in request.match_info else ""
+
+
 def _list(rk: ResourceKind) -> Handler:
     async def handler(request: web.Request) -> web.Response:
         service = _service(request)
-        items = await blocking(service.store.list_resources, rk.kind, request.match_info.get("namespace"))
+        items = await blocking(service.store.list_resources, rk.kind, _namespace(request) or None)
         labels = request.query.get("listOptions.labelSelector", "")
         pattern = request.query.get("namePattern", "")
         items = [i for i in items if selector_matches(i, labels, "") and pattern in i["metadata"]["name"]]
@@ -98,9 +104,10 @@ def _list(rk: ResourceKind) -> Handler:
 
 def _create(rk: ResourceKind) -> Handler:
     async def handler(request: web.Request) -> web.Response:
+        namespace = _namespace(request)
         body = await read_body(request, rk.create_type)
         obj = _object(body, rk)
-        namespace = request.match_info.get("namespace", "")
+        check_object_names(obj, rk.kind, namespace or None)
         service = _service(request)
         await blocking(lint_resource, service, rk.kind, obj, namespace)
         if is_dry_run(body):  # like the Kubernetes API server: everything but the write, conflicts included
@@ -116,8 +123,10 @@ def _create(rk: ResourceKind) -> Handler:
 
 def _lint(rk: ResourceKind) -> Handler:
     async def handler(request: web.Request) -> web.Response:
+        namespace = _namespace(request)
         obj = _object(await read_body(request, rk.lint_type), rk)
-        await blocking(lint_resource, _service(request), rk.kind, obj, request.match_info.get("namespace", ""))
+        check_object_names(obj, rk.kind, namespace or None)
+        await blocking(lint_resource, _service(request), rk.kind, obj, namespace)
         return web.json_response(obj)
 
     return handler
@@ -125,9 +134,8 @@ def _lint(rk: ResourceKind) -> Handler:
 
 def _get(rk: ResourceKind) -> Handler:
     async def handler(request: web.Request) -> web.Response:
-        name = request.match_info["name"]
-        obj = await blocking(_service(request).store.get_resource, rk.kind, name,
-                             request.match_info.get("namespace", ""))
+        name, namespace = path_name(request, rk.kind), _namespace(request)
+        obj = await blocking(_service(request).store.get_resource, rk.kind, name, namespace)
         if obj is None:
             raise NotFoundError(f'{rk.kind.lower()}s.argoproj.io "{name}" not found')
         return web.json_response(obj)
@@ -137,11 +145,13 @@ def _get(rk: ResourceKind) -> Handler:
 
 def _update(rk: ResourceKind) -> Handler:
     async def handler(request: web.Request) -> web.Response:
+        name, namespace = path_name(request, rk.kind), _namespace(request)
         obj = _object(await read_body(request, rk.update_type), rk)
-        name = request.match_info["name"]
+        if not isinstance(obj.get("metadata", {}), dict):
+            raise UserError("must be an object", field="metadata")
         if obj.setdefault("metadata", {}).setdefault("name", name) != name:
             raise UserError(f"does not match the name in the path ({name!r})", field="metadata.name")
-        namespace = request.match_info.get("namespace", "")
+        check_object_names(obj, rk.kind, namespace or None)
         service = _service(request)
         await blocking(lint_resource, service, rk.kind, obj, namespace)
         return web.json_response(await blocking(service.store.put_resource, rk.kind, obj, namespace,
@@ -152,8 +162,8 @@ def _update(rk: ResourceKind) -> Handler:
 
 def _delete(rk: ResourceKind) -> Handler:
     async def handler(request: web.Request) -> web.Response:
-        await blocking(_service(request).store.delete_resource, rk.kind, request.match_info["name"],
-                       request.match_info.get("namespace", ""))
+        await blocking(_service(request).store.delete_resource, rk.kind, path_name(request, rk.kind),
+                       _namespace(request))
         return web.json_response({})
 
     return handler
@@ -162,7 +172,7 @@ def _delete(rk: ResourceKind) -> Handler:
 def _set_suspend(rk: ResourceKind, suspend: bool) -> Handler:
     async def handler(request: web.Request) -> web.Response:
         service = _service(request)
-        name, namespace = request.match_info["name"], request.match_info["namespace"]
+        name, namespace = path_name(request, rk.kind), path_namespace(request)
         obj = await blocking(service.store.get_resource, rk.kind, name, namespace)
         if obj is None:
             raise NotFoundError(f'cronworkflows.argoproj.io "{name}" not found')

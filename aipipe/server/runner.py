@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from dataclasses import dataclass, field
 from typing import Any
 
 from aipipe.engine.service import EngineService
@@ -12,39 +13,57 @@ from aipipe.errors import ConflictError
 log = logging.getLogger(__name__)
 
 
+@dataclass
+class _Driver:
+    """One driver thread and the events that end it: ``stop`` fails the run, ``detach`` lets go of it."""
+
+    workflow: dict[str, Any]
+    driver_id: str | None
+    stop: threading.Event = field(default_factory=threading.Event)
+    detach: threading.Event = field(default_factory=threading.Event)
+    thread: threading.Thread | None = None
+
+
 class RunManager:
-    """Starts one driver thread per run; on shutdown stops them all (their runs end Failed)."""
+    """Starts one driver thread per run; on shutdown lets go of them all, leaving the runs resumable."""
 
     def __init__(self, service: EngineService) -> None:
         self.service = service
         self._lock = threading.Lock()
-        self._runs: dict[str, tuple[threading.Thread, threading.Event]] = {}
+        self._runs: dict[str, _Driver] = {}
 
     def start(self, workflow: dict[str, Any], driver_id: str | None = None) -> None:
         """Drive ``workflow`` (a stored run) in a new thread."""
         uid = workflow["metadata"]["uid"]
-        stop = threading.Event()
-        thread = threading.Thread(target=self._drive, args=(workflow, stop, driver_id), daemon=True,
-                                  name=f"run-{workflow['metadata']['name']}")
+        driver = _Driver(workflow, driver_id)
+        driver.thread = threading.Thread(target=self._drive, args=(driver,), daemon=True,
+                                         name=f"run-{workflow['metadata']['name']}")
         with self._lock:
-            self._runs[uid] = (thread, stop)
-        thread.start()
+            self._runs[uid] = driver
+        driver.thread.start()
 
-    def _drive(self, workflow: dict[str, Any], stop: threading.Event, driver_id: str | None) -> None:
+    def _drive(self, driver: _Driver) -> None:
+        workflow = driver.workflow
         name = workflow["metadata"]["name"]
         try:
-            final = self.service.drive(workflow, stop=stop, driver_id=driver_id)
-            log.info("run %s finished: %s", name, final.get("status", {}).get("phase"))
+            final = self.service.drive(workflow, stop=driver.stop, driver_id=driver.driver_id, detach=driver.detach)
+            if driver.detach.is_set():
+                log.info("run %s left Running for the next start to continue", name)
+            else:
+                log.info("run %s finished: %s", name, final.get("status", {}).get("phase"))
         except ConflictError as exc:
             log.info("not driving %s: %s", name, exc)
         except Exception:
-            log.exception("run %s: engine error", name)
+            if driver.detach.is_set():
+                log.info("run %s left Running for the next start to continue", name)
+            else:
+                log.exception("run %s: engine error", name)
         finally:
             with self._lock:
                 self._runs.pop(workflow["metadata"]["uid"], None)
 
     def recover(self) -> list[str]:
-        """Continue every unfinished run whose driver died; returns their names."""
+        """Continue every unfinished run whose driver died or let go; returns their names."""
         names = []
         for workflow in self.service.orphaned():
             self.start(workflow)
@@ -56,10 +75,13 @@ class RunManager:
             return len(self._runs)
 
     def shutdown(self, timeout: float = 30.0) -> None:
-        """Stop every run this process drives and wait for the drivers to record it."""
+        """Let go of every run this process drives, as a crash would but tidily: their processes end,
+        nothing more is recorded, and the runs stay Running for :meth:`recover` on the next start."""
         with self._lock:
-            runs = list(self._runs.values())
-        for _, stop in runs:
-            stop.set()
-        for thread, _ in runs:
-            thread.join(timeout)
+            drivers = list(self._runs.values())
+        for driver in drivers:
+            driver.detach.set()
+            driver.stop.set()
+        for driver in drivers:
+            if driver.thread is not None:
+                driver.thread.join(timeout)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import uuid
 from collections.abc import Callable
@@ -14,8 +15,11 @@ from aipipe.engine.names import pod_name
 from aipipe.engine.service import TERMINATED_MESSAGE, EngineService
 from aipipe.engine.store import COMPLETED_PHASES, CRON_WORKFLOW
 from aipipe.errors import NotFoundError, UserError
+from aipipe.server.limits import parse_json, query_bool, query_int
+from aipipe.server.names import check_object_names, path_name, path_namespace, qualified
 from aipipe.server.runner import RunManager
 from aipipe.server.schema import validate_body
+from aipipe.validation import check_name
 
 POLL_SECONDS = 0.25
 T = TypeVar("T")
@@ -37,9 +41,11 @@ async def blocking(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
 
 
 async def read_body(request: web.Request, type_name: str) -> dict[str, Any]:
-    """The JSON body, validated against the swagger definition ``type_name`` (400 when malformed)."""
-    raw = await request.text()
-    body = json.loads(raw) if raw.strip() else {}
+    """The JSON body, validated against the swagger definition ``type_name`` (400 when malformed).
+
+    The size is bounded by the app's ``client_max_size`` (413), nesting and UTF-8 by :func:`parse_json`."""
+    raw = await request.read()
+    body = await blocking(parse_json, raw, type_name) if raw.strip() else {}
     if not isinstance(body, dict):
         raise UserError("request body must be a JSON object", field=type_name)
     validate_body(type_name, body)
@@ -80,6 +86,8 @@ def selector_matches(obj: dict[str, Any], label_selector: str, field_selector: s
         elif term not in labels:
             return False
     for term in filter(None, (t.strip() for t in field_selector.split(","))):
+        if "=" not in term:
+            raise UserError(f"expected key=value or key!=value, got {term[:64]!r}", field="listOptions.fieldSelector")
         negate = "!=" in term
         key, value = term.replace("==", "=").split("!=" if negate else "=", 1)
         if (_get_path(obj, key.strip()) == value.strip()) == negate:
@@ -96,10 +104,11 @@ def _filtered(items: list[dict[str, Any]], query: Any) -> list[dict[str, Any]]:
 # -- create / list / get / delete ------------------------------------------------------------
 @routes.post("/api/v1/workflows/{namespace}")
 async def create_workflow(request: web.Request) -> web.Response:
+    namespace = path_namespace(request)
     body = await read_body(request, "WorkflowCreateRequest")
-    if "workflow" not in body:
+    if not isinstance(body.get("workflow"), dict):
         raise UserError("workflow is required", field="workflow")
-    namespace = request.match_info["namespace"]
+    check_object_names(body["workflow"], "Workflow", namespace)
     driver_id = uuid.uuid4().hex
     created = await blocking(_service(request).submit, body["workflow"], namespace, dry_run=is_dry_run(body),
                              driver_id=driver_id)
@@ -110,18 +119,21 @@ async def create_workflow(request: web.Request) -> web.Response:
 
 @routes.post("/api/v1/workflows/{namespace}/lint")
 async def lint_workflow(request: web.Request) -> web.Response:
+    namespace = path_namespace(request)
     body = await read_body(request, "WorkflowLintRequest")
     workflow = body.get("workflow") or {}
-    await blocking(_service(request).validate, workflow, request.match_info["namespace"])
+    check_object_names(workflow, "Workflow", namespace)
+    await blocking(_service(request).validate, workflow, namespace)
     return web.json_response(workflow)
 
 
 @routes.post("/api/v1/workflows/{namespace}/submit")
 async def submit_from(request: web.Request) -> web.Response:
     """Create a Workflow from a WorkflowTemplate, ClusterWorkflowTemplate or CronWorkflow."""
+    namespace = path_namespace(request)
     body = await read_body(request, "WorkflowSubmitRequest")
-    namespace = request.match_info["namespace"]
     workflow = await blocking(workflow_from_resource, _service(request), namespace, body)
+    check_object_names(workflow, "Workflow", namespace)
     driver_id = uuid.uuid4().hex
     dry = bool((body.get("submitOptions") or {}).get("serverDryRun") or
                (body.get("submitOptions") or {}).get("dryRun"))
@@ -138,6 +150,10 @@ def workflow_from_resource(service: EngineService, namespace: str, body: dict[st
     opts = body.get("submitOptions") or {}
     if not name:
         raise UserError("resourceName is required", field="resourceName")
+    kinds = {"workflowtemplate": "WorkflowTemplate", "clusterworkflowtemplate": "ClusterWorkflowTemplate",
+             "cronworkflow": CRON_WORKFLOW}
+    if kind in kinds:
+        check_name(name, qualified(kinds[kind]), field="resourceName")
     if kind in ("workflowtemplate", "clusterworkflowtemplate"):
         cluster = kind == "clusterworkflowtemplate"
         spec: dict[str, Any] = {"workflowTemplateRef": {"name": name, "clusterScope": True} if cluster
@@ -173,8 +189,9 @@ def workflow_from_resource(service: EngineService, namespace: str, body: dict[st
 @routes.get("/api/v1/workflows/{namespace}")
 async def list_workflows(request: web.Request) -> web.Response:
     service = _service(request)
-    items = _filtered(await blocking(service.store.list_workflows, request.match_info["namespace"]), request.query)
-    limit = int(request.query.get("listOptions.limit") or 0)
+    namespace = path_namespace(request)
+    limit = query_int(request.query, "listOptions.limit")
+    items = _filtered(await blocking(service.store.list_workflows, namespace), request.query)
     if limit > 0:
         items = items[:limit]
     return web.json_response({"metadata": _list_meta(service), "items": items})
@@ -182,37 +199,38 @@ async def list_workflows(request: web.Request) -> web.Response:
 
 @routes.get("/api/v1/workflows/{namespace}/{name}")
 async def get_workflow(request: web.Request) -> web.Response:
-    return web.json_response(await blocking(_service(request).store.get_workflow, request.match_info["namespace"],
-                                            request.match_info["name"]))
+    return web.json_response(await blocking(_service(request).store.get_workflow, path_namespace(request),
+                                            path_name(request, "Workflow")))
 
 
 @routes.delete("/api/v1/workflows/{namespace}/{name}")
 async def delete_workflow(request: web.Request) -> web.Response:
-    await blocking(_service(request).delete, request.match_info["name"], request.match_info["namespace"])
+    await blocking(_service(request).delete, path_name(request, "Workflow"), path_namespace(request))
     return web.json_response({})
 
 
 # -- actions ---------------------------------------------------------------------------------
 @routes.put("/api/v1/workflows/{namespace}/{name}/stop")
 async def stop_workflow(request: web.Request) -> web.Response:
+    name, namespace = path_name(request, "Workflow"), path_namespace(request)
     body = await read_body(request, "WorkflowStopRequest")
-    return web.json_response(await blocking(_service(request).stop, request.match_info["name"],
-                                            request.match_info["namespace"],
+    return web.json_response(await blocking(_service(request).stop, name, namespace,
                                             body.get("message") or TERMINATED_MESSAGE))
 
 
 @routes.put("/api/v1/workflows/{namespace}/{name}/terminate")
 async def terminate_workflow(request: web.Request) -> web.Response:
+    name, namespace = path_name(request, "Workflow"), path_namespace(request)
     await read_body(request, "WorkflowTerminateRequest")
-    return web.json_response(await blocking(_service(request).stop, request.match_info["name"],
-                                            request.match_info["namespace"]))
+    return web.json_response(await blocking(_service(request).stop, name, namespace))
 
 
 @routes.put("/api/v1/workflows/{namespace}/{name}/retry")
 async def retry_workflow(request: web.Request) -> web.Response:
+    name, namespace = path_name(request, "Workflow"), path_namespace(request)
     body = await read_body(request, "WorkflowRetryRequest")
-    workflow = await blocking(_service(request).prepare_retry, request.match_info["name"],
-                              request.match_info["namespace"], restart_successful=bool(body.get("restartSuccessful")),
+    workflow = await blocking(_service(request).prepare_retry, name, namespace,
+                              restart_successful=bool(body.get("restartSuccessful")),
                               node_field_selector=body.get("nodeFieldSelector") or "",
                               parameters=body.get("parameters") or [])
     _runs(request).start(workflow)
@@ -221,11 +239,11 @@ async def retry_workflow(request: web.Request) -> web.Response:
 
 @routes.put("/api/v1/workflows/{namespace}/{name}/resubmit")
 async def resubmit_workflow(request: web.Request) -> web.Response:
+    name, namespace = path_name(request, "Workflow"), path_namespace(request)
     body = await read_body(request, "WorkflowResubmitRequest")
     driver_id = uuid.uuid4().hex
-    workflow = await blocking(_service(request).prepare_resubmit, request.match_info["name"],
-                              request.match_info["namespace"], parameters=body.get("parameters") or [],
-                              driver_id=driver_id)
+    workflow = await blocking(_service(request).prepare_resubmit, name, namespace,
+                              parameters=body.get("parameters") or [], driver_id=driver_id)
     _runs(request).start(workflow, driver_id)
     return web.json_response(workflow)
 
@@ -243,18 +261,24 @@ def _connected(request: web.Request) -> bool:
 
 
 async def _send(response: web.StreamResponse, result: dict[str, Any]) -> None:
-    await response.write(json.dumps({"result": result}).encode() + b"\n")
+    """One line of a stream; a client that went away ends the stream quietly (``_connected`` turns False)."""
+    with contextlib.suppress(ConnectionResetError):
+        await response.write(json.dumps({"result": result}).encode() + b"\n")
 
 
 @routes.get("/api/v1/workflow-events/{namespace}")
 async def watch_workflows(request: web.Request) -> web.StreamResponse:
     """ADDED for each matching run, then MODIFIED/DELETED as the store changes (one JSON per line)."""
     service = _service(request)
-    namespace = request.match_info["namespace"] or None
+    namespace = path_namespace(request)
     labels = request.query.get("listOptions.labelSelector", "")
     fields = request.query.get("listOptions.fieldSelector", "")
-    timeout = float(request.query.get("listOptions.timeoutSeconds") or 0)
+    selector_matches({}, labels, fields)  # a malformed selector is a 400 before the stream opens
+    timeout = query_int(request.query, "listOptions.timeoutSeconds")
     since_param = request.query.get("listOptions.resourceVersion", "")
+    if since_param and not since_param.isdigit():
+        raise UserError(f"expected a resource version (digits), got {since_param[:64]!r}",
+                        field="listOptions.resourceVersion")
     response = await _open_stream(request)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout if timeout > 0 else None
@@ -289,9 +313,9 @@ def _pod_names(workflow: dict[str, Any]) -> dict[str, str]:
 async def stream_logs(request: web.Request, pod_filter: str) -> web.StreamResponse:
     """Node output as ``{"result": {"content": line, "podName": …}}`` lines; ``follow`` waits for the end."""
     service = _service(request)
-    namespace, name = request.match_info["namespace"], request.match_info["name"]
+    namespace, name = path_namespace(request), path_name(request, "Workflow")
+    follow = query_bool(request.query, "logOptions.follow")
     workflow = await blocking(service.store.get_workflow, namespace, name)
-    follow = request.query.get("logOptions.follow", "").lower() == "true"
     grep = request.query.get("grep", "")
     response = await _open_stream(request)
     uid, after = workflow["metadata"]["uid"], 0
