@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 import pydantic
 import requests
@@ -80,8 +81,10 @@ class ArgoClient:
 
     @classmethod
     def from_config(cls, cfg: Config) -> ArgoClient:
-        """Server, namespace, token (ARGO_TOKEN) and TLS verification from the config."""
-        return cls(cfg.get("argo.server"), cfg.get("argo.namespace"), cfg.get("argo.token"),
+        """Server, namespace, token and TLS verification from the config; the token is ARGO_TOKEN, else
+        (for a server on this machine only) the local ``aipipe server``'s ``AIPIPE_HOME/server.token``."""
+        server = cfg.get("argo.server")
+        return cls(server, cfg.get("argo.namespace"), cfg.get("argo.token") or local_server_token(cfg, server),
                    bool(cfg.get("argo.verify_ssl")))
 
     def ui_url(self, name: str) -> str:
@@ -189,6 +192,18 @@ class ArgoClient:
         return Applied(kind, name, "updated" if existing else "created")
 
 
+def local_server_token(cfg: Config, server: str) -> str:
+    """The token of the ``aipipe server`` in ``AIPIPE_HOME`` when ``server`` is a loopback URL ("" otherwise):
+    it is never sent to another machine."""
+    from aipipe.server.loopback import loopback_host
+    from aipipe.server.token import read_token
+
+    host = urlsplit(server.strip()).netloc
+    if not host or not loopback_host(host):
+        return ""
+    return read_token(cfg.home) or ""
+
+
 M = TypeVar("M", bound=pydantic.BaseModel)
 
 
@@ -219,7 +234,8 @@ def _server_message(exc: HeraException) -> str:
 
 def _map_status(status: int, message: str, server: str) -> Exception:
     if status in (401, 403):
-        return AuthError(f"{message} (HTTP {status}; check ARGO_TOKEN)")
+        return AuthError(f"{message} (HTTP {status}; check ARGO_TOKEN, or AIPIPE_HOME/server.token for a local "
+                         "aipipe server)")
     if status == 409:
         return ConflictError(message)
     if status == 404:

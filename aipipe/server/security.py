@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hmac
 import html
-import ipaddress
 from collections.abc import Awaitable, Callable
 from urllib.parse import unquote, urlsplit
 
@@ -26,6 +25,7 @@ from aiohttp import web
 from aiohttp.typedefs import Middleware
 
 from aipipe.server.errors import PERMISSION_DENIED, UNAUTHENTICATED, error_response
+from aipipe.server.loopback import loopback_host
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 COOKIE = "authorization"
@@ -33,22 +33,6 @@ LOGIN_PATH = "/login"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 JSON_TYPES = frozenset({"application/json"})
-
-
-def loopback_host(host: str) -> bool:
-    """True when a ``Host`` header (with or without port) names a loopback address."""
-    host = host.strip().lower()
-    if host.startswith("["):  # [::1]:2746
-        name = host[1:host.find("]")] if "]" in host else ""
-    else:
-        name = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
-    name = name.rstrip(".")
-    if name == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return False
 
 
 def own_origin(request: web.Request) -> str:
