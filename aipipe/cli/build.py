@@ -6,6 +6,7 @@ areas add their commands to them (e.g. ``templates list``) by importing them.
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -28,7 +29,8 @@ if TYPE_CHECKING:
     from aipipe.argo import ArgoClient
     from aipipe.compile import CompiledPipeline
 
-DEFAULT_PIPELINE = Path("pipelines/retrain.py")
+DEFAULT_PIPELINE = Path(__file__).resolve().parents[2] / "pipelines" / "retrain.py"  # from any directory
+COMPILE_FORMATS = ("yaml", "json")
 
 templates_app = typer.Typer(help="Reusable WorkflowTemplates (one per step, aipipe-<step>-v1).", no_args_is_help=True)
 cron_app = typer.Typer(help="CronWorkflows (scheduled retrains from cron/).", no_args_is_help=True)
@@ -70,15 +72,22 @@ def lint_or_fail(docs: list[tuple[str, dict[str, Any]]], schema_dir: Path | None
 
 def compile_cmd(
     pipeline: Annotated[Path, typer.Argument(help="pipeline .py file (or a Workflow .yaml)")],
-    out_dir: Annotated[Path | None, typer.Option("--out-dir", "-o", help="write one YAML file per resource "
-                                                                          "here; default: print to stdout")] = None,
+    out_dir: Annotated[Path | None, typer.Option("--out-dir", help="write one YAML file per resource here; "
+                                                                   "default: print to stdout")] = None,
+    output: Annotated[str, typer.Option("--output", "-o", help="printed format: yaml | json")] = "yaml",
     parameter: ParamOpt = None,
 ) -> None:
-    """Compile a pipeline into its Workflow, WorkflowTemplates, CronWorkflows and argo-events triggers (YAML)."""
+    """Compile a pipeline into its Workflow, WorkflowTemplates, CronWorkflows and argo-events triggers."""
+    if output not in COMPILE_FORMATS:
+        raise UserError(f"expected yaml or json, got {output!r} (-o is the output format, as in every aipipe "
+                        f"command; to write files use --out-dir {output})", field="--output")
     compiled = compile_pipeline(pipeline, _config(), parse_assignments(parameter or []))
     if out_dir is None:
         docs = [*compiled.documents(), *compiled.events]
-        sys.stdout.write("---\n".join(dump_yaml(d) for d in docs))  # raw YAML: no rich markup or emoji
+        if output == "json":
+            sys.stdout.write(json.dumps(docs, indent=2) + "\n")
+        else:
+            sys.stdout.write("---\n".join(dump_yaml(d) for d in docs))  # raw YAML: no rich markup or emoji
         return
     for path in write_manifests(compiled, out_dir):
         err.print(f"wrote {path}")
@@ -141,9 +150,16 @@ def _print_node(node: str, phase: str, message: str) -> None:
 def _server_templates(client: ArgoClient, compiled: CompiledPipeline) -> list[dict[str, Any]]:
     """WorkflowTemplates the workflow references that the pipeline does not define, read from the server
     (a missing one stays unknown, so lint reports it)."""
-    local = {t["metadata"]["name"] for t in compiled.templates}
+    return _referenced_on_server(client, [compiled.workflow], compiled.templates)
+
+
+def _referenced_on_server(client: ArgoClient, docs: Sequence[dict[str, Any]],
+                          local: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The WorkflowTemplates ``docs`` reference that ``local`` does not hold, as the server has them."""
+    have = {str((t.get("metadata") or {}).get("name")) for t in local}
+    wanted = set().union(*(template_refs(d) for d in docs)) if docs else set()
     found = []
-    for name in sorted(template_refs(compiled.workflow) - local):
+    for name in sorted(wanted - have):
         try:
             found.append(client.get_workflow_template(name))
         except NotFoundError:
@@ -151,30 +167,23 @@ def _server_templates(client: ArgoClient, compiled: CompiledPipeline) -> list[di
     return found
 
 
-def _resources(paths: list[Path], kind: str, cfg: Config) -> list[tuple[str, dict[str, Any]]]:
-    """``(file, resource)`` of ``kind`` from pipeline .py files (compiled), YAML files and folders."""
-    found: list[tuple[str, dict[str, Any]]] = []
-    for path in paths:
-        if path.suffix == ".py" and path.is_file():
-            compiled = compile_pipeline(path, cfg)
-            found += [(str(path), d) for d in compiled.templates + compiled.cron_workflows if d.get("kind") == kind]
-        else:
-            found += [(f, d) for f, d in documents_from_paths([path], cfg) if d.get("kind") == kind]
-    if not found:
-        raise UserError(f"no {kind} found in {', '.join(map(str, paths))}")
-    return found
-
-
 def _apply(kind: str, paths: list[Path] | None, server: str | None, namespace: str | None,
            schema_dir: Path | None, dry_run: bool) -> None:
+    """Apply the ``kind`` resources of pipeline/resource .py files, YAML files and folders; templateRefs
+    resolve against the WorkflowTemplates found beside them, then against the server's."""
     from aipipe.argo import ArgoClient
 
     cfg = _config(server, namespace)
     paths = paths or [DEFAULT_PIPELINE]
-    docs = _resources(paths, kind, cfg)
-    known = [d for _, d in _resources(paths, "WorkflowTemplate", cfg)] if kind == "CronWorkflow" else []
-    lint_or_fail(docs, schema_dir, known)
+    everything = documents_from_paths(paths, cfg)
+    docs = [(f, d) for f, d in everything if d.get("kind") == kind]
+    if not docs:
+        raise UserError(f"no {kind} found in {', '.join(map(str, paths))}")
     client = ArgoClient.from_config(cfg)
+    known = [d for _, d in everything if d.get("kind") in ("WorkflowTemplate", "ClusterWorkflowTemplate")]
+    if kind == "CronWorkflow":
+        known += _referenced_on_server(client, [d for _, d in docs], known)
+    lint_or_fail(docs, schema_dir, known)
     table = Table("kind", "name", "action", title=f"{client.server} namespace {client.namespace}")
     for item in client.apply([d for _, d in docs], dry_run=dry_run):
         table.add_row(item.kind, item.name, item.action)
@@ -183,8 +192,9 @@ def _apply(kind: str, paths: list[Path] | None, server: str | None, namespace: s
 
 @templates_app.command("apply")
 def templates_apply(
-    paths: Annotated[list[Path] | None, typer.Argument(help="pipeline .py or WorkflowTemplate .yaml files "
-                                                            "(default: pipelines/retrain.py)")] = None,
+    paths: Annotated[list[Path] | None, typer.Argument(help="pipeline or template .py files, WorkflowTemplate "
+                                                            ".yaml files, or folders (default: the bundled "
+                                                            "pipelines/retrain.py)")] = None,
     server: ServerOpt = None,
     namespace: NamespaceOpt = None,
     schema_dir: SchemaOpt = None,
@@ -196,8 +206,9 @@ def templates_apply(
 
 @cron_app.command("apply")
 def cron_apply(
-    paths: Annotated[list[Path] | None, typer.Argument(help="pipeline .py or CronWorkflow .yaml files "
-                                                            "(default: pipelines/retrain.py)")] = None,
+    paths: Annotated[list[Path] | None, typer.Argument(help="pipeline or cron .py files, CronWorkflow .yaml "
+                                                            "files, or folders (default: the bundled "
+                                                            "pipelines/retrain.py)")] = None,
     server: ServerOpt = None,
     namespace: NamespaceOpt = None,
     schema_dir: SchemaOpt = None,

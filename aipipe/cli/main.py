@@ -7,11 +7,13 @@ user's (``UserError``) print one line and exit 2, unreachable services exit 3, n
 from __future__ import annotations
 
 import importlib
+import sqlite3
 import sys
 
-import click
 import typer
 from rich.console import Console
+from rich.markup import escape
+from typer._click import exceptions as click_errors  # typer 0.29 ships its own click (pinned in pyproject)
 
 from aipipe.errors import AipipeError
 
@@ -43,17 +45,36 @@ def main() -> None:
     try:
         code = app(standalone_mode=False)
     except AipipeError as exc:
-        err_console.print(f"[red]error:[/red] {exc}", highlight=False)
-        sys.exit(int(exc.exit_code))
-    except click.exceptions.Abort:
-        err_console.print("aborted")
-        sys.exit(130)
-    except click.ClickException as exc:
-        exc.show()
-        sys.exit(2 if isinstance(exc, click.UsageError) else exc.exit_code)
-    except click.exceptions.Exit as exc:
+        _fail(str(exc), int(exc.exit_code))
+    except typer.Abort:
+        _fail("aborted", 130)
+    except click_errors.UsageError as exc:
+        _fail(f"{exc.format_message()}{_help_hint(exc)}", 2)
+    except click_errors.ClickException as exc:
+        _fail(exc.format_message(), exc.exit_code)
+    except typer.Exit as exc:
         sys.exit(exc.exit_code)
+    except (OSError, sqlite3.Error) as exc:  # the machine's state (a read-only home, a full disk): not a bug
+        _fail(_os_message(exc), 1)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _fail(message: str, code: int) -> None:
+    """One line on stderr, then exit ``code``."""
+    err_console.print(f"[red]error:[/red] {escape(message)}", highlight=False)
+    sys.exit(code)
+
+
+def _help_hint(exc: click_errors.UsageError) -> str:
+    """`` (see `aipipe get --help`)`` for a usage error inside a command."""
+    ctx = exc.ctx
+    return f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
+
+
+def _os_message(exc: OSError | sqlite3.Error) -> str:
+    if isinstance(exc, OSError) and exc.filename:
+        return f"{exc.filename}: {exc.strerror or exc}"
+    return f"{type(exc).__name__}: {exc}"
 
 
 if __name__ == "__main__":

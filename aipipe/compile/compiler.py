@@ -22,13 +22,14 @@ from typing import Any
 import yaml
 from hera.workflows import CronWorkflow, Workflow, WorkflowTemplate
 
-from aipipe.compile.loader import import_root, load_module
+from aipipe.compile.loader import describe, import_root, load_module, where
 from aipipe.compile.params import check_declared, resolve_params
 from aipipe.config import Config
-from aipipe.errors import UserError
+from aipipe.errors import AipipeError, UserError
 
 YAML_SUFFIXES = (".yaml", ".yml", ".json")
 KINDS = ("Workflow", "WorkflowTemplate", "CronWorkflow")
+RESOURCE_KINDS = ("WorkflowTemplate", "ClusterWorkflowTemplate", "CronWorkflow")
 
 
 @dataclass
@@ -53,7 +54,7 @@ def compile_pipeline(path: Path, cfg: Config, params: Mapping[str, str] | None =
     if not path.is_file():
         raise UserError("no such file", field=str(path))
     if path.suffix == ".py":
-        return _compile_python(path, cfg, params)
+        return _compile_python(path, load_module(path), cfg, params)
     if path.suffix in YAML_SUFFIXES:
         return _compile_yaml(path, params)
     raise UserError("expected a pipeline .py file or a Workflow .yaml file", field=str(path))
@@ -67,15 +68,25 @@ def _to_dict(obj: Any, what: str, path: Path) -> dict[str, Any]:
     raise UserError(f"{what} returned {type(obj).__name__}, expected a Hera object", field=str(path))
 
 
-def _compile_python(path: Path, cfg: Config, params: Mapping[str, str] | None) -> CompiledPipeline:
-    module = load_module(path)
+def call_user(fn: Any, what: str, path: Path, *args: Any) -> Any:
+    """Call a function of a pipeline file; whatever it raises (or a sys.exit) becomes one UserError line."""
+    try:
+        return fn(*args)
+    except AipipeError:
+        raise
+    except (Exception, SystemExit) as exc:
+        raise UserError(f"{what} raised {describe(exc)}{where(exc, path.resolve())}", field=str(path)) from exc
+
+
+def _compile_python(path: Path, module: ModuleType, cfg: Config,
+                    params: Mapping[str, str] | None) -> CompiledPipeline:
     table = getattr(module, "PARAMETERS", None)
     build = getattr(module, "build", None)
     if table is not None:
         if build is None:
             raise UserError("defines PARAMETERS but no build(cfg, params)", field=str(path))
         values: dict[str, str | None] = dict(resolve_params(table, params, cfg))
-        workflow = _to_dict(build(cfg, values), "build()", path)
+        workflow = _to_dict(call_user(build, "build()", path, cfg, values), "build()", path)
     else:
         workflow = _to_dict(_untabled_workflow(module, build, cfg, path), "build()", path)
         values = check_declared(_declared(workflow), params)
@@ -83,7 +94,8 @@ def _compile_python(path: Path, cfg: Config, params: Mapping[str, str] | None) -
     if workflow.get("kind") != "Workflow":
         raise UserError(f"build() must return a Workflow, got {workflow.get('kind')}", field=str(path))
     templates_fn = getattr(module, "templates", None)
-    found = templates_fn(cfg) if callable(templates_fn) else _instances(module, WorkflowTemplate)
+    found = call_user(templates_fn, "templates()", path, cfg) if callable(templates_fn) \
+        else _instances(module, WorkflowTemplate)
     templates = [_to_dict(t, "templates()", path) for t in found]
     return CompiledPipeline(source=path, workflow=workflow, templates=templates,
                             cron_workflows=cron_workflows_for(path, cfg), parameters=values,
@@ -92,7 +104,8 @@ def _compile_python(path: Path, cfg: Config, params: Mapping[str, str] | None) -
 
 def _untabled_workflow(module: ModuleType, build: Any, cfg: Config, path: Path) -> Any:
     if callable(build):
-        return build(cfg) if len(inspect.signature(build).parameters) else build()
+        args = (cfg,) if len(inspect.signature(build).parameters) else ()
+        return call_user(build, "build()", path, *args)
     workflows = [w for w in _instances(module, Workflow) if not isinstance(w, (WorkflowTemplate, CronWorkflow))]
     if len(workflows) != 1:
         raise UserError(f"expected build(cfg) or exactly one module-level Workflow, found {len(workflows)}",
@@ -118,9 +131,32 @@ def _built(module: ModuleType, fn_name: str, cfg: Config) -> list[dict[str, Any]
     fn = getattr(module, fn_name, None)
     if not callable(fn):
         return []
-    built = fn(cfg)
+    path = Path(str(module.__file__))
+    built = call_user(fn, f"{fn_name}()", path, cfg)
     items = built if isinstance(built, list) else [built]
-    return [_to_dict(item, f"{module.__name__}.{fn_name}()", Path(str(module.__file__))) for item in items]
+    return [_to_dict(item, f"{module.__name__}.{fn_name}()", path) for item in items]
+
+
+def _is_pipeline(module: ModuleType) -> bool:
+    """A pipeline has a PARAMETERS table, a module-level Workflow, or a build() without templates/cron."""
+    plain = [w for w in _instances(module, Workflow) if not isinstance(w, (WorkflowTemplate, CronWorkflow))]
+    return hasattr(module, "PARAMETERS") or bool(plain)
+
+
+def python_documents(path: Path, cfg: Config) -> list[dict[str, Any]]:
+    """The manifests a ``.py`` file defines: a pipeline's (compiled with its defaults), or the
+    WorkflowTemplates/CronWorkflows of a module with ``build(cfg)`` (``cron/*.py``, ``pipelines/templates/*.py``)
+    or module-level Hera objects. [] when it defines none."""
+    module = load_module(path)
+    if _is_pipeline(module):
+        return _compile_python(path, module, cfg, None).documents()
+    built = _built(module, "build", cfg)
+    if any(d.get("kind") == "Workflow" for d in built):
+        return _compile_python(path, module, cfg, None).documents()
+    resources = [d for d in built if d.get("kind") in RESOURCE_KINDS]
+    if not built:
+        resources = [t.to_dict() for t in _instances(module, WorkflowTemplate) + _instances(module, CronWorkflow)]
+    return resources
 
 
 def cron_workflows_for(pipeline: Path, cfg: Config) -> list[dict[str, Any]]:

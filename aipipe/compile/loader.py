@@ -36,17 +36,24 @@ def load_module(path: Path) -> ModuleType:
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # a pipeline calling sys.exit() at import is an error, not a run
         if previous is not None:
             sys.modules[name] = previous
         else:
             sys.modules.pop(name, None)
-        raise UserError(f"cannot load pipeline: {type(exc).__name__}: {exc}{_where(exc, path)}",
-                        field=str(path)) from exc
+        raise UserError(f"cannot load pipeline: {describe(exc)}{where(exc, path)}", field=str(path)) from exc
     return module
 
 
-def _where(exc: BaseException, path: Path) -> str:
+def describe(exc: BaseException) -> str:
+    """``RuntimeError: boom``; ``called sys.exit(0)`` for a SystemExit."""
+    if isinstance(exc, SystemExit):
+        return f"called sys.exit({exc.code!r})"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def where(exc: BaseException, path: Path) -> str:
+    """`` (line N)``: the last line of ``path`` in the traceback of ``exc``."""
     if isinstance(exc, SyntaxError) and exc.lineno:
         return f" (line {exc.lineno})"
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename).resolve() == path]
