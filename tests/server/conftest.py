@@ -1,4 +1,8 @@
-"""A real ``aipipe server`` process on a free loopback port, with its own AIPIPE_HOME."""
+"""A real ``aipipe server`` process on a free loopback port, with its own AIPIPE_HOME.
+
+Its token is the one given, else the one it wrote to ``AIPIPE_HOME/server.token`` on first start;
+``ServerProcess.http`` is a requests session that sends it.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -27,9 +31,15 @@ class ServerProcess:
     home: Path
     proc: subprocess.Popen[bytes]
     token: str | None = None
+    http: requests.Session = field(default_factory=requests.Session)
 
     def headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.token}"} if self.token else {}
+
+    def use_token(self, token: str | None) -> None:
+        self.token = token
+        self.http.headers.pop("Authorization", None)
+        self.http.headers.update(self.headers())
 
     def stop(self, sig: int = signal.SIGINT) -> int:
         if self.proc.poll() is None:
@@ -37,24 +47,32 @@ class ServerProcess:
         return self.proc.wait(60)
 
 
-def start_server(home: Path, token: str | None = None, port: int | None = None) -> ServerProcess:
+def start_server(home: Path, token: str | None = None, port: int | None = None,
+                 extra: tuple[str, ...] = ()) -> ServerProcess:
+    """Start ``aipipe server`` (``extra``: more flags) and wait until it answers with its token."""
     port = port or free_port()
     env = {**os.environ, "AIPIPE_HOME": str(home), "PYTHONPATH": os.pathsep.join(
             filter(None, (str(REPO_ROOT), os.environ.get("PYTHONPATH"))))}
     env.pop("AIPIPE_SERVER_TOKEN", None)
+    env.pop("ARGO_TOKEN", None)
     cmd = [sys.executable, "-m", "aipipe.cli.main", "server", "--port", str(port)]
     if token:
         cmd += ["--auth-token", token]
+    cmd += list(extra)
     home.mkdir(parents=True, exist_ok=True)
     with (home / "server.log").open("ab") as log:
         proc = subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    server = ServerProcess(f"http://127.0.0.1:{port}", home, proc, token)
+    server = ServerProcess(f"http://127.0.0.1:{port}", home, proc)
+    server.use_token(token)
+    file_token = "--auth-mode=server" not in extra and token is None
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"aipipe server exited {proc.returncode}: {(home / 'server.log').read_text()}")
+        if file_token and server.token is None and (home / "server.token").is_file():
+            server.use_token((home / "server.token").read_text().strip() or None)
         try:
-            if requests.get(f"{server.url}/api/v1/version", headers=server.headers(), timeout=2).ok:
+            if server.http.get(f"{server.url}/api/v1/version", timeout=2).ok:
                 return server
         except requests.ConnectionError:
             time.sleep(0.2)
