@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import unquote, urlparse
 
+from aipipe.confine import confined
 from aipipe.errors import NotFoundError, ServiceUnavailable, UserError
 
 if TYPE_CHECKING:
@@ -54,8 +55,11 @@ def parse_uri(uri: str) -> Location:
 
 
 def join(uri: str, *parts: str) -> str:
-    """Append path parts to a storage URI."""
+    """Append path parts to a storage URI; a part with a ``..`` segment is refused (it would leave the prefix)."""
     base = uri.rstrip("/")
+    for part in parts:
+        if part and ".." in part.split("/"):
+            raise UserError(f"{part!r} must not contain '..'", field="key")
     extra = "/".join(p.strip("/") for p in parts if p)
     return f"{base}/{extra}" if extra else base
 
@@ -297,7 +301,7 @@ class Storage:
         base = parse_uri(uri).key.rstrip("/")
         for item in self.list(uri):
             rel = parse_uri(item).key[len(base):].lstrip("/")
-            self.get_file(item, root / rel)
+            self.get_file(item, confined(root, rel, field="key"))
         return root
 
     def local_path(self, uri: str) -> Path | None:

@@ -9,15 +9,18 @@ and a folder as one object per file under the key. Input artifacts come from ``r
 
 from __future__ import annotations
 
+import os
+import posixpath
 import shutil
 import tarfile
 import tempfile
 from collections.abc import Mapping
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
+from aipipe.confine import confined
 from aipipe.errors import NotFoundError, UserError
-from aipipe.storage import Storage, join
+from aipipe.storage import Storage, join, parse_uri
 
 GZIP_MAGIC = b"\x1f\x8b"
 
@@ -35,6 +38,22 @@ def artifact_key(artifact: Mapping[str, Any]) -> str | None:
     return None
 
 
+def key_uri(root_uri: str, *parts: str, field: str = "artifact key") -> str:
+    """``root_uri`` joined with key parts that stay inside it: no ``..``; under a ``file://`` root no symlink
+    out of it either (a leading ``/`` is dropped, as a storage key has none)."""
+    parts = tuple(p.strip("/") for p in parts if p and p.strip("/"))
+    for part in parts:
+        if ".." in PurePosixPath(part).parts:
+            raise ArtifactError(f"{field} {part!r} must not contain '..'")
+    loc = parse_uri(root_uri)
+    if loc.scheme != "file":
+        return join(root_uri, *parts)
+    try:
+        return confined(loc.key, *parts, field=field).as_uri()
+    except UserError as exc:
+        raise ArtifactError(f"{field}: {exc}") from exc
+
+
 def _is_archive_none(artifact: Mapping[str, Any]) -> bool:
     archive = artifact.get("archive") or {}
     return "none" in archive
@@ -49,7 +68,7 @@ def save_output(artifact: Mapping[str, Any], src: Path, storage: Storage, root_u
             return None
         raise ArtifactError(f"output artifact {name!r}: {artifact.get('path')} does not exist")
     key = artifact_key(artifact) or default_key
-    uri = join(root_uri, key)
+    uri = key_uri(root_uri, key)
     record: dict[str, Any] = {"name": name, "path": artifact.get("path"), "s3": {"key": key}}
     if _is_archive_none(artifact):
         record["archive"] = {"none": {}}
@@ -80,11 +99,42 @@ def _fetch(uri: str, dest: Path, storage: Storage) -> bool:
     return False
 
 
+def safe_extract(tar: tarfile.TarFile, dest: Path) -> None:
+    """Extract ``tar`` into ``dest`` refusing anything that would land outside it.
+
+    Python >= 3.11.4 has tarfile's ``data`` filter; older 3.11 releases (Debian 12 has 3.11.2) get the same
+    rules checked here: no absolute names, no ``..``, no links pointing out, no devices or FIFOs, no
+    setuid/setgid bits or group/other write, and no ownership taken from the archive.
+    """
+    if hasattr(tarfile, "data_filter"):
+        tar.extractall(dest, filter="data")
+        return
+    members = [_checked_member(m) for m in tar.getmembers()]
+    tar.extractall(dest, members=members, numeric_owner=True)
+
+
+def _checked_member(member: tarfile.TarInfo) -> tarfile.TarInfo:
+    name = member.name
+    if name.startswith("/") or os.path.isabs(name) or ".." in name.split("/"):
+        raise ArtifactError(f"archive member {name!r} would be extracted outside the artifact's folder")
+    if not (member.isfile() or member.isdir() or member.issym() or member.islnk()):
+        raise ArtifactError(f"archive member {name!r} is a device or FIFO; artifacts hold files, folders and links")
+    if member.issym() or member.islnk():
+        target = member.linkname
+        resolved = posixpath.normpath(posixpath.join(posixpath.dirname(name), target) if member.issym() else target)
+        if target.startswith("/") or resolved == ".." or resolved.startswith("../"):
+            raise ArtifactError(f"archive member {name!r} links to {target!r}, outside the artifact's folder")
+    member.mode &= ~0o7022  # no setuid/setgid/sticky, no group/other write
+    member.uid, member.gid = os.geteuid(), os.getegid()
+    member.uname = member.gname = ""
+    return member
+
+
 def _unpack(archive: Path, dest: Path) -> None:
     """Extract a tar.gz; a single top-level entry becomes ``dest`` itself."""
     with tempfile.TemporaryDirectory(dir=dest.parent) as tmp:
         with tarfile.open(archive, "r:gz") as tar:
-            tar.extractall(tmp, filter="data")
+            safe_extract(tar, Path(tmp))
         entries = list(Path(tmp).iterdir())
         source = entries[0] if len(entries) == 1 else Path(tmp)
         _replace(source, dest)
@@ -119,13 +169,14 @@ def load_input(artifact: Mapping[str, Any], source: Mapping[str, Any] | None, de
                                 "engine (use raw, from, or a key in the default repository)")
         raise ArtifactError(f"input artifact {name!r} has no source (give from, raw or s3.key)")
     sub_path = str((source or {}).get("subPath") or artifact.get("subPath") or "").strip("/")
-    uri = join(root_uri, key)
+    uri = key_uri(root_uri, key)
     packed = not _is_archive_none(source or artifact) and storage.exists(uri)
     dest.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=dest.parent) as tmp:
         staged = Path(tmp) / "fetched"
         try:
-            found = _fetch(join(uri, sub_path) if sub_path and not packed else uri, staged, storage)
+            found = _fetch(key_uri(root_uri, key, sub_path, field="subPath") if sub_path and not packed else uri,
+                           staged, storage)
         except NotFoundError:
             found = False
         except UserError as exc:
@@ -139,7 +190,10 @@ def load_input(artifact: Mapping[str, Any], source: Mapping[str, Any] | None, de
             _unpack(staged, unpacked)
             staged = unpacked
         if sub_path and packed:
-            staged = staged / sub_path
+            try:
+                staged = confined(staged, sub_path, field="subPath")
+            except UserError as exc:
+                raise ArtifactError(f"input artifact {name!r}: {exc}") from exc
             if not staged.exists():
                 raise ArtifactError(f"input artifact {name!r}: subPath {sub_path!r} not found in the artifact")
         _replace(staged, dest)

@@ -12,10 +12,11 @@ import re
 import shutil
 import threading
 from collections.abc import Mapping
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from aipipe.config import KEYS
+from aipipe.confine import confined
 from aipipe.engine.context import ExecutionContext
 from aipipe.engine.expr import ExprError, evaluate, to_text
 from aipipe.engine.gpu import GpuPool, requested_gpus
@@ -65,6 +66,17 @@ class LineMasker:
         if self.buf:
             self.ctx.on_log(self.nid, self.ctx.secrets.mask(self.buf.decode(errors="replace")))
             self.buf = b""
+
+
+def node_path(root: Path, private_tops: frozenset[str], container_path: str) -> Path:
+    """Where a container path lives on the host: inside the node's root (no ``..``, no symlink out of it), or
+    a host folder the node shares as is (``/usr``, ``/etc``…; callers never write there)."""
+    if ".." in PurePosixPath(container_path).parts:
+        raise UserError(f"{container_path!r} must not contain '..'", field="path")
+    mapped = host_path(root, private_tops, container_path)
+    if mapped.is_relative_to(root):
+        return confined(root, str(mapped.relative_to(root)), field="path")
+    return mapped
 
 
 class PodRunner:
@@ -134,7 +146,7 @@ class PodRunner:
     def _run(self, nid: str, tmpl: dict[str, Any], scope: Scope, tree: NodeTree) -> dict[str, Any]:
         kind = "script" if tmpl.get("script") is not None else "container"
         body: dict[str, Any] = tmpl[kind] or {}
-        node_dir = self.ctx.work_dir / "nodes" / nid
+        node_dir = confined(self.ctx.work_dir, "nodes", nid, field="node id")
         if node_dir.exists():
             shutil.rmtree(node_dir)
         root = node_dir / "root"
@@ -142,7 +154,7 @@ class PodRunner:
         root.mkdir(parents=True)
 
         def where(path: str) -> Path:
-            return host_path(root, private, path)
+            return node_path(root, private, path)
 
         self._load_inputs(tmpl, scope, where)
         runtime = self.images.resolve(body.get("image"))
@@ -262,8 +274,12 @@ class PodRunner:
             spec = declared.get(entry["name"], entry)
             if not spec.get("path"):
                 raise NodeError(f"input artifact {spec['name']!r} has no path")
-            load_input(spec, entry.get("_source"), where(str(spec["path"])), self.ctx.storage,
-                       self.ctx.artifact_root)
+            dest = where(str(spec["path"]))
+            if not dest.is_relative_to(self.ctx.work_dir.resolve()):
+                raise NodeError(f"input artifact {spec['name']!r}: {spec['path']} is in a host folder the node shares "
+                                f"({', '.join(sorted(NEVER_PRIVATE))}); the engine writes inputs only to the node's "
+                                "own folders (e.g. /tmp, /data)")
+            load_input(spec, entry.get("_source"), dest, self.ctx.storage, self.ctx.artifact_root)
 
     def _env(self, body: Mapping[str, Any], search_path: str, image_env: dict[str, str]) -> dict[str, str]:
         env = {k: os.environ[k] for k in _PASSTHROUGH_ENV if os.environ.get(k)}
@@ -314,9 +330,8 @@ class PodRunner:
                 kind = "configMap" if volume.get("configMap") else "hostPath"
                 raise NodeError(f"volume {name!r}: {kind} volumes need Kubernetes; use an artifact or a claim")
             claim = (volume.get("persistentVolumeClaim") or {}).get("claimName") or name
-            folder = self.ctx.work_dir / "volumes" / _SAFE_NAME.sub("_", str(claim))
-            if mount.get("subPath"):
-                folder = folder / str(mount["subPath"]).strip("/")
+            folder = confined(self.ctx.work_dir, "volumes", _SAFE_NAME.sub("_", str(claim)),
+                              str(mount.get("subPath") or "").strip("/"), field=f"volumeMounts.{name}.subPath")
             folder.mkdir(parents=True, exist_ok=True)
             binds.append((str(folder), str(mount["mountPath"])))
         return tuple(binds)

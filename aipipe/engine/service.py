@@ -16,9 +16,12 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from aipipe.config import Config
+from aipipe.confine import confined
+from aipipe.engine.logs import CappedLogWriter
 from aipipe.engine.names import now_rfc3339
 from aipipe.engine.store import (
     CLUSTER_WORKFLOW_TEMPLATE,
@@ -45,6 +48,17 @@ class EngineService:
         self.cfg = cfg
         self.store = store or RunStore.from_home(cfg.home)
         self.default_namespace = str(cfg.get("argo.namespace"))
+        self.prune_logs()
+
+    def prune_logs(self) -> int:
+        """Drop finished runs' node logs older than ``engine.log_retention_days`` (at start and each drive)."""
+        from aipipe.engine.logs import prune_old_logs
+
+        return prune_old_logs(self.store, float(self.cfg.get("engine.log_retention_days")))
+
+    def run_dir(self, uid: str) -> Path:
+        """A run's scratch folder, ``<home>/runs/<uid>`` (refused if the uid would lead anywhere else)."""
+        return confined(self.cfg.home, "runs", uid, field="metadata.uid")
 
     # -- templates ---------------------------------------------------------------------------
     def template_lookup(self, namespace: str) -> Callable[[str, str], dict[str, Any] | None]:
@@ -129,11 +143,10 @@ class EngineService:
             except NotFoundError:  # deleted while running: stop it
                 stop.set()
 
-        def append_log(node_id: str, text: str) -> None:
-            self.store.append_log(uid, node_id, text)
-
-        ctx = default_context(self.cfg, self.cfg.home / "runs" / uid, templates=self.template_lookup(namespace),
-                              on_change=persist, on_log=append_log)
+        self.prune_logs()
+        logs = CappedLogWriter(self.store, uid, int(self.cfg.get("engine.max_log_bytes")))
+        ctx = default_context(self.cfg, self.run_dir(uid), templates=self.template_lookup(namespace),
+                              on_change=persist, on_log=logs.append)
         try:
             final = WorkflowExecutor(copy.deepcopy(workflow), ctx).run(stop)
             persist(final)
@@ -197,7 +210,7 @@ class EngineService:
             driver = self.store.driver(uid)
         self.store.delete_workflow(workflow["metadata"]["namespace"], name)
         if driver is None or not driver.is_alive():  # a driver still busy keeps its files
-            shutil.rmtree(self.cfg.home / "runs" / uid, ignore_errors=True)
+            shutil.rmtree(self.run_dir(uid), ignore_errors=True)
 
     def _mark_finished(self, workflow: dict[str, Any], phase: str, message: str) -> dict[str, Any]:
         """End a run nobody drives: kill the processes its dead driver left behind, then record ``phase``."""

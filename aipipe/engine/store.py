@@ -23,6 +23,7 @@ from typing import Any
 from aipipe.engine.names import generate_name, new_uid, now_rfc3339
 from aipipe.errors import ConflictError, NotFoundError, UserError
 from aipipe.services.process import process_alive
+from aipipe.validation import check_name, check_namespace
 
 WORKFLOW = "Workflow"
 WORKFLOW_TEMPLATE = "WorkflowTemplate"
@@ -54,6 +55,8 @@ CREATE TABLE IF NOT EXISTS node_logs (
     id INTEGER PRIMARY KEY AUTOINCREMENT, workflow_uid TEXT NOT NULL, node_id TEXT NOT NULL,
     ts REAL NOT NULL, content TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS node_logs_workflow ON node_logs (workflow_uid, id);
+CREATE INDEX IF NOT EXISTS node_logs_node ON node_logs (workflow_uid, node_id, id);
+CREATE INDEX IF NOT EXISTS node_logs_ts ON node_logs (ts);
 """
 
 
@@ -173,9 +176,13 @@ class RunStore:
         """
         obj = json.loads(json.dumps(workflow))
         meta = obj.setdefault("metadata", {})
-        meta["namespace"] = namespace
+        meta["namespace"] = check_namespace(str(namespace))
         if not meta.get("name") and not meta.get("generateName"):
             raise UserError("metadata.name or metadata.generateName is required", field="metadata")
+        if meta.get("name"):
+            check_name(str(meta["name"]))
+        else:
+            check_name(generate_name(str(meta["generateName"])), field="metadata.generateName")
         obj.setdefault("apiVersion", "argoproj.io/v1alpha1")
         obj["kind"] = WORKFLOW
         meta["uid"] = new_uid()
@@ -184,7 +191,7 @@ class RunStore:
         explicit = bool(meta.get("name"))
         for _ in range(20):
             if not explicit:
-                meta["name"] = generate_name(meta["generateName"])
+                meta["name"] = generate_name(str(meta["generateName"]))
             try:
                 with self._write() as db:
                     version = self._next_version(db)
@@ -342,6 +349,53 @@ class RunStore:
             db.execute("INSERT INTO node_logs (workflow_uid, node_id, ts, content) VALUES (?, ?, ?, ?)",
                        (workflow_uid, node_id, time.time(), content))
 
+    def node_log_rows(self, workflow_uid: str, node_id: str, limit: int, after: int = 0
+                      ) -> list[tuple[int, int, str]]:
+        """The oldest ``(id, bytes, content)`` rows of one node's log with an id above ``after``, at most ``limit``."""
+        rows = self._conn().execute(
+            "SELECT id, length(CAST(content AS BLOB)) AS size, content FROM node_logs "
+            "WHERE workflow_uid = ? AND node_id = ? AND id > ? ORDER BY id LIMIT ?",
+            (workflow_uid, node_id, after, limit)).fetchall()
+        return [(int(r["id"]), int(r["size"]), str(r["content"])) for r in rows]
+
+    def node_log_bytes(self, workflow_uid: str, node_id: str) -> int:
+        row = self._conn().execute("SELECT COALESCE(SUM(length(CAST(content AS BLOB))), 0) FROM node_logs "
+                                   "WHERE workflow_uid = ? AND node_id = ?", (workflow_uid, node_id)).fetchone()
+        return int(row[0])
+
+    def replace_log_head(self, workflow_uid: str, node_id: str, drop_ids: list[int], head_id: int | None,
+                         head: str, content: str) -> int:
+        """In one transaction: delete rows ``drop_ids`` (the node's oldest), write ``head`` as row ``head_id``
+        (new: in the place of the oldest dropped row, so it reads first), then append ``content``.
+
+        Returns the head's row id.
+        """
+        with self._write() as db:
+            for row_id in drop_ids:
+                db.execute("DELETE FROM node_logs WHERE id = ?", (row_id,))
+            if head_id is not None:
+                db.execute("UPDATE node_logs SET content = ? WHERE id = ?", (head, head_id))
+            else:
+                cur = db.execute("INSERT INTO node_logs (id, workflow_uid, node_id, ts, content) "
+                                 "VALUES (?, ?, ?, ?, ?)",
+                                 (min(drop_ids) if drop_ids else None, workflow_uid, node_id, time.time(), head))
+                head_id = int(cur.lastrowid or 0)
+            if content:
+                db.execute("INSERT INTO node_logs (workflow_uid, node_id, ts, content) VALUES (?, ?, ?, ?)",
+                           (workflow_uid, node_id, time.time(), content))
+        return head_id
+
+    def prune_logs(self, before: float) -> int:
+        """Delete finished runs' node logs written before ``before`` (epoch seconds); returns the rows deleted."""
+        finished = "SELECT uid FROM workflows WHERE phase IN (?, ?, ?)"
+        args = (before, *sorted(COMPLETED_PHASES))
+        if self._conn().execute(f"SELECT 1 FROM node_logs WHERE ts < ? AND workflow_uid IN ({finished}) LIMIT 1",
+                                args).fetchone() is None:
+            return 0
+        with self._write() as db:
+            cur = db.execute(f"DELETE FROM node_logs WHERE ts < ? AND workflow_uid IN ({finished})", args)
+        return int(cur.rowcount)
+
     def read_logs(self, workflow_uid: str, after: int = 0, node_id: str | None = None) -> list[LogChunk]:
         sql = "SELECT id, node_id, ts, content FROM node_logs WHERE workflow_uid = ? AND id > ?"
         args: tuple[Any, ...] = (workflow_uid, after)
@@ -362,12 +416,16 @@ class RunStore:
         if kind == CLUSTER_WORKFLOW_TEMPLATE:
             namespace = ""
         else:
-            meta["namespace"] = namespace
+            meta["namespace"] = check_namespace(str(namespace))
         obj.setdefault("apiVersion", "argoproj.io/v1alpha1")
         obj["kind"] = kind
         explicit = bool(meta.get("name"))
         if not explicit and not meta.get("generateName"):
             raise UserError("metadata.name or metadata.generateName is required", field="metadata")
+        if explicit:
+            check_name(str(meta["name"]), kind=_plural(kind))
+        else:
+            check_name(generate_name(str(meta["generateName"])), kind=_plural(kind), field="metadata.generateName")
         with self._write() as db:
             if not explicit:
                 meta["name"] = generate_name(meta["generateName"])
