@@ -98,6 +98,7 @@ def selector_matches(obj: dict[str, Any], label_selector: str, field_selector: s
 def _filtered(items: list[dict[str, Any]], query: Any) -> list[dict[str, Any]]:
     labels = query.get("listOptions.labelSelector", "")
     fields = query.get("listOptions.fieldSelector", "")
+    selector_matches({}, labels, fields)  # a malformed selector is a 400 even when nothing matches
     return [w for w in items if selector_matches(w, labels, fields)]
 
 

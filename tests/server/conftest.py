@@ -1,6 +1,7 @@
 """A real ``aipipe server`` process on a free loopback port, with its own AIPIPE_HOME.
 
-Its token is the one given, else the one it wrote to ``AIPIPE_HOME/server.token`` on first start;
+Its stdout (the terminal: the sign-in link) goes to ``home/server.out``, its stderr (the log) to
+``home/server.log``. Its token is the one given, else the one it wrote to ``AIPIPE_HOME/server.token`` on first start;
 ``ServerProcess.http`` is a requests session that sends it.
 """
 
@@ -60,15 +61,16 @@ def start_server(home: Path, token: str | None = None, port: int | None = None,
         cmd += ["--auth-token", token]
     cmd += list(extra)
     home.mkdir(parents=True, exist_ok=True)
-    with (home / "server.log").open("ab") as log:
-        proc = subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    with (home / "server.out").open("ab") as out, (home / "server.log").open("ab") as log:
+        proc = subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=out, stderr=log)
     server = ServerProcess(f"http://127.0.0.1:{port}", home, proc)
     server.use_token(token)
     file_token = "--auth-mode=server" not in extra and token is None
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"aipipe server exited {proc.returncode}: {(home / 'server.log').read_text()}")
+            raise RuntimeError(f"aipipe server exited {proc.returncode}: {(home / 'server.out').read_text()}"
+                               f"{(home / 'server.log').read_text()}")
         if file_token and server.token is None and (home / "server.token").is_file():
             server.use_token((home / "server.token").read_text().strip() or None)
         try:
