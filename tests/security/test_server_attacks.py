@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import pytest
@@ -24,7 +25,7 @@ from tests.server.conftest import REPO_ROOT, ServerProcess, start_server
 
 NS = "argo"
 EVIL = "http://evil.example"
-SPEC = {"entrypoint": "main", "templates": [{"name": "main", "container": {"image": "x", "command": ["true"]}}]}
+SPEC: dict[str, Any] = {"entrypoint": "main", "templates": [{"name": "main", "container": {"image": "x", "command": ["true"]}}]}
 BAD_NAMES = ["../../../../escape-test", "/some/dir", "Upper-Case", "a" * 300, "has/slash", "x/../../y"]
 BAD_NAMESPACES = ["../x", "Bad NS", "..", "UPPER"]
 
@@ -80,7 +81,7 @@ def test_token_file_is_private_and_the_link_goes_to_the_terminal_only(srv: Serve
 
 def test_unauthenticated_and_wrong_token_requests_are_refused(srv: ServerProcess) -> None:
     url = f"{srv.url}/api/v1/workflows/{NS}"
-    body = {"workflow": {"metadata": {"name": "no-token"}, "spec": SPEC}}
+    body: dict[str, Any] = {"workflow": {"metadata": {"name": "no-token"}, "spec": SPEC}}
     _refused(requests.post(url, json=body, timeout=30), 401, 16, "token not valid")
     _refused(requests.post(url, json=body, headers={"Authorization": "Bearer wrong"}, timeout=30), 401, 16)
     _refused(requests.get(url, timeout=30), 401, 16)
@@ -135,7 +136,7 @@ def test_cookie_needs_a_same_origin_origin_or_referer_to_change_state(srv: Serve
     browser = requests.Session()
     browser.get(f"{srv.url}/login", params={"token": srv.token}, timeout=30)
     url = f"{srv.url}/api/v1/workflows/{NS}"
-    body = {"workflow": {"metadata": {"name": "csrf"}, "spec": SPEC}, "serverDryRun": True}
+    body: dict[str, Any] = {"workflow": {"metadata": {"name": "csrf"}, "spec": SPEC}, "serverDryRun": True}
     _refused(browser.post(url, json=body, timeout=30), 403, 7, "cookie")
     _refused(browser.post(url, json=body, headers={"Referer": f"{EVIL}/page"}, timeout=30), 403, 7)
     _refused(browser.post(url, json=body, headers={"Origin": EVIL}, timeout=30), 403, 7)
@@ -170,12 +171,12 @@ def test_bad_names_and_namespaces_are_refused_and_touch_nothing(srv: ServerProce
         _refused(resp, 400, 3, f'namespace "{namespace}" is invalid', "RFC 1123 label")
         _refused(srv.http.get(f"{srv.url}/api/v1/workflow-templates/{_segment(namespace)}", timeout=30),
                  400, 3, f'namespace "{namespace}" is invalid')
-    template = {"metadata": {"name": "../../escape-test"}, "spec": SPEC}
+    template: dict[str, Any] = {"metadata": {"name": "../../escape-test"}, "spec": SPEC}
     _refused(srv.http.post(f"{srv.url}/api/v1/workflow-templates/{NS}", json={"template": template}, timeout=30),
              400, 3, 'WorkflowTemplate.argoproj.io "../../escape-test" is invalid')
     _refused(srv.http.post(f"{srv.url}/api/v1/cluster-workflow-templates", json={"template": template},
                            timeout=30), 400, 3, "ClusterWorkflowTemplate.argoproj.io")
-    cron = {"metadata": {"name": "Nightly"}, "spec": {"schedules": ["0 3 * * *"], "workflowSpec": SPEC}}
+    cron: dict[str, Any] = {"metadata": {"name": "Nightly"}, "spec": {"schedules": ["0 3 * * *"], "workflowSpec": SPEC}}
     _refused(srv.http.post(f"{srv.url}/api/v1/cron-workflows/{NS}", json={"cronWorkflow": cron}, timeout=30),
              400, 3, 'CronWorkflow.argoproj.io "Nightly" is invalid')
     _refused(srv.http.post(f"{srv.url}/api/v1/workflows/{NS}/submit",
@@ -296,7 +297,7 @@ def test_sigterm_leaves_runs_resumable_and_a_restart_finishes_them(tmp_path: Pat
     first = start_server(home)
     mount = {"name": "marks", "mountPath": "/marks"}
     script = "echo $$ >> /marks/{0}; while [ ! -e /marks/release ]; do sleep 0.1; done"
-    spec = {"entrypoint": "main", "volumes": [{"name": "marks", "persistentVolumeClaim": {"claimName": "marks"}}],
+    spec: dict[str, Any] = {"entrypoint": "main", "volumes": [{"name": "marks", "persistentVolumeClaim": {"claimName": "marks"}}],
             "templates": [
                 {"name": "main", "steps": [[{"name": "a", "template": "a"}], [{"name": "b", "template": "b"}]]},
                 {"name": "a", "container": {"image": "x", "command": ["sh", "-c", "echo run >> /marks/a"],
