@@ -33,6 +33,7 @@ from hera.workflows.service import WorkflowsService
 
 from aipipe.config import Config
 from aipipe.errors import AipipeError, AuthError, ConflictError, NotFoundError, ServiceUnavailable, UserError
+from aipipe.validation import check_namespace
 
 T = TypeVar("T")
 DRY_RUN = CreateOptions(dry_run=["All"])
@@ -74,7 +75,7 @@ class ArgoClient:
         if not server.startswith(("http://", "https://")):
             raise UserError(f"must start with http:// or https://, got {server!r}", field="argo.server")
         self.server = server
-        self.namespace = namespace
+        self.namespace = check_namespace(namespace, field="argo.namespace")
         self.session = _Session()
         self.service = WorkflowsService(host=server + "/", verify_ssl=verify_ssl, token=token or None,
                                         namespace=namespace, session=self.session)

@@ -24,6 +24,7 @@ from aipipe.compile.references import template_refs
 from aipipe.compile.sources import documents_from_paths
 from aipipe.config import Config, load_config
 from aipipe.errors import NotFoundError, UserError
+from aipipe.validation import check_namespace
 
 if TYPE_CHECKING:
     from aipipe.argo import ArgoClient
@@ -48,6 +49,8 @@ NamespaceOpt = Annotated[str | None, typer.Option("--namespace", "-n", help="nam
 
 
 def _config(server: str | None = None, namespace: str | None = None) -> Config:
+    if namespace is not None:
+        check_namespace(namespace, field="--namespace")
     return load_config(cli={"argo.server": server, "argo.namespace": namespace})
 
 
