@@ -124,6 +124,7 @@ def run_demo(cfg: Config, *, images: int, epochs: int, log: Callable[[str], None
     import uuid
 
     from aipipe.compile import compile_pipeline
+    from aipipe.compile.inline import inline_templates
     from aipipe.engine.service import EngineService
 
     if images < 10:
@@ -136,7 +137,7 @@ def run_demo(cfg: Config, *, images: int, epochs: int, log: Callable[[str], None
         compiled = compile_pipeline(PIPELINE, cfg, params)
         service = EngineService(cfg)
         driver_id = uuid.uuid4().hex
-        workflow = service.submit(compiled.workflow, templates=compiled.templates, driver_id=driver_id)
+        workflow = service.submit(inline_templates(compiled.workflow, compiled.templates), driver_id=driver_id)
         final = drive(service, workflow, driver_id)
     finally:
         if label_studio is not None:

@@ -8,7 +8,6 @@ the foreground with a live tree of nodes and exits 0 only when the run Succeeded
 from __future__ import annotations
 
 import datetime as dt
-import json
 import signal
 import threading
 import time
@@ -17,102 +16,60 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-import yaml
-from rich.console import Console, Group
+from rich.console import Console
 from rich.live import Live
 from rich.table import Table
-from rich.text import Text
-from rich.tree import Tree
 
+from aipipe.cli.output import OutputOpt, emit_objects, output_format
+from aipipe.cli.preflight import check_writable
+from aipipe.cli.view import (
+    age,
+    duration,
+    note_of,
+    phase_text,
+    pods_progress,
+    render_workflow,
+    transition_line,
+    transitions,
+)
 from aipipe.config import load_config
 from aipipe.engine.names import pod_name
 from aipipe.engine.service import EngineService
-from aipipe.engine.store import CLUSTER_WORKFLOW_TEMPLATE, COMPLETED_PHASES, WORKFLOW_TEMPLATE
+from aipipe.engine.store import CLUSTER_WORKFLOW_TEMPLATE, COMPLETED_PHASES, WORKFLOW_TEMPLATE, RunStore
 from aipipe.errors import UserError
 
 console = Console(highlight=False)
 STOP_WAIT_SECONDS = 30.0
 FOLLOW_POLL_SECONDS = 0.3
-PHASE_STYLE = {
-    "Succeeded": ("✔", "green"), "Failed": ("✖", "red"), "Error": ("⚠", "red"), "Running": ("●", "cyan"),
-    "Pending": ("◷", "yellow"), "Skipped": ("○", "dim"), "Omitted": ("○", "dim"),
-}
-_GROUP_TYPES = {"StepGroup", "TaskGroup"}
+VIEW_POLL_SECONDS = 0.5
 
 
 def _service() -> EngineService:
-    return EngineService(load_config())
-
-
-# -- rendering ---------------------------------------------------------------------------------
-def _time(stamp: str | None) -> dt.datetime | None:
-    return dt.datetime.fromisoformat(stamp.replace("Z", "+00:00")) if stamp else None
-
-
-def duration(item: dict[str, Any]) -> str:
-    """``1m02s`` between startedAt and finishedAt (or now while running); "" before the start."""
-    start = _time(item.get("startedAt"))
-    if start is None:
-        return ""
-    end = _time(item.get("finishedAt")) or dt.datetime.now(dt.UTC)
-    seconds = max(0, int((end - start).total_seconds()))
-    return f"{seconds // 60}m{seconds % 60:02d}s" if seconds >= 60 else f"{seconds}s"
-
-
-def _phase_text(phase: str) -> Text:
-    symbol, style = PHASE_STYLE.get(phase, ("?", "white"))
-    return Text(f"{symbol} {phase or 'Pending'}", style=style)
-
-
-def _node_label(node: dict[str, Any]) -> Text:
-    symbol, style = PHASE_STYLE.get(node.get("phase", ""), ("◷", "yellow"))
-    label = Text(f"{symbol} ", style=style)
-    label.append(node.get("displayName") or node.get("name", "?"), style="bold")
-    template = node.get("templateName") or (node.get("templateRef") or {}).get("template")
-    if template:
-        label.append(f" ({template})", style="dim")
-    progress = node.get("progress", "") if node.get("type") != "Pod" else ""
-    extras = [x for x in (duration(node), progress) if x and x != "0/0"]
-    if extras:
-        label.append("  " + "  ".join(extras))
-    if node.get("message") and node.get("phase") not in ("Succeeded", "Running"):
-        label.append(f"  {node['message']}", style=style)
-    return label
-
-
-def render_workflow(workflow: dict[str, Any]) -> Group:
-    """Header lines and the node tree (step/task groups folded into their parents)."""
-    meta, status = workflow.get("metadata", {}), workflow.get("status", {})
-    header = Text.assemble(("Name:     ", "bold"), meta.get("name", "?"), "\n", ("Status:   ", "bold"),
-                           _phase_text(status.get("phase", "")), "\n", ("Duration: ", "bold"), duration(status))
-    if status.get("progress"):
-        header.append_text(Text.assemble("\n", ("Progress: ", "bold"), status["progress"]))
-    if status.get("message"):
-        header.append_text(Text.assemble("\n", ("Message:  ", "bold"), status["message"]))
-    nodes: dict[str, dict[str, Any]] = status.get("nodes", {})
-    root_id = meta.get("name") if meta.get("name") in nodes else next(iter(nodes), None)
-    if root_id is None:
-        return Group(header)
-    tree = Tree(_node_label(nodes[root_id]))
-    _add_children(tree, nodes, nodes[root_id], {root_id})
-    return Group(header, Text(""), tree)
-
-
-def _add_children(branch: Tree, nodes: dict[str, dict[str, Any]], node: dict[str, Any], seen: set[str]) -> None:
-    for child_id in node.get("children", []):
-        child = nodes.get(child_id)
-        if child is None or child_id in seen:
-            continue
-        seen.add(child_id)
-        if child.get("type") in _GROUP_TYPES:
-            _add_children(branch, nodes, child, seen)
-        else:
-            _add_children(branch.add(_node_label(child)), nodes, child, seen)
+    cfg = load_config()
+    check_writable(cfg)
+    return EngineService(cfg)
 
 
 # -- driving in the foreground -------------------------------------------------------------------
+class NodeNotes:
+    """The last line each node of one run wrote, read from the store as it grows."""
+
+    def __init__(self, store: RunStore, uid: str) -> None:
+        self.store, self.uid, self.after = store, uid, 0
+        self.notes: dict[str, str] = {}
+
+    def update(self) -> dict[str, str]:
+        for chunk in self.store.read_logs(self.uid, self.after):
+            self.after = chunk.seq
+            note = note_of(chunk.content)
+            if note:
+                self.notes[chunk.node_id] = note
+        return self.notes
+
+
 def drive_foreground(service: EngineService, workflow: dict[str, Any], driver_id: str | None = None) -> dict[str, Any]:
-    """Drive a stored run here with a live view; Ctrl-C / SIGTERM stop it. Returns the final object."""
+    """Drive a stored run here with a live view (one line per node transition without a terminal);
+    Ctrl-C / SIGTERM stop it. Returns the final object."""
     meta = workflow["metadata"]
     console.print(f"Name: {meta['name']}")
     stop = threading.Event()
@@ -129,21 +86,53 @@ def drive_foreground(service: EngineService, workflow: dict[str, Any], driver_id
 
     thread = threading.Thread(target=drive, name="driver")
     previous = {sig: signal.signal(sig, request_stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    notes = NodeNotes(service.store, meta["uid"])
     try:
-        with Live(render_workflow(workflow), console=console, refresh_per_second=4, transient=False) as live:
-            thread.start()
-            while thread.is_alive():
-                thread.join(0.25)
-                live.update(render_workflow(service.store.get_workflow(meta["namespace"], meta["name"])))
-            live.update(render_workflow(service.store.get_workflow(meta["namespace"], meta["name"])))
-        if not console.is_terminal:
-            console.line()
+        if console.is_terminal:
+            _live_tree(service, workflow, thread, notes)
+        else:
+            _transition_lines(service, workflow, thread, notes)
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     if "error" in outcome:
         raise outcome["error"]
     return outcome["final"]
+
+
+def _current(service: EngineService, workflow: dict[str, Any]) -> dict[str, Any]:
+    meta = workflow["metadata"]
+    return service.store.get_workflow(meta["namespace"], meta["name"])
+
+
+def _live_tree(service: EngineService, workflow: dict[str, Any], thread: threading.Thread, notes: NodeNotes) -> None:
+    with Live(render_workflow(workflow), console=console, refresh_per_second=4, transient=False) as live:
+        thread.start()
+        while thread.is_alive():
+            thread.join(0.25)
+            live.update(render_workflow(_current(service, workflow), notes.update()))
+        live.update(render_workflow(_current(service, workflow), notes.update()))
+
+
+def _transition_lines(service: EngineService, workflow: dict[str, Any], thread: threading.Thread,
+                      notes: NodeNotes) -> None:
+    """Without a terminal (CI, ``make demo | tee``): one plain line per node transition, then the run's end."""
+    seen: dict[str, Any] = {}
+    thread.start()
+    while True:
+        running = thread.is_alive()
+        current = _current(service, workflow)
+        nodes = current.get("status", {}).get("nodes", {})
+        found = notes.update()
+        for node_id in transitions(seen, nodes, skip=current["metadata"]["name"]):  # the run's end: last line
+            print(transition_line(nodes, node_id, found.get(node_id, "")), flush=True)
+        seen = {nid: dict(node) for nid, node in nodes.items()}
+        if not running:
+            break
+        thread.join(VIEW_POLL_SECONDS)
+    status = current.get("status", {})
+    message = f" ({status['message']})" if status.get("message") else ""
+    print(f"{current['metadata']['name']}: {status.get('phase', '?')} in {duration(status)}{message}", flush=True)
 
 
 def _finish(final: dict[str, Any]) -> None:
@@ -168,47 +157,55 @@ def run(
     if pipeline is None:
         raise UserError("give a pipeline .py or Workflow .yaml (or --resume NAME)", field="PIPELINE")
     from aipipe.compile import compile_pipeline, parse_assignments
+    from aipipe.compile.inline import inline_templates
 
     compiled = compile_pipeline(pipeline, service.cfg, parse_assignments(parameter or []))
     driver_id = uuid.uuid4().hex
-    workflow = service.submit(compiled.workflow, templates=compiled.templates, driver_id=driver_id)
+    # the run carries the templates it compiled; the store `aipipe server` uses is left as the user applied it
+    workflow = service.submit(inline_templates(compiled.workflow, compiled.templates), driver_id=driver_id)
     _finish(drive_foreground(service, workflow, driver_id))
 
 
-def list_runs() -> None:
-    """List local runs, newest first."""
-    table = Table("NAME", "STATUS", "AGE", "DURATION", "MESSAGE", box=None, header_style="bold")
+def list_runs(output: OutputOpt = None) -> None:
+    """List local runs, newest first (-o wide adds progress and parameters)."""
+    fmt = output_format(output)
+    workflows = _service().store.list_workflows()
+    if fmt and emit_objects(fmt, workflows, lambda: [w["metadata"]["name"] for w in workflows]):
+        return
+    wide = fmt == "wide"
+    columns = ["NAME", "STATUS", "AGE", "DURATION", *(["PROGRESS"] if wide else []), "MESSAGE",
+               *(["PARAMETERS"] if wide else [])]
+    table = Table(*columns, box=None, header_style="bold")
     now = dt.datetime.now(dt.UTC)
-    for workflow in _service().store.list_workflows():
+    for workflow in workflows:
         meta, status = workflow["metadata"], workflow.get("status", {})
-        created = _time(meta.get("creationTimestamp")) or now
-        age = int((now - created).total_seconds())
-        table.add_row(meta["name"], _phase_text(status.get("phase", "")), _age(age), duration(status),
-                      status.get("message", ""))
+        stamp = meta.get("creationTimestamp")
+        created = dt.datetime.fromisoformat(stamp.replace("Z", "+00:00")) if stamp else now
+        row = [meta["name"], phase_text(status.get("phase", "")), age(int((now - created).total_seconds())),
+               duration(status)]
+        if wide:
+            row.append(pods_progress(status.get("nodes", {})))
+        row.append(status.get("message", ""))
+        if wide:
+            params = ((workflow.get("spec") or {}).get("arguments") or {}).get("parameters") or []
+            row.append(",".join(f"{p.get('name')}={p.get('value', '')}" for p in params))
+        table.add_row(*row)
     console.print(table)
-
-
-def _age(seconds: int) -> str:
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return f"{seconds // size}{unit}"
-    return f"{seconds}s"
 
 
 def get(
     name: Annotated[str, typer.Argument(help="run name")],
-    output: Annotated[str, typer.Option("--output", "-o", help="json | yaml | wide (tree)")] = "wide",
+    output: OutputOpt = None,
 ) -> None:
-    """Show a run: the Argo-shaped Workflow object (-o json|yaml) or its node tree."""
-    if output not in ("json", "yaml", "wide"):
-        raise UserError(f"expected json, yaml or wide, got {output!r}", field="--output")
-    workflow = _service().store.find_workflow(name)
-    if output == "json":
-        print(json.dumps(workflow, indent=2))
-    elif output == "yaml":
-        print(yaml.safe_dump(workflow, sort_keys=False), end="")
-    else:
-        console.print(render_workflow(workflow))
+    """Show a run: its node tree with each failed node's last line (-o wide adds pod names), or the
+    Argo-shaped Workflow object (-o json|yaml)."""
+    fmt = output_format(output)
+    service = _service()
+    workflow = service.store.find_workflow(name)
+    if fmt and emit_objects(fmt, workflow, lambda: [workflow["metadata"]["name"]]):
+        return
+    notes = NodeNotes(service.store, workflow["metadata"]["uid"]).update()
+    console.print(render_workflow(workflow, notes, wide=fmt == "wide"))
 
 
 def _pick_node(workflow: dict[str, Any], wanted: str) -> str:
@@ -294,14 +291,22 @@ def resubmit(
     _finish(drive_foreground(service, workflow, driver_id))
 
 
-def templates_list() -> None:
+def templates_list(output: OutputOpt = None) -> None:
     """List the WorkflowTemplates and ClusterWorkflowTemplates known to the local engine."""
+    fmt = output_format(output)
     store = _service().store
-    table = Table("KIND", "NAMESPACE", "NAME", "CREATED", box=None, header_style="bold")
-    for kind in (WORKFLOW_TEMPLATE, CLUSTER_WORKFLOW_TEMPLATE):
-        for item in store.list_resources(kind):
-            meta = item["metadata"]
-            table.add_row(kind, meta.get("namespace", ""), meta["name"], meta.get("creationTimestamp", ""))
+    found = [(kind, item) for kind in (WORKFLOW_TEMPLATE, CLUSTER_WORKFLOW_TEMPLATE)
+             for item in store.list_resources(kind)]
+    if fmt and emit_objects(fmt, [i for _, i in found], lambda: [i["metadata"]["name"] for _, i in found]):
+        return
+    table = Table("KIND", "NAMESPACE", "NAME", "CREATED", *(["TEMPLATES"] if fmt == "wide" else []), box=None,
+                  header_style="bold")
+    for kind, item in found:
+        meta = item["metadata"]
+        row = [kind, meta.get("namespace", ""), meta["name"], meta.get("creationTimestamp", "")]
+        if fmt == "wide":
+            row.append(",".join(str(t.get("name")) for t in (item.get("spec") or {}).get("templates") or []))
+        table.add_row(*row)
     console.print(table)
 
 
