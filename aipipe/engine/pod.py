@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import sys
 import threading
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
@@ -25,7 +26,9 @@ from aipipe.engine.io import ArtifactError, load_input, save_output
 from aipipe.engine.nodes import NodeTree
 from aipipe.engine.retry import parse_duration
 from aipipe.engine.runners.base import ProcessSpec, host_path
-from aipipe.engine.runners.local import NEVER_PRIVATE, LocalHandle, LocalRunner
+from aipipe.engine.runners.local import NEVER_PRIVATE, NODE_ENV, LocalHandle, LocalRunner, end_leftovers
+from aipipe.engine.secrets import StreamMasker, safe_cut
+from aipipe.engine.security import NodeSecurity, SecurityError, node_security
 from aipipe.engine.template import Scope, TemplateError, render_deep
 from aipipe.errors import UserError
 from aipipe.storage import parse_uri
@@ -46,26 +49,14 @@ class NodeError(Exception):
         self.phase = phase
 
 
-class LineMasker:
-    """Masks secret values in a byte stream, emitting whole lines so a secret is never split."""
+class LineMasker(StreamMasker):
+    """Masks secret values in a node's output stream, even a value split between two chunks or flushes."""
 
     def __init__(self, ctx: ExecutionContext, nid: str) -> None:
-        self.ctx = ctx
-        self.nid = nid
-        self.buf = b""
-
-    def feed(self, chunk: bytes) -> None:
-        self.buf += chunk
-        cut = self.buf.rfind(b"\n")
-        if cut < 0 and len(self.buf) < 1 << 16:
-            return
-        text, self.buf = (self.buf[:cut + 1], self.buf[cut + 1:]) if cut >= 0 else (self.buf, b"")
-        self.ctx.on_log(self.nid, self.ctx.secrets.mask(text.decode(errors="replace")))
+        super().__init__(ctx.secrets, lambda text: ctx.on_log(nid, text))
 
     def flush(self) -> None:
-        if self.buf:
-            self.ctx.on_log(self.nid, self.ctx.secrets.mask(self.buf.decode(errors="replace")))
-            self.buf = b""
+        self.close()
 
 
 def node_path(root: Path, private_tops: frozenset[str], container_path: str) -> Path:
@@ -79,12 +70,33 @@ def node_path(root: Path, private_tops: frozenset[str], container_path: str) -> 
     return mapped
 
 
+def _interpreter_paths() -> tuple[str, ...]:
+    """What every node must see, read-only, wherever it lives (even under a private /tmp): the repository
+    and the prefixes of the interpreter the engine runs with (its venv and the base installation)."""
+    exe = Path(sys.executable)
+    paths = {str(REPO_ROOT), sys.prefix, sys.base_prefix, str(exe.parent.parent),
+             str(exe.resolve().parent.parent)}
+    return tuple(sorted(p for p in paths if p not in ("/", "") and os.path.isdir(p)))
+
+
+def _give_folders(root: Path, private: frozenset[str], security: NodeSecurity) -> None:
+    """A node running as another user owns its own folders, as a container's user owns its emptyDirs;
+    ``/tmp`` is sticky and writable by all, as in an image."""
+    if security.uid is None:
+        return
+    for folder in [root, *(root / top for top in private)]:
+        folder.mkdir(parents=True, exist_ok=True)
+        os.chown(folder, security.uid, security.gid)
+    (root / "tmp").chmod(0o1777)
+
+
 class PodRunner:
     """Starts leaf nodes and tracks their processes so stop/deadlines can kill them."""
 
     def __init__(self, ctx: ExecutionContext, workflow_name: str, images: ImageMap, gpus: GpuPool,
                  cancelled: threading.Event, parallelism: int | None,
-                 workflow_volumes: list[dict[str, Any]] | None = None) -> None:
+                 workflow_volumes: list[dict[str, Any]] | None = None,
+                 pod_security: Mapping[str, Any] | None = None) -> None:
         self.ctx = ctx
         self.workflow_name = workflow_name
         self.images = images
@@ -95,19 +107,34 @@ class PodRunner:
         self.lock = threading.Lock()
         self.running: dict[str, LocalHandle] = {}
         self.shared = self._shared_paths()
+        self.readonly = _interpreter_paths()
         self.workflow_volumes = {v.get("name"): v for v in workflow_volumes or []}
+        self.pod_security = dict(pod_security or {})
 
     def check_available(self) -> None:
         self.runner.check_available()
 
     def _shared_paths(self) -> tuple[str, ...]:
-        paths = {str(self.ctx.config.home), str(REPO_ROOT), str(self.ctx.work_dir)}
-        for uri in (self.ctx.artifact_root, self.ctx.config.storage_root):
-            loc = parse_uri(uri)
-            if loc.scheme == "file":
-                paths.add(loc.key)
+        """Host paths a node may write besides its own folders: the file storage root and, from
+        ``AIPIPE_HOME`` (hidden from nodes), what the steps need: the dataset cache, the local
+        deployments and MLflow's sqlite file (its folder when it lives outside the home)."""
+        home = self.ctx.config.home
+        paths = {str(home / "cache"), str(home / "deployments")}
+        loc = parse_uri(self.ctx.config.storage_root)
+        if loc.scheme == "file":
+            paths.add(loc.key)
         for path in list(paths):
             Path(path).mkdir(parents=True, exist_ok=True)
+        tracking = str(self.ctx.config.mlflow_tracking_uri)
+        if tracking.startswith("sqlite:///"):
+            db = Path(tracking.removeprefix("sqlite:///").split("?", 1)[0])
+            if db.is_absolute():
+                db.parent.mkdir(parents=True, exist_ok=True)
+                if db.is_relative_to(home):
+                    db.touch(exist_ok=True)  # an empty file is an empty sqlite database
+                    paths.add(str(db))
+                else:
+                    paths.add(str(db.parent))
         return tuple(sorted(paths))
 
     def kill_all(self) -> None:
@@ -118,15 +145,8 @@ class PodRunner:
 
     @staticmethod
     def kill_orphan(node: Mapping[str, Any]) -> None:
-        """Kill the process group a previous driver left running (resume after kill -9)."""
-        pid = node.get("pid")
-        if not isinstance(pid, int):
-            return
-        try:
-            if os.getsid(pid) == pid:
-                os.killpg(pid, 9)
-        except (ProcessLookupError, PermissionError):
-            pass
+        """End what a previous driver's node left running (resume after kill -9); see ``end_leftovers``."""
+        end_leftovers(node)
 
     # ------------------------------------------------------------------ run
 
@@ -146,6 +166,11 @@ class PodRunner:
     def _run(self, nid: str, tmpl: dict[str, Any], scope: Scope, tree: NodeTree) -> dict[str, Any]:
         kind = "script" if tmpl.get("script") is not None else "container"
         body: dict[str, Any] = tmpl[kind] or {}
+        try:
+            security = node_security(self.pod_security, tmpl.get("securityContext"), body.get("securityContext"),
+                                     nid)
+        except SecurityError as exc:
+            raise NodeError(str(exc)) from exc
         node_dir = confined(self.ctx.work_dir, "nodes", nid, field="node id")
         if node_dir.exists():
             shutil.rmtree(node_dir)
@@ -172,7 +197,9 @@ class PodRunner:
             raise NodeError("the container has no command, no args and its image has no default command; "
                             "add it to engine.image_map", "Error")
         env = self._env(body, runtime.search_path(), dict(runtime.env))
-        secret_files = self._secret_volumes(tmpl, body, where)
+        env[NODE_ENV] = f"{self.ctx.work_dir.name}/{nid}"
+        secret_files = self._secret_volumes(tmpl, body, where, security)
+        _give_folders(root, private, security)
         binds = self._volume_binds(tmpl, body)
         gpu_count = requested_gpus(tmpl, str(self.ctx.config.get("kubernetes.gpu_resource")))
         gpu_ids: list[int] | None = None
@@ -191,7 +218,8 @@ class PodRunner:
             out, err = LineMasker(self.ctx, nid), LineMasker(self.ctx, nid)
             spec = ProcessSpec(argv=argv, env=env, cwd=str(body.get("workingDir") or "/"), root=root,
                                private_tops=private, shared=self.shared, binds=binds, on_stdout=out.feed,
-                               on_stderr=err.feed)
+                               on_stderr=err.feed, readonly=self.readonly, hidden=(str(self.ctx.config.home),),
+                               security=security)
             with self.lock:
                 if self.cancelled.is_set():
                     return {"phase": "Failed", "message": "stopped before start"}
@@ -230,7 +258,9 @@ class PodRunner:
             for path in secret_files:
                 path.unlink(missing_ok=True)
         outputs: dict[str, Any] = {"exitCode": str(result.exit_code)}
-        stdout = result.stdout[:RESULT_LIMIT].decode(errors="replace")
+        kept = result.stdout[:safe_cut(result.stdout, [v.encode() for v in self.ctx.secrets.values()],
+                                       RESULT_LIMIT, final=len(result.stdout) <= RESULT_LIMIT)]
+        stdout = kept.decode(errors="replace")
         outputs["result"] = self.ctx.secrets.mask(stdout[:-1] if stdout.endswith("\n") else stdout)
         progress = self._poll_progress(nid, progress_path, "", tree, commit=False) or "1/1"
         if result.start_error:
@@ -336,7 +366,8 @@ class PodRunner:
             binds.append((str(folder), str(mount["mountPath"])))
         return tuple(binds)
 
-    def _secret_volumes(self, tmpl: Mapping[str, Any], body: Mapping[str, Any], where: Any) -> list[Path]:
+    def _secret_volumes(self, tmpl: Mapping[str, Any], body: Mapping[str, Any], where: Any,
+                        security: NodeSecurity) -> list[Path]:
         volumes = {**self.workflow_volumes, **{v.get("name"): v for v in tmpl.get("volumes") or []}}
         written: list[Path] = []
         for mount in body.get("volumeMounts") or []:
@@ -350,6 +381,8 @@ class PodRunner:
                 path = folder / key
                 path.write_text(value)
                 path.chmod(0o400)
+                if security.uid is not None:
+                    os.chown(path, security.uid, security.gid)
                 written.append(path)
         return written
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -79,11 +79,70 @@ class SecretStore:
             with self._lock:
                 self._seen.add(value)
 
+    def values(self) -> list[str]:
+        """Every value handed out so far, longest first."""
+        with self._lock:
+            return sorted(self._seen, key=len, reverse=True)
+
     def mask(self, text: str) -> str:
         """Replace every secret value handed out so far (longest first) with a mask."""
-        with self._lock:
-            values = sorted(self._seen, key=len, reverse=True)
-        for value in values:
+        for value in self.values():
             if value in text:
                 text = text.replace(value, MASK)
         return text
+
+
+class StreamMasker:
+    """Masks secret values in a byte stream cut into arbitrary chunks; ``emit`` gets masked text.
+
+    Text is emitted at line ends, or once ``flush_at`` bytes are buffered; a value split between
+    chunks is never emitted in part: the buffer's tail that could begin a value stays buffered until
+    more bytes (or :meth:`close`) decide, and an emit point never falls inside a value.
+    """
+
+    def __init__(self, secrets: SecretStore, emit: Callable[[str], None], flush_at: int = 1 << 16) -> None:
+        self.secrets = secrets
+        self.emit = emit
+        self.flush_at = flush_at
+        self.buf = b""
+
+    def feed(self, chunk: bytes) -> None:
+        self.buf += chunk
+        end = self.buf.rfind(b"\n") + 1
+        if end == 0 and len(self.buf) < self.flush_at:
+            return
+        self._emit(max(end, len(self.buf) if len(self.buf) >= self.flush_at else 0))
+
+    def close(self) -> None:
+        if self.buf:
+            self._emit(len(self.buf), final=True)
+
+    def _emit(self, want: int, final: bool = False) -> None:
+        cut = safe_cut(self.buf, [v.encode() for v in self.secrets.values()], want, final)
+        if cut <= 0:
+            return
+        text, self.buf = self.buf[:cut], self.buf[cut:]
+        self.emit(self.secrets.mask(text.decode(errors="replace")))
+
+
+def safe_cut(buf: bytes, values: list[bytes], want: int, final: bool = False) -> int:
+    """The largest cut point <= ``want`` that splits no secret value and no UTF-8 character; unless
+    ``final``, the tail of ``buf`` that could be the start of a value is not cut off either."""
+    cut = want
+    if not final:
+        for value in values:
+            for size in range(min(len(value) - 1, len(buf)), 0, -1):
+                if buf.endswith(value[:size]):
+                    cut = min(cut, len(buf) - size)
+                    break
+    moved = True
+    while moved:  # moving the cut back for one value may split another: repeat until none is split
+        moved = False
+        for value in values:
+            start = buf.find(value, max(0, cut - len(value) + 1))
+            if 0 <= start < cut < start + len(value):
+                cut, moved = start, True
+    for _ in range(3):  # never split a UTF-8 character
+        if 0 < cut < len(buf) and buf[cut] & 0xC0 == 0x80:
+            cut -= 1
+    return cut

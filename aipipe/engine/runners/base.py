@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from aipipe.engine.security import NodeSecurity
+
 
 @dataclass
 class ProcessSpec:
@@ -14,8 +16,10 @@ class ProcessSpec:
 
     ``root`` is the node's private root folder: container paths whose top-level folder is in
     ``private_tops`` live under it (``/tmp/x`` -> ``root/tmp/x``); every other top-level folder
-    of the host is visible as is. ``shared`` host paths stay visible even inside a private top;
-    ``binds`` mount run-level folders (persistent volumes) at container paths.
+    of the host is visible read-only. ``hidden`` host folders are covered by an empty folder;
+    ``shared`` host paths are visible and writable at the same path (even inside a private top
+    or a hidden folder), ``readonly`` ones visible read-only; ``binds`` mount run-level folders
+    (persistent volumes) at container paths. ``security`` says who the process runs as.
     """
 
     argv: list[str]
@@ -25,6 +29,9 @@ class ProcessSpec:
     private_tops: frozenset[str]
     shared: tuple[str, ...] = ()
     binds: tuple[tuple[str, str], ...] = ()  # (host folder, container path): volumes shared between nodes
+    readonly: tuple[str, ...] = ()
+    hidden: tuple[str, ...] = ()
+    security: NodeSecurity = field(default_factory=NodeSecurity)
     on_stdout: Callable[[bytes], None] | None = None
     on_stderr: Callable[[bytes], None] | None = None
 

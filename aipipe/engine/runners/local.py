@@ -1,11 +1,31 @@
-"""Runs a node's process on this machine inside its own mount namespace.
+"""Runs a node's process on this machine in its own mount namespace, as a process tree that ends with the driver.
 
-The child process (before ``exec``) unshares its mount namespace, makes every mount private,
-bind-mounts the host's top-level folders into the node's private root, leaves the node's private
-folders (``/tmp``, output and artifact paths, the working directory) as plain folders of that root,
-binds the shared paths (storage root, repo, run area) back in, and ``chroot``s into the root.
-Only system calls run in the child, so starting a node costs about as much as a plain fork/exec.
-Nothing is mounted in the host namespace; the namespace (and its mounts) vanish with the process.
+**Mount view.** The forked child unshares its mount namespace, makes every mount private, binds the
+node's private root (``<run>/nodes/<id>/root``) onto itself and fills it: every top-level host folder
+the node does not own is bound in *read-only* (recursively); ``/dev`` is a fresh tmpfs with only the
+harmless devices and the GPUs, its own ``/dev/shm`` and ``/dev/pts``; the hidden folders (``AIPIPE_HOME``:
+run store, secrets, server token) are covered by an empty tmpfs; then the paths the node must write
+(storage root, deployments, dataset cache, MLflow's sqlite file) are bound back read-write, the
+interpreter's prefixes and the repository read-only (wherever they live, even under ``/tmp``), and the
+volumes at their mount paths. The child then ``pivot_root``s into that root and detaches the host's root,
+so no path leads back to it. Writable for the node: its own folders (``/tmp``, ``/argo``, outputs, the
+working directory), its volumes and the shared paths; everything else is ``EROFS``.
+
+**Who runs.** The node's process keeps only a container runtime's default capabilities (no
+``CAP_SYS_ADMIN``: it cannot undo the mounts; no ``CAP_SYS_PTRACE``: it cannot reach the driver through
+``/proc``), then takes its ``securityContext`` user and groups (setgroups, setgid, setuid).
+
+**Process tree.** A PID namespace would end the tree with its init, but the local deploy target must leave
+its serving process running after the deploy node ends and stop earlier instances by their host pid, so
+nodes stay in the host's PID namespace. Instead the forked child stays behind as the node's *supervisor*:
+a child subreaper (``PR_SET_CHILD_SUBREAPER``) that forks the node's main process, so every orphan of the
+node's tree is re-parented to it, never to init. It waits for the main process and watches a pipe whose
+write end only the driver holds: when the driver dies (``kill -9`` included) the pipe reads EOF and the
+supervisor kills every descendant, however deep or detached (``setsid``), before it exits. Stop and
+deadlines kill the same tree from the driver. When the main process ends on its own, its process group
+goes with it (pod semantics); processes it detached into their own session survive (the deploy step's
+serving instance). Each node process carries ``AIPIPE_NODE=<run uid>/<node id>`` in its environment, so
+:func:`end_leftovers` can still find and end a tree whose supervisor was killed too.
 """
 
 from __future__ import annotations
@@ -15,34 +35,66 @@ import ctypes
 import ctypes.util
 import errno
 import os
+import platform
+import select
 import signal
+import stat
 import subprocess
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from aipipe.engine.runners.base import ProcessResult, ProcessSpec
+from aipipe.engine.security import NodeSecurity
 from aipipe.errors import UserError
 
 CLONE_NEWNS = 0x00020000
+MS_RDONLY = 1
+MS_NOSUID = 2
+MS_NODEV = 4
+MS_NOEXEC = 8
+MS_REMOUNT = 32
 MS_BIND = 4096
 MS_REC = 16384
 MS_PRIVATE = 1 << 18
+MNT_DETACH = 2
+AT_FDCWD = -100
+AT_RECURSIVE = 0x8000
+MOUNT_ATTR_RDONLY = 1
 PR_SET_PDEATHSIG = 1
+PR_CAPBSET_DROP = 24
+PR_SET_CHILD_SUBREAPER = 36
+PR_SET_NO_NEW_PRIVS = 38
+SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}.get(platform.machine(), 155)
+SYS_MOUNT_SETATTR = 442
 STDOUT_KEEP = 256 * 1024  # bytes of stdout kept for outputs.result
+NODE_ENV = "AIPIPE_NODE"  # tags every process of a node: "<run uid>/<node id>"
 NEVER_PRIVATE = frozenset({"usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc", "proc", "dev", "sys",
                            "run", "boot"})
+DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
+DEVICE_PREFIXES = ("nvidia",)  # GPUs (files and the nvidia-caps folder)
+DEVICE_FOLDERS = ("dri", "infiniband")
 _SKIP_TOPS = frozenset({"lost+found"})
+_HIDDEN_TMPFS = b"mode=755,size=64m"
 
 _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
 _libc.mount.argtypes = (ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_void_p)
+_libc.umount2.argtypes = (ctypes.c_char_p, ctypes.c_int)
 _libc.unshare.argtypes = (ctypes.c_int,)
+_libc.prctl.argtypes = (ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong)
+_libc.syscall.restype = ctypes.c_long
 
 
 class NamespaceUnavailable(UserError):
     """Mount namespaces cannot be used here (not root, or a seccomp/AppArmor profile forbids them)."""
+
+
+class _MountAttr(ctypes.Structure):
+    _fields_ = [("attr_set", ctypes.c_uint64), ("attr_clr", ctypes.c_uint64), ("propagation", ctypes.c_uint64),
+                ("userns_fd", ctypes.c_uint64)]
 
 
 def _check(ret: int, what: str) -> None:
@@ -51,12 +103,32 @@ def _check(ret: int, what: str) -> None:
         raise OSError(err, f"{what}: {os.strerror(err)}")
 
 
-def _mount_plan(spec: ProcessSpec) -> list[tuple[bytes, bytes]]:
-    """(source, target) bind mounts to make inside the namespace; creates the mount points on the host side."""
+# ---------------------------------------------------------------------------------------------- the mount plan
+
+@dataclass(frozen=True)
+class Step:
+    """One operation of the mount plan, run in the child in order."""
+
+    op: str  # bind | ro | tmpfs | devpts | dir | file | symlink
+    target: bytes
+    source: bytes = b""
+    data: bytes = b""
+
+
+def _inside(path: str, folders: Iterable[str]) -> str | None:
+    """The folder of ``folders`` that holds ``path`` (or is it), if any."""
+    for folder in folders:
+        if path == folder or path.startswith(folder.rstrip("/") + "/"):
+            return folder
+    return None
+
+
+def _mount_plan(spec: ProcessSpec) -> list[Step]:
+    """The child's mount operations; creates the mount points that live on the host side (the node's root)."""
     root = spec.root
     root.mkdir(parents=True, exist_ok=True)
-    plan: list[tuple[bytes, bytes]] = []
-    for entry in os.scandir("/"):
+    plan = [Step("bind", str(root).encode(), str(root).encode())]
+    for entry in sorted(os.scandir("/"), key=lambda e: e.name):
         name = entry.name
         if name in spec.private_tops or name in _SKIP_TOPS:
             continue
@@ -68,41 +140,256 @@ def _mount_plan(spec: ProcessSpec) -> list[tuple[bytes, bytes]]:
         if not entry.is_dir():
             continue
         target.mkdir(exist_ok=True)
-        plan.append((entry.path.encode(), str(target).encode()))
+        if name == "dev":
+            plan += _dev_plan(target)
+            continue
+        plan += [Step("bind", str(target).encode(), entry.path.encode()), Step("ro", str(target).encode())]
     for top in spec.private_tops:
         (root / top).mkdir(parents=True, exist_ok=True)
-    for shared in spec.shared:
-        parts = Path(shared).parts
-        if len(parts) > 1 and parts[1] in spec.private_tops and os.path.isdir(shared):
-            target = root.joinpath(*parts[1:])
-            target.mkdir(parents=True, exist_ok=True)
-            plan.append((shared.encode(), str(target).encode()))
+    hidden = [h for h in spec.hidden if Path(h).parts[1:2] and Path(h).parts[1] not in spec.private_tops
+              and os.path.isdir(h)]
+    layers = [(p, "hidden") for p in hidden] + [(p, "rw") for p in spec.shared] + [(p, "ro") for p in spec.readonly]
+    for path, kind in sorted(layers, key=lambda item: (len(Path(item[0]).parts), item[0])):  # parents first
+        if not os.path.exists(path) or path == "/":
+            continue
+        if kind == "hidden":
+            plan.append(Step("tmpfs", _in_root(root, path), data=_HIDDEN_TMPFS))
+            continue
+        target = spec.host_path(path)
+        is_dir = os.path.isdir(path)
+        if target.is_relative_to(root):  # a private top: the mount point lives in the node's root on the host
+            if is_dir:
+                target.mkdir(parents=True, exist_ok=True)
+            else:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.touch(exist_ok=True)
+        else:
+            target = root / path.lstrip("/")
+            if _inside(path, hidden):  # inside a hidden tmpfs: the mount point is made in the child
+                plan.append(Step("dir" if is_dir else "file", str(target).encode()))
+        plan.append(Step("bind", str(target).encode(), path.encode()))
+        if kind == "ro":
+            plan.append(Step("ro", str(target).encode()))
     for source, container_path in spec.binds:
         target = spec.host_path(container_path)
         target.mkdir(parents=True, exist_ok=True)
-        plan.append((source.encode(), str(target).encode()))
+        plan.append(Step("bind", str(target).encode(), source.encode()))
     return plan
 
 
-def _enter_namespace(plan: list[tuple[bytes, bytes]], root: bytes, cwd: bytes) -> None:
-    """Runs in the forked child before exec: only system calls."""
-    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # the driver dies -> the node dies
-    _check(_libc.unshare(CLONE_NEWNS), "unshare(CLONE_NEWNS)")
-    _check(_libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "make / private")
-    for source, target in plan:
-        _check(_libc.mount(source, target, None, MS_BIND | MS_REC, None), f"bind {source.decode()}")
-    os.chroot(root)
+def _in_root(root: Path, host: str) -> bytes:
+    return str(root / host.lstrip("/")).encode()
+
+
+def _dev_plan(target: Path) -> list[Step]:
+    """A minimal /dev: the harmless character devices, the GPUs, a private shm and pts."""
+    dev = str(target).encode()
+    plan = [Step("tmpfs", dev, data=b"mode=755,size=1m")]
+    for entry in sorted(os.scandir("/dev"), key=lambda e: e.name):
+        name = entry.name
+        wanted = name in DEVICES or name.startswith(DEVICE_PREFIXES) or name in DEVICE_FOLDERS
+        if not wanted or entry.is_symlink():
+            continue
+        node = str(target / name).encode()
+        if entry.is_dir():
+            plan += [Step("dir", node), Step("bind", node, entry.path.encode())]
+        elif stat.S_ISCHR(entry.stat().st_mode):
+            plan += [Step("file", node), Step("bind", node, entry.path.encode())]
+    plan += [Step("dir", dev + b"/shm"), Step("tmpfs", dev + b"/shm", data=b"mode=1777"),
+             Step("dir", dev + b"/pts"), Step("devpts", dev + b"/pts", data=b"newinstance,ptmxmode=0666,mode=620"),
+             Step("symlink", dev + b"/ptmx", b"pts/ptmx"), Step("symlink", dev + b"/fd", b"/proc/self/fd")]
+    for number, stream in enumerate((b"stdin", b"stdout", b"stderr")):
+        plan.append(Step("symlink", dev + b"/" + stream, b"/proc/self/fd/%d" % number))
+    return plan
+
+
+def _read_only(target: bytes) -> None:
+    """Make a mount and every mount below it read-only (mount_setattr; a plain remount where it is missing)."""
+    attr = _MountAttr(attr_set=MOUNT_ATTR_RDONLY)
+    ret = _libc.syscall(SYS_MOUNT_SETATTR, AT_FDCWD, target, AT_RECURSIVE, ctypes.byref(attr),
+                        ctypes.sizeof(attr))
+    if ret == 0:
+        return
+    if ctypes.get_errno() != errno.ENOSYS:
+        _check(-1, f"read-only {target.decode()}")
+    flags = os.statvfs(target).f_flag & (MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    _check(_libc.mount(None, target, None, MS_BIND | MS_REMOUNT | MS_RDONLY | flags, None),
+           f"read-only {target.decode()}")
+
+
+def _apply(plan: list[Step]) -> None:
+    """Runs in the forked child: system calls and a few file operations."""
+    for step in plan:
+        if step.op == "bind":
+            _check(_libc.mount(step.source, step.target, None, MS_BIND | MS_REC, None), f"bind {step.source.decode()}")
+        elif step.op == "ro":
+            _read_only(step.target)
+        elif step.op == "tmpfs":
+            _check(_libc.mount(b"tmpfs", step.target, b"tmpfs", MS_NOSUID | MS_NODEV, step.data),
+                   f"tmpfs on {step.target.decode()}")
+        elif step.op == "devpts":
+            _libc.mount(b"devpts", step.target, b"devpts", MS_NOSUID | MS_NOEXEC, step.data)  # optional
+        elif step.op == "dir":
+            os.makedirs(step.target, exist_ok=True)
+        elif step.op == "file":
+            os.makedirs(os.path.dirname(step.target), exist_ok=True)
+            os.close(os.open(step.target, os.O_CREAT | os.O_WRONLY, 0o644))
+        elif step.op == "symlink":
+            os.symlink(step.source, step.target)
+
+
+def _pivot(root: bytes, cwd: bytes) -> None:
+    """Make ``root`` the namespace's ``/`` and detach the host's root, so no path leads back to it."""
+    os.chdir(root)
+    _check(_libc.syscall(SYS_PIVOT_ROOT, b".", b"."), "pivot_root")
+    _check(_libc.umount2(b".", MNT_DETACH), "detach the host root")
+    os.chdir(b"/")
     os.chdir(cwd)
 
 
-class LocalHandle:
-    """A started node process; ``wait`` collects stdout and the exit code."""
+# ---------------------------------------------------------------------------------------------- the child
 
-    def __init__(self, proc: subprocess.Popen[bytes], spec: ProcessSpec) -> None:
+def _become_node(security: NodeSecurity, supervisor: int) -> None:
+    """In the node's main process, before exec: capabilities, user, groups, parent-death signal."""
+    if security.no_new_privs:
+        _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    last = int(Path("/proc/sys/kernel/cap_last_cap").read_text())
+    for cap in range(last + 1):
+        if cap not in security.caps:
+            _check(_libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0), f"drop capability {cap}")
+    if security.uid is not None:
+        os.setgroups(list(security.groups))
+        os.setresgid(security.gid, security.gid, security.gid)
+        os.setresuid(security.uid, security.uid, security.uid)
+    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # after the user change, which clears it
+    if os.getppid() != supervisor:
+        os._exit(137)
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (from /proc), parents before children."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                fields = fh.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        children.setdefault(int(fields[1]), []).append(int(entry))
+    out: list[int] = []
+    todo = list(children.get(pid, []))
+    while todo:
+        child = todo.pop()
+        out.append(child)
+        todo.extend(children.get(child, []))
+    return out
+
+
+def kill_tree(pid: int, include_self: bool = True, rounds: int = 50) -> None:
+    """SIGKILL ``pid``'s descendants until none is left (a subreaper keeps the orphans below it), then ``pid``."""
+    for _ in range(rounds):
+        found = _descendants(pid)
+        if not found:
+            break
+        for child in found:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(child, signal.SIGKILL)
+        time.sleep(0.01)
+    if include_self:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _supervise(child: int, driver_gone: int) -> None:
+    """The supervisor: reap orphans, relay the main process's exit, end the whole tree if the driver dies."""
+    main_pgid = child
+    watch = select.poll()
+    watch.register(driver_gone, select.POLLIN | select.POLLHUP)
+    pidfd = os.pidfd_open(child)
+    watch.register(pidfd, select.POLLIN)
+    while True:
+        events = watch.poll(1000)
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                os._exit(0)
+            if pid == 0:
+                break
+            if pid == child:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(main_pgid, signal.SIGKILL)  # like a pod: what the main process left in its group goes
+                os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
+        if any(fd == driver_gone for fd, _ in events):
+            kill_tree(os.getpid(), include_self=False)
+            _reap_all(time.monotonic() + 5)
+            os._exit(137)
+
+
+def _reap_all(deadline: float) -> None:
+    """Reap the killed tree (its orphans are ours as subreaper), so nothing is left as a zombie."""
+    while time.monotonic() < deadline:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            time.sleep(0.01)
+
+
+def _node_child(plan: list[Step], root: bytes, cwd: bytes, security: NodeSecurity, driver_gone: int,
+                report: int) -> None:
+    """``preexec_fn``: build the mount view, fork the main process (which returns to exec), supervise it."""
+    try:
+        _check(_libc.unshare(CLONE_NEWNS), "unshare(CLONE_NEWNS)")
+        _check(_libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "make / private")
+        _apply(plan)
+        _pivot(root, cwd)
+        _check(_libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "child subreaper")
+        supervisor = os.getpid()
+        pid = _libc.fork()
+        if pid < 0:
+            _check(-1, "fork")
+    except OSError as exc:
+        _fail(report, f"could not set up the node's mount view: {exc.strerror or exc}")
+    if pid == 0:
+        try:
+            os.close(driver_gone)
+            _become_node(security, supervisor)
+            os.set_inheritable(report, False)  # closed by exec; an exec failure is reported by subprocess
+        except OSError as exc:
+            _fail(report, f"could not drop privileges: {exc.strerror or exc}")
+        return
+    try:
+        devnull = os.open("/dev/null", os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+        os.closerange(3, driver_gone)
+        os.closerange(driver_gone + 1, os.sysconf("SC_OPEN_MAX"))
+        _supervise(pid, driver_gone)
+    finally:
+        os._exit(125)
+
+
+def _fail(report: int, message: str) -> None:
+    with contextlib.suppress(OSError):
+        os.write(report, message.encode()[:4000])
+    os._exit(126)
+
+
+# ---------------------------------------------------------------------------------------------- the driver side
+
+class LocalHandle:
+    """A started node (its supervisor process); ``wait`` collects stdout and the exit code."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], spec: ProcessSpec, driver_gone: int) -> None:
         self.proc = proc
         self.spec = spec
         self.started = time.monotonic()
         self.killed = False
+        self._driver_gone = driver_gone  # write end: the supervisor sees EOF when it closes (driver death)
         self._stdout: list[bytes] = []
         self._readers = [
             threading.Thread(target=self._pump, args=(proc.stdout, spec.on_stdout, self._stdout), daemon=True),
@@ -141,19 +428,20 @@ class LocalHandle:
 
     def wait(self) -> ProcessResult:
         code = self.proc.wait()
-        self._kill_group()  # like a pod: when the main process ends, everything it left behind goes too
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            os.close(self._driver_gone)
         for reader in self._readers:
             reader.join()
         return ProcessResult(exit_code=code if code >= 0 else 128 - code, stdout=b"".join(self._stdout),
                              killed=self.killed, duration=time.monotonic() - self.started)
 
     def kill(self) -> None:
+        """End the node's whole tree: every descendant of its supervisor, then the supervisor."""
         self.killed = True
-        self._kill_group()
-
-    def _kill_group(self) -> None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
+        if self.proc.poll() is None:
+            kill_tree(self.proc.pid)
 
 
 class FailedStart:
@@ -204,24 +492,95 @@ class LocalRunner:
         host_cwd = spec.host_path(spec.cwd)
         if not host_cwd.exists():
             host_cwd.mkdir(parents=True, exist_ok=True)
+        gone_r, gone_w = os.pipe()
+        report_r, report_w = os.pipe()
         try:
             proc = subprocess.Popen(
                 spec.argv, env=spec.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                start_new_session=True, close_fds=True,
-                preexec_fn=lambda: _enter_namespace(plan, root, cwd),
+                start_new_session=True, close_fds=True, pass_fds=(gone_r, report_w),
+                preexec_fn=lambda: _node_child(plan, root, cwd, spec.security, gone_r, report_w),
             )
         except FileNotFoundError:
-            return FailedStart(f"failed to start: executable {spec.argv[0]!r} not found in $PATH", 127)
+            return _failed(f"failed to start: executable {spec.argv[0]!r} not found in $PATH", 127,
+                           gone_r, gone_w, report_r, report_w)
         except PermissionError:
-            return FailedStart(f"failed to start: {spec.argv[0]!r} is not executable", 126)
+            return _failed(f"failed to start: {spec.argv[0]!r} is not executable", 126,
+                           gone_r, gone_w, report_r, report_w)
         except OSError as exc:
             code = 127 if exc.errno == errno.ENOENT else 126
-            return FailedStart(f"failed to start {spec.argv[0]!r}: {exc.strerror}", code)
+            return _failed(f"failed to start {spec.argv[0]!r}: {exc.strerror}", code,
+                           gone_r, gone_w, report_r, report_w)
         except subprocess.SubprocessError as exc:
+            _close(gone_r, gone_w, report_r, report_w)
             raise NamespaceUnavailable(f"could not set up the node's mount namespace: {exc}", field="engine") from exc
-        return LocalHandle(proc, spec)
+        _close(gone_r, report_w)
+        with os.fdopen(report_r, "rb") as fh:
+            problem = fh.read().decode(errors="replace")  # EOF once the main process has exec'd (or failed)
+        handle = LocalHandle(proc, spec, gone_w)
+        if problem:
+            handle.wait()
+            return FailedStart(problem, 126)
+        return handle
+
+
+def _close(*fds: int) -> None:
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+def _failed(message: str, code: int, *fds: int) -> FailedStart:
+    _close(*fds)
+    return FailedStart(message, code)
 
 
 def _probe() -> None:
     _check(_libc.unshare(CLONE_NEWNS), "unshare(CLONE_NEWNS)")
     _check(_libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "make / private")
+
+
+# ---------------------------------------------------------------------------------------------- leftovers
+
+def _tagged(tag: bytes) -> list[int]:
+    """Processes whose environment carries ``AIPIPE_NODE=<...>/<node id>`` for this node."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as fh:
+                environ = fh.read().split(b"\0")
+        except OSError:
+            continue
+        if any(item.startswith(NODE_ENV.encode() + b"=") and item.endswith(tag) for item in environ):
+            found.append(int(entry))
+    return found
+
+
+def end_leftovers(node: Mapping[str, Any]) -> int:
+    """End what a node's earlier run left behind (its driver was killed): the tree under its supervisor
+    (``node["pid"]``) if that still runs, and every process tagged with the node's id. Returns how many
+    processes were signalled. Call it before a node runs again on ``--resume`` / server recovery."""
+    nid = str(node.get("id") or "")
+    pid = node.get("pid")
+    count = 0
+    tag = b"/" + nid.encode()
+    if isinstance(pid, int) and pid > 1 and nid:
+        below, tagged = _descendants(pid), set(_tagged(tag))
+        if any(p in tagged for p in below):  # still our supervisor: its main process carries the tag
+            count += len(below) + 1
+            kill_tree(pid)
+    for _ in range(10):
+        if not nid:
+            break
+        left = _tagged(tag)
+        if not left:
+            break
+        for proc in left:
+            count += 1
+            kill_tree(proc)
+    return count
+
+
+__all__ = ["NEVER_PRIVATE", "NODE_ENV", "FailedStart", "LocalHandle", "LocalRunner", "NamespaceUnavailable",
+           "end_leftovers", "kill_tree"]

@@ -1,0 +1,129 @@
+"""A node's ``securityContext``: who its process runs as and which capabilities it keeps.
+
+Pod-level fields come from ``spec.securityContext`` and the template's ``securityContext`` (a
+PodSecurityContext); container-level fields from the container's ``securityContext``, which wins,
+as on Kubernetes. Honoured: ``runAsUser``, ``runAsGroup``, ``runAsNonRoot``, ``supplementalGroups``,
+``allowPrivilegeEscalation`` (no_new_privs), ``capabilities`` (the bounding set), ``privileged: false``,
+``readOnlyRootFilesystem: false`` and ``seccompProfile: Unconfined``. Anything else that is set is
+refused with a message naming the field: the embedded engine never ignores a security setting.
+"""
+
+from __future__ import annotations
+
+import pwd
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+CAPABILITIES = ("CHOWN", "DAC_OVERRIDE", "DAC_READ_SEARCH", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID",
+                "SETPCAP", "LINUX_IMMUTABLE", "NET_BIND_SERVICE", "NET_BROADCAST", "NET_ADMIN", "NET_RAW",
+                "IPC_LOCK", "IPC_OWNER", "SYS_MODULE", "SYS_RAWIO", "SYS_CHROOT", "SYS_PTRACE", "SYS_PACCT",
+                "SYS_ADMIN", "SYS_BOOT", "SYS_NICE", "SYS_RESOURCE", "SYS_TIME", "SYS_TTY_CONFIG", "MKNOD",
+                "LEASE", "AUDIT_WRITE", "AUDIT_CONTROL", "SETFCAP", "MAC_OVERRIDE", "MAC_ADMIN", "SYSLOG",
+                "WAKE_ALARM", "BLOCK_SUSPEND", "AUDIT_READ", "PERFMON", "BPF", "CHECKPOINT_RESTORE")
+CAP_NUMBER = {name: number for number, name in enumerate(CAPABILITIES)}
+# A container runtime's default set, less MKNOD (the node's /dev is minimal and no device cgroup guards it).
+DEFAULT_CAPS = frozenset(CAP_NUMBER[n] for n in ("CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "SETGID",
+                                                 "SETUID", "SETPCAP", "NET_BIND_SERVICE", "NET_RAW", "SYS_CHROOT",
+                                                 "AUDIT_WRITE", "SETFCAP"))
+_POD_HONOURED = {"runAsUser", "runAsGroup", "runAsNonRoot", "supplementalGroups", "seccompProfile"}
+_CONTAINER_HONOURED = {"runAsUser", "runAsGroup", "runAsNonRoot", "allowPrivilegeEscalation", "capabilities",
+                       "privileged", "readOnlyRootFilesystem", "seccompProfile"}
+
+
+class SecurityError(Exception):
+    """The securityContext asks for something the embedded engine cannot honour."""
+
+
+@dataclass(frozen=True)
+class NodeSecurity:
+    """What the runner applies after the node's mounts are set up."""
+
+    uid: int | None = None  # None: run as the engine's user (root)
+    gid: int = 0
+    groups: tuple[int, ...] = ()
+    caps: frozenset[int] = DEFAULT_CAPS  # the bounding set the node keeps
+    no_new_privs: bool = False
+
+
+def _set(value: Any) -> bool:
+    return value not in (None, "", [], {}, False)
+
+
+def _id(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 2**31 - 1:
+        raise SecurityError(f"{where}: must be an integer between 0 and 2147483647")
+    return value
+
+
+def _refuse_unknown(ctx: Mapping[str, Any], honoured: set[str], where: str) -> None:
+    for key, value in ctx.items():
+        if key in honoured or not _set(value):
+            continue
+        raise SecurityError(f"{where}.{key} is not supported by the embedded engine; remove it or submit to Argo "
+                            "on Kubernetes")
+    seccomp = ctx.get("seccompProfile") or {}
+    if seccomp and seccomp.get("type") != "Unconfined":
+        raise SecurityError(f"{where}.seccompProfile: the embedded engine has no seccomp profiles (only type "
+                            "Unconfined can be honoured); remove it or submit to Argo on Kubernetes")
+
+
+def _caps(capabilities: Mapping[str, Any], where: str) -> frozenset[int]:
+    def names(field: str) -> list[str]:
+        raw = capabilities.get(field) or []
+        if not isinstance(raw, list):
+            raise SecurityError(f"{where}.capabilities.{field}: must be a list")
+        out = []
+        for item in raw:
+            name = str(item).upper().removeprefix("CAP_")
+            if name != "ALL" and name not in CAP_NUMBER:
+                raise SecurityError(f"{where}.capabilities.{field}: unknown capability {item!r}")
+            out.append(name)
+        return out
+
+    drop, add = names("drop"), names("add")
+    keep = set() if "ALL" in drop else set(DEFAULT_CAPS) - {CAP_NUMBER[n] for n in drop}
+    keep |= set(CAP_NUMBER.values()) if "ALL" in add else {CAP_NUMBER[n] for n in add}
+    return frozenset(keep)
+
+
+def node_security(workflow_ctx: Mapping[str, Any] | None, template_ctx: Mapping[str, Any] | None,
+                  container_ctx: Mapping[str, Any] | None, node: str) -> NodeSecurity:
+    """Merge the three levels; refuse what cannot be honoured (Kubernetes' words for runAsNonRoot)."""
+    pod: dict[str, Any] = {**(workflow_ctx or {}), **(template_ctx or {})}
+    container: dict[str, Any] = dict(container_ctx or {})
+    _refuse_unknown(pod, _POD_HONOURED, "securityContext")
+    _refuse_unknown(container, _CONTAINER_HONOURED, "container.securityContext")
+    if container.get("privileged"):
+        raise SecurityError("container.securityContext.privileged: privileged nodes are not supported by the "
+                            "embedded engine; submit to Argo on Kubernetes")
+    if container.get("readOnlyRootFilesystem"):
+        raise SecurityError("container.securityContext.readOnlyRootFilesystem is not supported by the embedded "
+                            "engine (the node's own folders stay writable); remove it or submit to Argo on "
+                            "Kubernetes")
+    merged = {**pod, **{k: v for k, v in container.items() if v is not None}}
+    uid = _id(merged["runAsUser"], "securityContext.runAsUser") if merged.get("runAsUser") is not None else None
+    if merged.get("runAsNonRoot"):
+        if uid is None:
+            raise SecurityError(f'container has runAsNonRoot and image will run as root (pod: "{node}", '
+                                'container: main)')
+        if uid == 0:
+            raise SecurityError(f'container\'s runAsUser breaks non-root policy (pod: "{node}", container: main)')
+    if merged.get("runAsGroup") is not None:
+        gid = _id(merged["runAsGroup"], "securityContext.runAsGroup")
+    elif uid is not None:
+        try:
+            gid = pwd.getpwuid(uid).pw_gid
+        except KeyError:
+            gid = 0  # a user unknown to /etc/passwd runs with group 0, as in a container
+    else:
+        gid = 0
+    extra = pod.get("supplementalGroups") or []
+    if not isinstance(extra, list):
+        raise SecurityError("securityContext.supplementalGroups: must be a list of integers")
+    groups = tuple(dict.fromkeys([gid, *(_id(g, "securityContext.supplementalGroups") for g in extra)]))
+    no_new_privs = container.get("allowPrivilegeEscalation") is False
+    caps = _caps(container.get("capabilities") or {}, "container.securityContext")
+    if uid is None and merged.get("runAsGroup") is None and not extra:
+        return NodeSecurity(caps=caps, no_new_privs=no_new_privs)
+    return NodeSecurity(uid=0 if uid is None else uid, gid=gid, groups=groups, caps=caps, no_new_privs=no_new_privs)
