@@ -131,7 +131,8 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
                               self.cancelled, int(self.spec.get("parallelism") or 0) or None,
                               [*(self.spec.get("volumes") or []),
                                *({"name": c.get("metadata", {}).get("name")} for c in
-                                 self.spec.get("volumeClaimTemplates") or [])])
+                                 self.spec.get("volumeClaimTemplates") or [])],
+                              self.spec.get("securityContext"))
         self.pods.check_available()
         self.mutexes = MutexRegistry(self.ctx.config.home / "locks", self.cancelled)
         watcher = threading.Thread(target=self._watch_stop, args=(stop,), daemon=True) if stop else None
