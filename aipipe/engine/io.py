@@ -106,11 +106,17 @@ def safe_extract(tar: tarfile.TarFile, dest: Path) -> None:
     rules checked here: no absolute names, no ``..``, no links pointing out, no devices or FIFOs, no
     setuid/setgid bits or group/other write, and no ownership taken from the archive.
     """
-    if hasattr(tarfile, "data_filter"):
-        tar.extractall(dest, filter="data")
-        return
-    members = [_checked_member(m) for m in tar.getmembers()]
-    tar.extractall(dest, members=members, numeric_owner=True)
+    try:
+        if hasattr(tarfile, "data_filter"):
+            for member in tar.getmembers():  # the filter would strip the '/'; refuse as the explicit check does
+                if member.name.startswith("/"):
+                    raise ArtifactError(f"archive member {member.name!r} has an absolute name")
+            tar.extractall(dest, filter="data")
+            return
+        members = [_checked_member(m) for m in tar.getmembers()]
+        tar.extractall(dest, members=members, numeric_owner=True)
+    except tarfile.TarError as exc:  # the data filter's refusals (FilterError) and damaged archives
+        raise ArtifactError(f"archive refused: {exc}") from exc
 
 
 def _checked_member(member: tarfile.TarInfo) -> tarfile.TarInfo:
