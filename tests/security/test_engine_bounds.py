@@ -441,3 +441,46 @@ def test_resume_reruns_the_interrupted_node_as_the_same_attempt(tmp_path: Path, 
     assert all(n["phase"] != "Error" for n in final["status"]["nodes"].values())
     assert (volume / "runs").read_text().splitlines() == ["run", "run"]
     assert (volume / "after").read_text().splitlines() == ["after"]
+
+
+def test_container_paths_and_volume_sub_paths_stay_in_the_node(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    wf = yaml.safe_load("""
+metadata: {name: node-paths}
+spec:
+  entrypoint: main
+  volumeClaimTemplates:
+  - metadata: {name: work}
+    spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Mi}}}
+  templates:
+  - name: main
+    steps:
+    - - {name: dot-dot-input, template: dot-dot-input}
+      - {name: host-input, template: host-input}
+      - {name: sub-path, template: sub-path}
+  - name: dot-dot-input
+    inputs:
+      artifacts: [{name: a, path: /tmp/../../../../../escaped.txt, raw: {data: x}}]
+    container: {image: busybox, command: [sh, -c, "true"]}
+  - name: host-input
+    inputs:
+      artifacts: [{name: a, path: /etc/aipipe-escaped.txt, raw: {data: x}}]
+    container: {image: busybox, command: [sh, -c, "true"]}
+  - name: sub-path
+    container:
+      image: busybox
+      command: [sh, -c, "true"]
+      volumeMounts: [{name: work, mountPath: /wv, subPath: ../../../../escaped-volume}]
+""")
+    service = _service(home)
+    before = _tree(tmp_path)
+    final = service.drive(service.submit(wf, "argo"))
+    nodes = _nodes(final)
+    assert final["status"]["phase"] != "Succeeded"
+    assert "must not contain '..'" in nodes["dot-dot-input"][0]["message"]
+    assert "host folder" in nodes["host-input"][0]["message"]
+    assert "must not contain '..'" in nodes["sub-path"][0]["message"]
+    assert all(nodes[n][0]["phase"] == "Error" for n in ("dot-dot-input", "host-input", "sub-path"))
+    assert not Path("/etc/aipipe-escaped.txt").exists()
+    assert {p for p in _tree(tmp_path) - before if not p.startswith("home")} == set()
+    assert list(tmp_path.rglob("escaped*")) == []
