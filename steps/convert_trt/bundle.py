@@ -22,6 +22,9 @@ def write_engine_bundle(dest: Path, *, engine: BuiltEngine, info: ModelInfo, con
     target = dest / engine.path.name
     if engine.path.resolve() != target.resolve():
         shutil.copyfile(engine.path, target)
+    for extra_file in engine.extra_files:
+        if extra_file.resolve() != (dest / extra_file.name).resolve():
+            shutil.copyfile(extra_file, dest / extra_file.name)
     for name in (CLASSES_FILE, PREPROCESS_FILE, *([MODEL_CONFIG] if engine.backend == "pytorch" else [])):
         shutil.copyfile(Path(model_bundle) / name, dest / name)
     (dest / PRECISION_CONFIG).write_text(config.to_json())

@@ -127,7 +127,7 @@ def _evaluator(model: Any, model_bundle: Path, device: str) -> Evaluator:
 
 
 def _backend(name: str, model_bundle: Path, device: str, profiles: Mapping[str, Profile],
-             timing_cache: Path) -> Backend:
+             timing_cache: Path, info: Any = None) -> Backend:
     if name == "onnxruntime":
         from steps.convert_trt.backends.onnx_fp16 import OnnxRuntimeBackend
 
@@ -135,7 +135,10 @@ def _backend(name: str, model_bundle: Path, device: str, profiles: Mapping[str, 
     if name == "pytorch":
         from steps.convert_trt.backends.torch_backend import TorchBackend
 
-        return TorchBackend(model_bundle, device=device)
+        # on a GPU the engine is compiled here, once, and its compile cache ships in the bundle
+        return TorchBackend(model_bundle, device=device, compile_mode="default" if device == "cuda" else None,
+                            input_shape=info.sample_shape if info is not None else None,
+                            max_batch=info.max_batch if info is not None else 64)
     from steps.convert_trt.backends.tensorrt import TensorRTBackend
 
     return TensorRTBackend(timing_cache=timing_cache, profiles=profiles)
@@ -251,7 +254,7 @@ def convert(args: ConvertArgs, cfg: Config) -> dict[str, Any]:
         if backend_name == "tensorrt" and storage.exists(cache_uri):
             storage.get_file(cache_uri, work / "timing.cache")
         engine: BuiltEngine = _backend(backend_name, model_bundle, device, info.profiles,
-                                       work / "timing.cache").build(model, plan, work / "build")
+                                       work / "timing.cache", info).build(model, plan, work / "build")
         if backend_name == "tensorrt":
             storage.put_file(cache_uri, work / "timing.cache")
         bundle = write_engine_bundle(work / "engine", engine=engine, info=info, config=config,

@@ -39,7 +39,10 @@ def write_tiny_engine_bundle(dest: Path, *, backend: str = "onnxruntime", precis
         if backend == "onnxruntime":
             builder = OnnxRuntimeBackend()
         elif backend == "pytorch":
-            builder = TorchBackend(model_bundle, compile_mode=compile_mode)
+            # a compiled engine is compiled here, on the device it will run on
+            device = "cuda" if compile_mode and torch.cuda.is_available() else "cpu"
+            builder = TorchBackend(model_bundle, device=device, compile_mode=compile_mode,
+                                   input_shape=info.sample_shape, max_batch=info.max_batch)
         elif backend == "tensorrt":
             from steps.convert_trt.backends.tensorrt import TensorRTBackend
 

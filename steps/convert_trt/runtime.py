@@ -143,12 +143,24 @@ class TorchRunner(_RunnerBase):
     def __init__(self, bundle_dir: Path, manifest: dict[str, Any], device: str) -> None:
         super().__init__(manifest)
         from steps.convert_trt.backends.torch_backend import load_torch_engine
+        from steps.convert_trt.compiled import plan_for
 
         runtime = dict(manifest.get("runtime") or {})
+        self.compile_plan = plan_for(runtime, bundle_dir, device)
         self._engine = load_torch_engine(
             bundle_dir, precision=self.precision, fp32_modules=list(manifest.get("fp32_modules") or []),
             device=device, max_batch=self.max_batch, input_shape=self.input_shape,
-            cuda_graphs=bool(runtime.get("cuda_graphs", True)), compile_mode=runtime.get("compile_mode"))
+            cuda_graphs=bool(runtime.get("cuda_graphs", True)), compile_mode=self.compile_plan.mode,
+            compile_dynamic=self.compile_plan.dynamic, compile_cache=self.compile_plan.cache)
+
+    @property
+    def compiled(self) -> bool:
+        """Whether the engine runs compiled now (False after a mismatch or a failed compile)."""
+        return self._engine.compile_mode is not None
+
+    def warm(self) -> None:
+        """Compile and capture every batch bucket now."""
+        self._engine.warm()
 
     def _run(self, batch: np.ndarray) -> np.ndarray:
         return self._engine.infer(batch)

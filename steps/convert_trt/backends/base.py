@@ -33,6 +33,7 @@ class BuiltEngine:
     path: Path
     precision: str
     manifest: dict[str, Any] = field(default_factory=dict)
+    extra_files: list[Path] = field(default_factory=list)  # shipped beside the engine file (a compile cache)
 
 
 class Backend(Protocol):

@@ -103,7 +103,8 @@ class TorchEngine:
     """A module prepared for inference on one device; optional torch.compile and CUDA graphs."""
 
     def __init__(self, module: nn.Module, *, precision: str, device: str, max_batch: int,
-                 input_shape: Sequence[int], cuda_graphs: bool = True, compile_mode: str | None = None) -> None:
+                 input_shape: Sequence[int], cuda_graphs: bool = True, compile_mode: str | None = None,
+                 compile_dynamic: bool | None = False) -> None:
         self.device = torch.device(device)
         self.dtype = torch_dtype(precision)
         self.input_shape = tuple(int(v) for v in input_shape)
@@ -113,7 +114,11 @@ class TorchEngine:
         if self._channels_last:
             module = module.to(memory_format=torch.channels_last)  # type: ignore[call-overload]  # missing in stubs
         self._eager: Any = module
-        self.module: Any = torch.compile(module, mode=compile_mode, dynamic=False) if compile_mode else module
+        # dynamic=None: batch 1 gets its own graph, every larger bucket shares one with a dynamic batch
+        # dimension (two compiles instead of one per bucket: a faster start for the same speed).
+        self.module: Any = (torch.compile(module, mode=compile_mode, dynamic=compile_dynamic) if compile_mode
+                            else module)
+        self.compile_mode = compile_mode
         self.compile_error: str | None = None
         self._use_graphs = cuda_graphs and self.device.type == "cuda"
         self._buckets = batch_buckets(self.max_batch)
@@ -163,7 +168,15 @@ class TorchEngine:
             self.compile_error = f"{type(exc).__name__}: {exc}"[:300]
             print(f"aipipe: torch.compile failed, serving uncompiled: {self.compile_error}", file=sys.stderr)
             self.module = self._eager
+            self.compile_mode = None
             return self.module(x)
+
+    def warm(self) -> None:
+        """Compile (when asked) and capture every batch bucket now, not at the first request of each size."""
+        for size in self._buckets:
+            self.forward(torch.zeros((size, *self.input_shape)))
+        if self.device.type == "cuda":
+            torch.cuda.synchronize(self.device)
 
     def forward(self, batch: torch.Tensor) -> torch.Tensor:
         """Logits (on the engine's device, float32) for a float NCHW tensor of at most ``max_batch`` rows."""
@@ -197,11 +210,19 @@ class TorchEngine:
 
 def load_torch_engine(bundle_dir: Path, *, precision: str, fp32_modules: Sequence[str], device: str,
                       max_batch: int, input_shape: Sequence[int], cuda_graphs: bool = True,
-                      compile_mode: str | None = None) -> TorchEngine:
-    """Rebuild the module from a bundle, fold its BatchNorms, apply the precision plan, prepare it on ``device``."""
+                      compile_mode: str | None = None, compile_dynamic: bool | None = False,
+                      compile_cache: Path | None = None) -> TorchEngine:
+    """Rebuild the module from a bundle, fold its BatchNorms, apply the precision plan, prepare it on ``device``.
+
+    ``compile_cache`` (the bundle's Mega-Cache) is handed to torch before anything compiles.
+    """
+    if compile_mode and compile_cache is not None:
+        from steps.convert_trt.compiled import load_compile_cache
+
+        load_compile_cache(compile_cache)
     module = inference_module(load_module(bundle_dir), precision, fp32_modules)
     return TorchEngine(module, precision=precision, device=device, max_batch=max_batch, input_shape=input_shape,
-                       cuda_graphs=cuda_graphs, compile_mode=compile_mode)
+                       cuda_graphs=cuda_graphs, compile_mode=compile_mode, compile_dynamic=compile_dynamic)
 
 
 def pins_to_modules(model: nn.Module, onnx_model: Any, pins: Sequence[str]) -> list[str]:
@@ -224,14 +245,48 @@ def pins_to_modules(model: nn.Module, onnx_model: Any, pins: Sequence[str]) -> l
 
 
 class TorchBackend:
-    """Builds the PyTorch engine: the model bundle's weights plus the plan's FP32 module pins."""
+    """Builds the PyTorch engine: the model bundle's weights plus the plan's FP32 module pins.
+
+    With ``compile_mode`` (the convert step passes ``default`` on a GPU) the engine is compiled here,
+    once, every batch bucket warmed, and the compile cache written beside the weights; when compiling
+    fails the engine ships uncompiled and says why in ``runtime.compile_note``.
+    """
 
     name = "pytorch"
 
-    def __init__(self, model_bundle: Path, device: str = "cpu", compile_mode: str | None = None) -> None:
+    def __init__(self, model_bundle: Path, device: str = "cpu", compile_mode: str | None = None,
+                 input_shape: Sequence[int] | None = None, max_batch: int = 64) -> None:
         self.model_bundle = Path(model_bundle)
         self.device = device
         self.compile_mode = compile_mode  # what replicas pass to torch.compile (None: eager + CUDA graphs)
+        self.input_shape = tuple(input_shape) if input_shape is not None else None
+        self.max_batch = max_batch
+
+    def _compile_once(self, precision: str, fp32_modules: Sequence[str], out_dir: Path) -> dict[str, Any]:
+        """Compile and warm every bucket in this process, then save the Mega-Cache; the runtime entry."""
+        import time
+
+        from steps.convert_trt.compiled import COMPILE_CACHE_FILE, build_target, save_compile_cache
+
+        if self.input_shape is None:
+            raise UserError("compiling the engine needs the input shape", field="input_shape")
+        start = time.perf_counter()
+        engine = TorchEngine(inference_module(load_module(self.model_bundle), precision, fp32_modules),
+                             precision=precision, device=self.device, max_batch=self.max_batch,
+                             input_shape=self.input_shape, cuda_graphs=self.device == "cuda",
+                             compile_mode=self.compile_mode, compile_dynamic=None)
+        engine.warm()
+        runtime: dict[str, Any] = {"cuda_graphs": True, "compile_mode": engine.compile_mode,
+                                   "compile_seconds": round(time.perf_counter() - start, 1)}
+        if engine.compile_mode is None:
+            runtime["compile_note"] = f"torch.compile failed at conversion, shipped uncompiled: {engine.compile_error}"
+        else:
+            counts = save_compile_cache(out_dir / COMPILE_CACHE_FILE)
+            runtime.update(compile_dynamic="auto", built_for=build_target(self.device),
+                           compile_cache=COMPILE_CACHE_FILE if counts is not None else None,
+                           compile_cache_entries=counts or {})
+        engine.close()
+        return runtime
 
     def build(self, model: Any, plan: Any, out_dir: Path) -> Any:
         from steps.convert_trt.backends.base import BuiltEngine
@@ -242,9 +297,13 @@ class TorchBackend:
         target = out_dir / MODEL_WEIGHTS
         if (self.model_bundle / MODEL_WEIGHTS).resolve() != target.resolve():
             target.write_bytes((self.model_bundle / MODEL_WEIGHTS).read_bytes())
+        runtime: dict[str, Any] = {"cuda_graphs": True, "compile_mode": None}
+        if self.compile_mode:
+            runtime = self._compile_once(plan.precision, fp32_modules, out_dir)
+        extra = [out_dir / runtime["compile_cache"]] if runtime.get("compile_cache") else []
         return BuiltEngine(self.name, target, plan.precision,
                            {"fp32_layers": list(plan.fp32_layers), "fp32_modules": fp32_modules,
-                            "runtime": {"cuda_graphs": True, "compile_mode": self.compile_mode}})
+                            "runtime": runtime}, extra_files=extra)
 
     def run(self, engine: Any, inputs: Any) -> list[np.ndarray]:
         (batch,) = inputs.values()
