@@ -25,7 +25,8 @@ from tests.server.conftest import REPO_ROOT, ServerProcess, start_server
 
 NS = "argo"
 EVIL = "http://evil.example"
-SPEC: dict[str, Any] = {"entrypoint": "main", "templates": [{"name": "main", "container": {"image": "x", "command": ["true"]}}]}
+SPEC: dict[str, Any] = {"entrypoint": "main",
+                        "templates": [{"name": "main", "container": {"image": "x", "command": ["true"]}}]}
 BAD_NAMES = ["../../../../escape-test", "/some/dir", "Upper-Case", "a" * 300, "has/slash", "x/../../y"]
 BAD_NAMESPACES = ["../x", "Bad NS", "..", "UPPER"]
 
@@ -190,6 +191,25 @@ def test_bad_names_and_namespaces_are_refused_and_touch_nothing(srv: ServerProce
     assert not Path("/some/dir").exists()
 
 
+def test_cli_refuses_a_bad_namespace_and_needs_the_token(srv: ServerProcess, tmp_path: Path) -> None:
+    manifest = tmp_path / "hello.yaml"
+    manifest.write_text(json.dumps({"apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow",
+                                    "metadata": {"name": "from-cli"}, "spec": SPEC}))
+    env = {k: v for k, v in os.environ.items() if k not in ("ARGO_TOKEN", "AIPIPE_SERVER_TOKEN")}
+    env.update(PYTHONPATH=str(REPO_ROOT), AIPIPE_HOME=str(tmp_path / "other-home"))  # no token file there
+
+    def submit(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "aipipe.cli.main", "submit", str(manifest), "--server", srv.url,
+                               *args], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+
+    bad = submit("--namespace", "../x")
+    assert bad.returncode == 2 and 'namespace "../x" is invalid: --namespace' in bad.stderr, bad.stderr
+    refused = submit()
+    assert refused.returncode == 2 and "HTTP 401" in refused.stderr and "server.token" in refused.stderr
+    assert "Traceback" not in bad.stderr + refused.stderr
+    assert "from-cli" not in [w["metadata"]["name"] for w in _workflows(srv)]
+
+
 # -- bounds --------------------------------------------------------------------------------------
 def test_bodies_beyond_the_bounds_are_4xx_not_500(srv: ServerProcess) -> None:
     url = f"{srv.url}/api/v1/workflows/{NS}"
@@ -297,14 +317,14 @@ def test_sigterm_leaves_runs_resumable_and_a_restart_finishes_them(tmp_path: Pat
     first = start_server(home)
     mount = {"name": "marks", "mountPath": "/marks"}
     script = "echo $$ >> /marks/{0}; while [ ! -e /marks/release ]; do sleep 0.1; done"
-    spec: dict[str, Any] = {"entrypoint": "main", "volumes": [{"name": "marks", "persistentVolumeClaim": {"claimName": "marks"}}],
-            "templates": [
-                {"name": "main", "steps": [[{"name": "a", "template": "a"}], [{"name": "b", "template": "b"}]]},
-                {"name": "a", "container": {"image": "x", "command": ["sh", "-c", "echo run >> /marks/a"],
-                                            "volumeMounts": [mount]}},
-                # retryStrategy keeps this independent of how the engine counts an interrupted node
-                {"name": "b", "retryStrategy": {"limit": 1},
-                 "container": {"image": "x", "command": ["sh", "-c", script.format("b")], "volumeMounts": [mount]}}]}
+    spec: dict[str, Any] = {
+        "entrypoint": "main", "volumes": [{"name": "marks", "persistentVolumeClaim": {"claimName": "marks"}}],
+        "templates": [
+            {"name": "main", "steps": [[{"name": "a", "template": "a"}], [{"name": "b", "template": "b"}]]},
+            {"name": "a", "container": {"image": "x", "command": ["sh", "-c", "echo run >> /marks/a"],
+                                        "volumeMounts": [mount]}},
+            {"name": "b",  # no retryStrategy: an interrupted node re-runs on resume as the same attempt
+             "container": {"image": "x", "command": ["sh", "-c", script.format("b")], "volumeMounts": [mount]}}]}
     created = first.http.post(f"{first.url}/api/v1/workflows/{NS}",
                               json={"workflow": {"metadata": {"name": "graceful"}, "spec": spec}}, timeout=30)
     assert created.ok, created.text
