@@ -502,7 +502,7 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
             last_retry = {"exitCode": int(exit_code) if str(exit_code).lstrip("-").isdigit() else -1,
                           "status": phase, "duration": node_duration(last), "message": last.get("message", "")}
             try:
-                again = strategy.should_retry(attempt, phase, False, time.monotonic() - started, last_retry)
+                again = strategy.should_retry(attempt, phase, time.monotonic() - started, last_retry)
             except UserError as exc:
                 return self._finish_node(nid, "Error", str(exc))
             if not again:

@@ -82,15 +82,17 @@ class RetryStrategy:
         wait = self.duration * (self.factor ** max(failures - 1, 0))
         return min(wait, self.cap) if self.cap else wait
 
-    def should_retry(self, attempts: int, phase: str, transient: bool, elapsed: float,
-                     last_retry: Mapping[str, Any]) -> bool:
-        """Whether another attempt follows ``attempts`` finished ones, the last ending in ``phase``."""
+    def should_retry(self, attempts: int, phase: str, elapsed: float, last_retry: Mapping[str, Any]) -> bool:
+        """Whether another attempt follows ``attempts`` finished ones, the last ending in ``phase``.
+
+        The embedded engine has no transient errors (a node its driver's death interrupted runs again on
+        resume as the same attempt), so ``OnTransientError`` retries nothing.
+        """
         if self.limit is not None and attempts > self.limit:
             return False
         if phase == "Failed" and self.policy not in ("Always", "OnFailure"):
             return False
-        if phase == "Error" and self.policy not in ("Always", "OnError") and not (
-                self.policy == "OnTransientError" and transient):
+        if phase == "Error" and self.policy not in ("Always", "OnError"):
             return False
         if self.max_duration is not None and elapsed + self.delay(attempts) > self.max_duration:
             return False

@@ -108,7 +108,7 @@ def test_retry_strategy() -> None:
         parse_duration("soon")
     strategy = RetryStrategy.parse({"limit": "2", "backoff": {"duration": "1", "factor": "3"}})
     assert strategy is not None and [strategy.delay(n) for n in (1, 2, 3)] == [1, 3, 9]
-    assert strategy.should_retry(1, "Failed", False, 0, {}) and not strategy.should_retry(3, "Failed", False, 0, {})
-    assert not strategy.should_retry(1, "Error", False, 0, {})  # OnFailure is the default policy
+    assert strategy.should_retry(1, "Failed", 0, {}) and not strategy.should_retry(3, "Failed", 0, {})
+    assert not strategy.should_retry(1, "Error", 0, {})  # OnFailure is the default policy
     with pytest.raises(UserError, match="retryPolicy"):
         RetryStrategy.parse({"retryPolicy": "Sometimes"})
