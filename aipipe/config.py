@@ -63,7 +63,7 @@ KEYS: tuple[Key, ...] = (
     Key("engine.image_map", "AIPIPE_IMAGE_MAP", {}, help="image -> local entrypoint/environment"),
     Key("engine.max_nodes", "AIPIPE_MAX_NODES", 10000, help="most nodes one run may create; more fails the run"),
     Key("engine.max_log_bytes", "AIPIPE_MAX_LOG_BYTES", 10 * 1024 * 1024,
-        help="bytes of log kept per node (the tail; the cut is said in the log)"),
+        help="bytes of log kept per node (the tail; the cut is said in the log; 0 keeps all)"),
     Key("engine.log_retention_days", "AIPIPE_LOG_RETENTION_DAYS", 30,
         help="finished runs' node logs older than this are deleted (0 keeps them)"),
     Key("deploy.provider", "AIPIPE_DEPLOY_PROVIDER", "hami",
