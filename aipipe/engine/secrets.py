@@ -142,7 +142,13 @@ def safe_cut(buf: bytes, values: list[bytes], want: int, final: bool = False) ->
             start = buf.find(value, max(0, cut - len(value) + 1))
             if 0 <= start < cut < start + len(value):
                 cut, moved = start, True
-    for _ in range(3):  # never split a UTF-8 character
-        if 0 < cut < len(buf) and buf[cut] & 0xC0 == 0x80:
-            cut -= 1
+    if cut < len(buf) or not final:  # never split a UTF-8 character
+        start = cut - 1
+        while start > max(cut - 4, 0) and buf[start] & 0xC0 == 0x80:
+            start -= 1
+        if start >= 0:
+            lead = buf[start]
+            size = 2 if lead >> 5 == 0b110 else 3 if lead >> 4 == 0b1110 else 4 if lead >> 3 == 0b11110 else 1
+            if start + size > cut:
+                cut = start
     return cut

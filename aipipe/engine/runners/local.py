@@ -123,10 +123,12 @@ def _inside(path: str, folders: Iterable[str]) -> str | None:
     return None
 
 
-def _mount_plan(spec: ProcessSpec) -> list[Step]:
-    """The child's mount operations; creates the mount points that live on the host side (the node's root)."""
+def _mount_plan(spec: ProcessSpec) -> tuple[list[Step], list[Path]]:
+    """The child's mount operations, and the mount points it created on the host side inside the node's
+    private folders."""
     root = spec.root
     root.mkdir(parents=True, exist_ok=True)
+    made: list[Path] = []
     plan = [Step("bind", str(root).encode(), str(root).encode())]
     for entry in sorted(os.scandir("/"), key=lambda e: e.name):
         name = entry.name
@@ -158,11 +160,7 @@ def _mount_plan(spec: ProcessSpec) -> list[Step]:
         target = spec.host_path(path)
         is_dir = os.path.isdir(path)
         if target.is_relative_to(root):  # a private top: the mount point lives in the node's root on the host
-            if is_dir:
-                target.mkdir(parents=True, exist_ok=True)
-            else:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.touch(exist_ok=True)
+            _mount_point(target, is_dir, made)
         else:
             target = root / path.lstrip("/")
             if _inside(path, hidden):  # inside a hidden tmpfs: the mount point is made in the child
@@ -172,9 +170,33 @@ def _mount_plan(spec: ProcessSpec) -> list[Step]:
             plan.append(Step("ro", str(target).encode()))
     for source, container_path in spec.binds:
         target = spec.host_path(container_path)
-        target.mkdir(parents=True, exist_ok=True)
+        _mount_point(target, True, made)
         plan.append(Step("bind", str(target).encode(), source.encode()))
-    return plan
+    return plan, made
+
+
+def _mount_point(target: Path, is_dir: bool, made: list[Path]) -> None:
+    """Create a mount point in the node's root, remembering what was new (removed after the node ends,
+    so an output artifact of the node's folder never holds the engine's empty mount points)."""
+    for parent in reversed(target.parents):
+        if not parent.exists():
+            parent.mkdir()
+            made.append(parent)
+    if not target.exists():
+        if is_dir:
+            target.mkdir()
+        else:
+            target.touch()
+        made.append(target)
+
+
+def _remove_mount_points(made: list[Path]) -> None:
+    for path in reversed(made):
+        with contextlib.suppress(OSError):
+            if path.is_dir() and not path.is_symlink():
+                path.rmdir()
+            elif path.stat().st_size == 0:
+                path.unlink()
 
 
 def _in_root(root: Path, host: str) -> bytes:
@@ -384,8 +406,10 @@ def _fail(report: int, message: str) -> None:
 class LocalHandle:
     """A started node (its supervisor process); ``wait`` collects stdout and the exit code."""
 
-    def __init__(self, proc: subprocess.Popen[bytes], spec: ProcessSpec, driver_gone: int) -> None:
+    def __init__(self, proc: subprocess.Popen[bytes], spec: ProcessSpec, driver_gone: int,
+                 mount_points: list[Path]) -> None:
         self.proc = proc
+        self.mount_points = mount_points
         self.spec = spec
         self.started = time.monotonic()
         self.killed = False
@@ -434,6 +458,7 @@ class LocalHandle:
             os.close(self._driver_gone)
         for reader in self._readers:
             reader.join()
+        _remove_mount_points(self.mount_points)
         return ProcessResult(exit_code=code if code >= 0 else 128 - code, stdout=b"".join(self._stdout),
                              killed=self.killed, duration=time.monotonic() - self.started)
 
@@ -486,7 +511,7 @@ class LocalRunner:
 
     def start(self, spec: ProcessSpec) -> LocalHandle | FailedStart:
         self.check_available()
-        plan = _mount_plan(spec)
+        plan, made = _mount_plan(spec)
         root = str(spec.root).encode()
         cwd = spec.cwd.encode()
         host_cwd = spec.host_path(spec.cwd)
@@ -501,22 +526,23 @@ class LocalRunner:
                 preexec_fn=lambda: _node_child(plan, root, cwd, spec.security, gone_r, report_w),
             )
         except FileNotFoundError:
-            return _failed(f"failed to start: executable {spec.argv[0]!r} not found in $PATH", 127,
+            return _failed(f"failed to start: executable {spec.argv[0]!r} not found in $PATH", 127, made,
                            gone_r, gone_w, report_r, report_w)
         except PermissionError:
-            return _failed(f"failed to start: {spec.argv[0]!r} is not executable", 126,
+            return _failed(f"failed to start: {spec.argv[0]!r} is not executable", 126, made,
                            gone_r, gone_w, report_r, report_w)
         except OSError as exc:
             code = 127 if exc.errno == errno.ENOENT else 126
-            return _failed(f"failed to start {spec.argv[0]!r}: {exc.strerror}", code,
+            return _failed(f"failed to start {spec.argv[0]!r}: {exc.strerror}", code, made,
                            gone_r, gone_w, report_r, report_w)
         except subprocess.SubprocessError as exc:
             _close(gone_r, gone_w, report_r, report_w)
+            _remove_mount_points(made)
             raise NamespaceUnavailable(f"could not set up the node's mount namespace: {exc}", field="engine") from exc
         _close(gone_r, report_w)
         with os.fdopen(report_r, "rb") as fh:
             problem = fh.read().decode(errors="replace")  # EOF once the main process has exec'd (or failed)
-        handle = LocalHandle(proc, spec, gone_w)
+        handle = LocalHandle(proc, spec, gone_w, made)
         if problem:
             handle.wait()
             return FailedStart(problem, 126)
@@ -529,8 +555,9 @@ def _close(*fds: int) -> None:
             os.close(fd)
 
 
-def _failed(message: str, code: int, *fds: int) -> FailedStart:
+def _failed(message: str, code: int, made: list[Path], *fds: int) -> FailedStart:
     _close(*fds)
+    _remove_mount_points(made)
     return FailedStart(message, code)
 
 
