@@ -36,6 +36,18 @@ async def serve(config: ServerConfig) -> None:
     service.on_fatal = on_fatal
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, on_signal)
+    rolls: set[asyncio.Task[list[float]]] = set()
+
+    def on_hangup() -> None:  # SIGHUP to this process: restart the replicas one at a time, staying ready
+        if not rolls and len(service.gpus) >= 2:
+            task = loop.create_task(service.rolling_restart())
+            rolls.add(task)
+            task.add_done_callback(rolls.discard)
+        elif len(service.gpus) < 2:
+            print("aipipe-serve: SIGHUP ignored: a rolling restart needs at least 2 model replicas",
+                  file=sys.stderr, flush=True)
+
+    loop.add_signal_handler(signal.SIGHUP, on_hangup)
     runner = web.AppRunner(build_app(service), access_log=None, handle_signals=False)
     try:
         await service.start()

@@ -244,6 +244,7 @@ def load_replica(args: GpuArgs) -> tuple[Any, dict[str, Any]]:
         runner.infer(np.zeros((size, *shape), dtype=np.float32))
     recalibrate_cap(info["memory"])
     info["batch_limit"] = batch_limit
+    info["compiled"] = bool(getattr(runner, "compiled", False))
     measured = nvml_process_mb() if device == "cuda" else None
     if measured is not None:
         info["memory"]["footprint_mb"] = round(measured, 1)

@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import math
 import multiprocessing as mp
 import os
 import signal
@@ -81,6 +82,7 @@ class _Child:
     restarts: int = 0
     outstanding: int = 0
     last_error: str = ""
+    rolling: bool = False  # being restarted by a rolling restart: no new requests, the service stays ready
     info: dict[str, Any] = field(default_factory=dict)
     transports: list[asyncio.BaseTransport] = field(default_factory=list)
 
@@ -246,6 +248,7 @@ class Service:
         if gen != gpu.generation:
             return
         if event["event"] == "ready":
+            event["ready_s"] = round(time.monotonic() - gpu.started_at, 2)  # spawn to ready, a fresh process
             gpu.ready, gpu.ever_ready, gpu.info, gpu.last_error = True, True, event, ""
             print(f"aipipe-serve: model replica {gpu.index} ready (pid {event.get('pid')}, "
                   f"{event.get('device')}, batch limit {event.get('batch_limit')})", file=sys.stderr, flush=True)
@@ -343,14 +346,43 @@ class Service:
         return self.config.queue_size - len(self.free_slots)
 
     def ready(self) -> bool:
-        return all(g.ready for g in self.gpus) and all(w.ready for w in self.workers) and len(self._jobs) == len(
-            self.workers)
+        gpus_ok = all(g.ready or g.rolling for g in self.gpus) and any(g.ready and not g.rolling for g in self.gpus)
+        return gpus_ok and all(w.ready for w in self.workers) and len(self._jobs) == len(self.workers)
+
+    async def rolling_restart(self, timeout_s: float = 300.0) -> list[float]:
+        """Restart the model replicas one at a time (e.g. to load a new engine): each is drained (no new
+        requests, its in-flight ones finish), stopped and started again while the others serve, so the
+        service stays ready and no request fails. Needs 2+ replicas. Returns each new replica's start time."""
+        if len(self.gpus) < 2:
+            raise RuntimeError("a rolling restart needs at least 2 model replicas (--gpu-procs)")
+        ready_s: list[float] = []
+        for gpu in self.gpus:
+            if self.stopping:
+                break
+            gpu.rolling = True
+            try:
+                deadline = time.monotonic() + timeout_s
+                while gpu.outstanding > 0 and time.monotonic() < deadline:
+                    await asyncio.sleep(0.01)
+                generation = gpu.generation
+                if gpu.running:
+                    os.kill(gpu.process.pid, signal.SIGTERM)
+                while not (gpu.ready and gpu.generation > generation) and time.monotonic() < deadline:
+                    if self.stopping:
+                        return ready_s
+                    await asyncio.sleep(0.02)
+                ready_s.append(float(gpu.info.get("ready_s", math.nan)) if gpu.ready else math.nan)
+            finally:
+                gpu.rolling = False
+            print(f"aipipe-serve: rolling restart: replica {gpu.index} ready again in {ready_s[-1]:.1f} s",
+                  file=sys.stderr, flush=True)
+        return ready_s
 
     async def submit(self, kind: int, payload: bytes, top_k: int) -> tuple[int, bytes]:
         """Route one request; returns (HTTP status, JSON body)."""
         if not self.free_slots:
             return 503, _error(f"queue full ({self.config.queue_size} requests in flight); retry later")
-        gpus = [g for g in self.gpus if g.ready]
+        gpus = [g for g in self.gpus if g.ready and not g.rolling]
         workers = [w for w in self.workers if w.ready and w.index in self._jobs]
         if not gpus or not workers:
             return 503, _error("no model replica is ready; retry later")
@@ -372,7 +404,7 @@ class Service:
         def child(c: _Child, kind: str) -> dict[str, Any]:
             return {"index": c.index, "kind": kind, "pid": c.process.pid if c.process else None,
                     "running": c.running, "ready": c.ready, "generation": c.generation, "restarts": c.restarts,
-                    "outstanding": c.outstanding, "last_error": c.last_error,
+                    "outstanding": c.outstanding, "last_error": c.last_error, "rolling": c.rolling,
                     **({"info": c.info} if c.info else {})}
 
         return {"gpu_processes": [child(g, "gpu") for g in self.gpus],

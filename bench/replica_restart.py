@@ -1,0 +1,130 @@
+"""Rolling restart under load: the serving runtime restarts its model replicas one at a time (SIGHUP)
+while loopback clients keep sending JPEG requests; counts the requests that did not get 200 and the
+``/readyz`` polls that were not ready, and reads each replica's start time (spawn to ready, a fresh
+process loading the bundle's compile cache) from ``/v1/info``.
+
+The serving processes get an empty inductor/Triton cache directory, so a compiled replica compiles
+from the bundle's Mega-Cache alone, as on a fresh machine.
+
+    python3 bench/replica_restart.py ENGINE_DIR [--replicas 2] [--concurrency 16]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+
+def _replicas(server: Any) -> list[dict[str, Any]]:
+    return list(server.get_json("/v1/info")[1]["gpu_processes"])
+
+
+def measure_rolling_restart(engine_dir: Path, *, replicas: int = 2, workers: int = 4, concurrency: int = 16,
+                            device: str = "auto", timeout_s: float = 240.0, log: Any = None) -> dict[str, Any]:
+    """Start the service, load it, SIGHUP it, wait for every replica's next generation; the counts."""
+    from bench.serve_bench import Payload, make_jpegs, start_ours
+
+    cache_dirs = tempfile.TemporaryDirectory(prefix="aipipe-empty-caches-")
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(Path(cache_dirs.name) / "inductor")
+    os.environ["TRITON_CACHE_DIR"] = str(Path(cache_dirs.name) / "triton")
+    payloads = [Payload(data, "image/jpeg") for data in make_jpegs(32)]
+    started = time.monotonic()
+    server = start_ours(engine_dir, workers=workers, gpu_procs=replicas, device=device, log=log)
+    first_ready_s = time.monotonic() - started
+    try:
+        first = _replicas(server)
+        stop_at = [time.monotonic() + timeout_s + 60]
+        records: list[tuple[str, bool, int, float, float]] = []
+
+        def load() -> None:
+            records.extend(asyncio.run(_until(server.url, payloads, concurrency, stop_at)))
+
+        thread = threading.Thread(target=load, daemon=True)
+        thread.start()
+        time.sleep(3.0)
+        not_ready = polls = 0
+        t_roll = time.monotonic()
+        os.kill(server.pid, signal.SIGHUP)
+        deadline = t_roll + timeout_s
+        done: list[dict[str, Any]] = []
+        while time.monotonic() < deadline:
+            status, _ = server.get_json("/readyz", timeout_s=2.0)
+            polls += 1
+            not_ready += status != 200
+            done = _replicas(server)
+            if all(g["generation"] > 1 and g["ready"] and not g.get("rolling") for g in done):
+                break
+            time.sleep(0.1)
+        roll_s = time.monotonic() - t_roll
+        time.sleep(3.0)
+        stop_at[0] = time.monotonic()
+        thread.join(60)
+    finally:
+        server.stop()
+        cache_dirs.cleanup()
+    failed = [r for r in records if r[2] != 200]
+    during = [r for r in records if t_roll <= r[4] <= t_roll + roll_s]
+    return {
+        "replicas": replicas, "concurrency": concurrency, "requests": len(records),
+        "requests_during_restart": len(during), "failed_during_restart": len(failed),
+        "failed_statuses": sorted({r[2] for r in failed}), "readyz_polls": polls, "readyz_not_ready": not_ready,
+        "rolling_restart_s": round(roll_s, 1), "service_first_ready_s": round(first_ready_s, 1),
+        "replica_first_start_s": [g.get("info", {}).get("ready_s") for g in first],
+        "replica_ready_s": [g.get("info", {}).get("ready_s") for g in done],
+        "replica_compiled": [g.get("info", {}).get("compiled") for g in done],
+        "restarted": all(g["generation"] > 1 for g in done),
+    }
+
+
+def _until(url: str, payloads: Any, concurrency: int, stop_at: list[float]) -> Any:
+    """Closed-loop clients until ``stop_at[0]`` (read on every request: the main thread moves it)."""
+    from bench.serve_bench import _post_loop
+
+    async def run() -> list[tuple[str, bool, int, float, float]]:
+        import aiohttp
+
+        records: list[tuple[str, bool, int, float, float]] = []
+        counter = iter(range(1 << 62))
+
+        def next_index() -> int:
+            return next(counter) if time.monotonic() < stop_at[0] else -1
+
+        def record(payload: Any, status: int, started: float, ended: float) -> None:
+            records.append((payload.label, payload.good, status, started, ended))
+
+        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0),
+                                         timeout=aiohttp.ClientTimeout(total=30.0)) as session:
+            await asyncio.gather(*(_post_loop(session, url + "/v1/predict", payloads, k, next_index, record, None)
+                                   for k in range(concurrency)))
+        return records
+
+    return run()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("engine_dir", type=Path)
+    parser.add_argument("--replicas", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--device", default="auto")
+    args = parser.parse_args(argv)
+    print(json.dumps(measure_rolling_restart(args.engine_dir, replicas=args.replicas, workers=args.workers,
+                                             concurrency=args.concurrency, device=args.device)))
+
+
+if __name__ == "__main__":
+    main()
