@@ -93,13 +93,13 @@ def test_kubernetes_deploy_writes_every_output_and_rolls_back_a_bad_version(clus
     assert dep["metadata"]["labels"]["app.kubernetes.io/version"] == "1"
 
 
-def test_dry_run_prints_valid_manifests_for_the_configured_provider(tmp_path):
-    engine = tmp_path / "engines" / "aipipe-classifier" / "1"
-    engine.mkdir(parents=True)
-    (engine / "engine.json").write_text(json.dumps(MANIFEST))
-    proc, out = _run(["--engine-uri", engine.as_uri(), "--model-version", "1", "--memory-mb", "1229",
-                      "--target", "kubernetes", "--dry-run"],
-                     {"AIPIPE_DEPLOY_PROVIDER": "mig", "AIPIPE_HOME": str(tmp_path / "home")}, tmp_path / "out")
+def test_dry_run_prints_valid_manifests_for_the_configured_provider(tmp_path, s3_server):
+    root = s3_server.fresh_root()
+    s3_server.storage().put_text(f"{root}/engines/aipipe-classifier/1/engine.json", json.dumps(MANIFEST))
+    proc, out = _run(["--engine-uri", f"{root}/engines/aipipe-classifier/1", "--model-version", "1",
+                      "--memory-mb", "1229", "--target", "kubernetes", "--dry-run"],
+                     {**s3_server.env(root), "AIPIPE_DEPLOY_PROVIDER": "mig", "AIPIPE_HOME": str(tmp_path / "home")},
+                     tmp_path / "out")
     assert proc.returncode == 0, proc.stderr
     docs = list(yaml.safe_load_all(proc.stdout))
     assert [d["kind"] for d in docs] == ["ServiceAccount", "Role", "RoleBinding", "Service", "Deployment"]
@@ -112,7 +112,8 @@ def test_dry_run_prints_valid_manifests_for_the_configured_provider(tmp_path):
 @pytest.mark.parametrize(("extra", "message"), [
     (["--memory-mb", "9000"], "gpu-memory-mib"),  # the budget cannot hold one replica
     (["--memory-mb", "1229", "--provider", "bogus"], "invalid choice"),
-    (["--memory-mb", "1229", "--target", "kubernetes"], "file://"),  # a cluster cannot read a local engine
+    (["--memory-mb", "1229", "--target", "kubernetes"], "engine-uri: 'file://"),  # a pod cannot read a local engine
+    (["--memory-mb", "1229", "--target", "kubernetes", "--dry-run"], "not reachable from a pod"),  # nor render it
     (["--memory-mb", "", "--target", "kubernetes", "--dry-run"], "memory_mb"),
 ])
 def test_bad_input_exits_2_with_one_clear_line(tmp_path, extra, message):

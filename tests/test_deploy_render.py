@@ -162,3 +162,12 @@ def test_names_and_versions_that_cannot_be_kubernetes_names_are_refused(field, v
     with pytest.raises(UserError):
         ServiceSpec(namespace="ns", engine_uri="s3://b/e", image="i", provider="hami",
                     sizing=size_service(1229, 5120, 50), share=GpuShare(5120, 50), **kwargs)
+
+
+@pytest.mark.parametrize("uri", ["file:///home/me/.aipipe/storage/engines/aipipe-classifier/7", "/tmp/engine",
+                                 "http://example.com/engine"])
+def test_an_engine_uri_a_pod_cannot_fetch_is_refused(uri):
+    with pytest.raises(UserError, match="not reachable from a pod") as caught:
+        ServiceSpec(name="aipipe-classifier", namespace="ns", model_version="7", engine_uri=uri, image="i",
+                    provider="hami", sizing=size_service(1229, 5120, 50), share=GpuShare(5120, 50))
+    assert caught.value.field == "engine-uri"

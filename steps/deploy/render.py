@@ -4,7 +4,8 @@
 ``replicas`` GPU processes) and, when asked, a HorizontalPodAutoscaler. ``render_rbac`` gives the
 ServiceAccount the deploy step runs as and a least-privilege Role for it in the serving namespace; an
 administrator applies those once (the step never grants itself rights). ``validate`` checks every object
-against the Kubernetes OpenAPI schema (strict: unknown fields are errors).
+against the Kubernetes OpenAPI schema (strict: unknown fields are errors). An engine URI a pod cannot
+fetch (anything but ``s3://``, e.g. a ``file://`` path on the machine that rendered it) is refused.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlparse
 
 from aipipe.config import KEYS_BY_NAME
 from aipipe.errors import UserError
@@ -53,6 +55,9 @@ class ServiceSpec:
         if not _NAME_RE.match(self.name):
             raise UserError(f"{self.name!r} is not a valid service name (lowercase letters, digits, '-', "
                             "starting with a letter, at most 52 characters)", field="name")
+        if urlparse(self.engine_uri).scheme != "s3":
+            raise UserError(f"{self.engine_uri!r} is not reachable from a pod (its init container fetches the "
+                            "engine from object storage): use an s3:// storage root", field="engine-uri")
         if not self.model_version or not _LABEL_VALUE_RE.match(self.model_version):
             raise UserError(f"{self.model_version!r} cannot be a label value (letters, digits, '-', '_', '.', "
                             "at most 63 characters)", field="model-version")
