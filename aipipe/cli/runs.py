@@ -37,11 +37,20 @@ from aipipe.engine.names import pod_name
 from aipipe.engine.service import EngineService
 from aipipe.engine.store import CLUSTER_WORKFLOW_TEMPLATE, COMPLETED_PHASES, WORKFLOW_TEMPLATE, RunStore
 from aipipe.errors import UserError
+from aipipe.validation import check_name
 
 console = Console(highlight=False)
 STOP_WAIT_SECONDS = 30.0
 FOLLOW_POLL_SECONDS = 0.3
 VIEW_POLL_SECONDS = 0.5
+
+
+def _run_name(value: str | None) -> str | None:
+    """A run name given on the command line, checked like the API server checks it (DNS-1123)."""
+    return None if value is None else check_name(value, field="NAME")
+
+
+RunName = Annotated[str, typer.Argument(help="run name", callback=_run_name)]
 
 
 def _service() -> EngineService:
@@ -145,7 +154,8 @@ def _finish(final: dict[str, Any]) -> None:
 def run(
     pipeline: Annotated[Path | None, typer.Argument(help="pipeline .py or Workflow .yaml")] = None,
     parameter: Annotated[list[str] | None, typer.Option("--parameter", "-p", help="NAME=VALUE (repeatable)")] = None,
-    resume: Annotated[str | None, typer.Option("--resume", help="continue the stored run NAME")] = None,
+    resume: Annotated[str | None, typer.Option("--resume", help="continue the stored run NAME",
+                                                               callback=_run_name)] = None,
 ) -> None:
     """Run a pipeline now on the embedded engine (exit 0 only when it Succeeded)."""
     service = _service()
@@ -194,7 +204,7 @@ def list_runs(output: OutputOpt = None) -> None:
 
 
 def get(
-    name: Annotated[str, typer.Argument(help="run name")],
+    name: RunName,
     output: OutputOpt = None,
 ) -> None:
     """Show a run: its node tree with each failed node's last line (-o wide adds pod names), or the
@@ -230,7 +240,7 @@ def _with_descendants(nodes: dict[str, Any], node_id: str) -> set[str]:
 
 
 def logs(
-    name: Annotated[str, typer.Argument(help="run name")],
+    name: RunName,
     node: Annotated[str | None, typer.Argument(help="node id, pod name or display name")] = None,
     follow: Annotated[bool, typer.Option("--follow", "-f", help="wait for more output until the run ends")] = False,
 ) -> None:
@@ -259,7 +269,7 @@ def logs(
         workflow = service.store.find_workflow(name)
 
 
-def stop(name: Annotated[str, typer.Argument(help="run name")]) -> None:
+def stop(name: RunName) -> None:
     """Stop a run: its processes are killed and it ends Failed "terminated by user"."""
     service = _service()
     workflow = service.stop(name)
@@ -272,7 +282,7 @@ def stop(name: Annotated[str, typer.Argument(help="run name")]) -> None:
 
 
 def retry(
-    name: Annotated[str, typer.Argument(help="run name")],
+    name: RunName,
     parameter: Annotated[list[str] | None, typer.Option("--parameter", "-p", help="NAME=VALUE")] = None,
 ) -> None:
     """Re-run a Failed run from its failed nodes (succeeded nodes are kept), in the foreground."""
@@ -281,7 +291,7 @@ def retry(
 
 
 def resubmit(
-    name: Annotated[str, typer.Argument(help="run name")],
+    name: RunName,
     parameter: Annotated[list[str] | None, typer.Option("--parameter", "-p", help="NAME=VALUE")] = None,
 ) -> None:
     """Start a new run from the spec of NAME, in the foreground."""

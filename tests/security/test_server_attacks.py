@@ -208,6 +208,10 @@ def test_cli_refuses_a_bad_namespace_and_needs_the_token(srv: ServerProcess, tmp
     assert refused.returncode == 2 and "HTTP 401" in refused.stderr and "server.token" in refused.stderr
     assert "Traceback" not in bad.stderr + refused.stderr
     assert "from-cli" not in [w["metadata"]["name"] for w in _workflows(srv)]
+    for args in (["get", "../../escape-test"], ["stop", "/some/dir"], ["run", "--resume", "Bad"]):
+        run = subprocess.run([sys.executable, "-m", "aipipe.cli.main", *args], env=env, cwd=tmp_path,
+                             capture_output=True, text=True, timeout=120)
+        assert run.returncode == 2 and f'"{args[-1]}" is invalid: NAME' in run.stderr, run.stderr
 
 
 # -- bounds --------------------------------------------------------------------------------------
