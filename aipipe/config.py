@@ -43,6 +43,8 @@ KEYS: tuple[Key, ...] = (
     Key("storage.s3_access_key", "AWS_ACCESS_KEY_ID", "", secret=True),
     Key("storage.s3_secret_key", "AWS_SECRET_ACCESS_KEY", "", secret=True),
     Key("label_studio.url", "LABEL_STUDIO_URL", "http://127.0.0.1:8080"),
+    Key("label_studio.wait_seconds", "LABEL_STUDIO_WAIT_SECONDS", "30",
+        help="longest total wait for an unreachable Label Studio before the export fails"),
     Key("label_studio.api_key", "LABEL_STUDIO_API_KEY", "", secret=True,
         help="legacy token or personal access token"),
     Key("mlflow.tracking_uri", "MLFLOW_TRACKING_URI", "", help="default sqlite:///<home>/mlflow.db"),

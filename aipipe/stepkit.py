@@ -85,6 +85,7 @@ def parse_step_args(
     parser = argparse.ArgumentParser(prog=f"python -m {spec.module}", description=spec.description)
     for item in spec.inputs:
         help_text = item.description + (f" (default: {item.default!r})" if item.default is not None else "")
+        help_text = help_text.replace("%", "%%")  # argparse formats help with %: a literal "(%)" must be escaped
         parser.add_argument(f"--{item.name}", required=item.default is None, default=item.default,
                             choices=item.enum or None, help=help_text)
     parser.epilog = "outputs (files under $AIPIPE_OUTPUTS_DIR or /tmp/outputs): " + ", ".join(

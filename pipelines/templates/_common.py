@@ -29,8 +29,11 @@ from aipipe.config import KEYS_BY_NAME, Config
 from aipipe.contract import CONTRACT_VERSION, OUTPUTS_DIR, StepSpec
 from aipipe.errors import ExitCode
 
-# Exit code 2 (user/input error) is never retried; 3 (service unavailable) and crashes are.
+# Exit code 2 (user/input error) is never retried; 3 (service unavailable) and crashes are, except in a step
+# that already waited out its own bounded retries (StepResources.retries_unavailable=False).
 RETRY_EXPRESSION = f"asInt(lastRetry.exitCode) != {int(ExitCode.USER_ERROR)}"
+RETRY_EXPRESSION_NOT_UNAVAILABLE = (f"{RETRY_EXPRESSION} && "
+                                    f"asInt(lastRetry.exitCode) != {int(ExitCode.SERVICE_UNAVAILABLE)}")
 RETRY_LIMIT = 3
 RETRY_POLICY = "Always"  # failures and infrastructure errors (evicted/preempted pods), minus the expression
 BACKOFF = Backoff(duration="15s", factor=IntOrString(2), max_duration="15m")
@@ -41,6 +44,7 @@ STORAGE_SECRETS = ("storage.s3_access_key", "storage.s3_secret_key")
 # Non-secret configuration passed to every step as plain env values resolved at compile time.
 PLAIN_ENV_KEYS = (
     "label_studio.url",
+    "label_studio.wait_seconds",
     "storage.s3_endpoint",
     "storage.s3_region",
     "mlflow.model_name",
@@ -65,6 +69,7 @@ class StepResources:
     deadline_seconds: int = 1800
     shm: str | None = None  # size of a memory-backed /dev/shm (DataLoader workers), None = default
     service_account: str | None = None  # the pod's ServiceAccount when the step needs API rights
+    retries_unavailable: bool = True  # False: exit 3 is final (the step bounds its own wait for the service)
 
 
 def secret_key_name(config_key: str) -> str:
@@ -162,7 +167,9 @@ def step_template(spec: StepSpec, cfg: Config, resources: StepResources) -> Work
             node_selector=node_selector,
             tolerations=tolerations,
             volumes=shm,
-            retry_strategy=RetryStrategy(limit=RETRY_LIMIT, backoff=BACKOFF, expression=RETRY_EXPRESSION,
+            retry_strategy=RetryStrategy(limit=RETRY_LIMIT, backoff=BACKOFF,
+                                         expression=RETRY_EXPRESSION if resources.retries_unavailable
+                                         else RETRY_EXPRESSION_NOT_UNAVAILABLE,
                                          retry_policy=RETRY_POLICY),
             active_deadline_seconds=resources.deadline_seconds,
             labels={STEP_LABEL: spec.name},

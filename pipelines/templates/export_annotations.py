@@ -8,7 +8,8 @@ from aipipe.config import Config
 from aipipe.contract import EXPORT
 from pipelines.templates._common import StepResources, step_template
 
-RESOURCES = StepResources(cpu="1", memory="2Gi", deadline_seconds=3600)
+# Label Studio unreachable: the step retries within LABEL_STUDIO_WAIT_SECONDS and exits 3; Argo does not repeat that
+RESOURCES = StepResources(cpu="1", memory="2Gi", deadline_seconds=3600, retries_unavailable=False)
 
 
 def build(cfg: Config) -> WorkflowTemplate:

@@ -14,13 +14,15 @@ REPORT_NAME = "export-report.json"
 
 
 def _extra_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--retries", type=int, default=5,
-                        help="attempts per Label Studio request when it is unreachable or answers 5xx (default: 5)")
+    parser.add_argument("--retries", type=int, default=None,
+                        help="attempts per Label Studio request when it is unreachable or answers 5xx (default: as "
+                             "many as LABEL_STUDIO_WAIT_SECONDS of waiting allows)")
     parser.add_argument("--backoff-seconds", type=float, default=1.0,
                         help="first wait between attempts, doubled each time (default: 1.0)")
     parser.add_argument("--workers", type=int, default=8, help="parallel image downloads (default: 8)")
     parser.epilog = (parser.epilog or "") + (
-        " Environment: LABEL_STUDIO_URL, LABEL_STUDIO_API_KEY (legacy token or personal access token), "
+        " Environment: LABEL_STUDIO_URL, LABEL_STUDIO_WAIT_SECONDS (default 30),"
+        " LABEL_STUDIO_API_KEY (legacy token or personal access token), "
         "AIPIPE_STORAGE_ROOT, AIPIPE_S3_ENDPOINT, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY. "
         f"Report artifact: {REPORT_NAME} (skipped tasks by reason, with examples).")
 
@@ -28,7 +30,8 @@ def _extra_flags(parser: argparse.ArgumentParser) -> None:
 def main() -> None:
     args = parse_step_args(EXPORT, extend=_extra_flags)
     try:
-        outputs, report = run_export(load_config(), parse_options(args))
+        cfg = load_config()
+        outputs, report = run_export(cfg, parse_options(args, cfg.get("label_studio.wait_seconds")))
     except ZeroUsable as exc:
         write_report(REPORT_NAME, {**exc.report, "error": str(exc)})
         raise

@@ -1,13 +1,16 @@
 """Label Studio through ``label-studio-sdk`` 2.x: project lookup, snapshot export, conversions.
 
 Either a legacy token or a personal access token (a JWT refresh token, exchanged by the SDK)
-works. Unreachable or 5xx → retried with exponential backoff, then :class:`ServiceUnavailable`
-naming the URL; a refused token → :class:`AuthError` at once; an unknown project → NotFoundError.
+works. Unreachable or 5xx → retried with exponential backoff (each attempt said on stderr, which
+the run's tree shows on the node line), then :class:`ServiceUnavailable` naming the URL; the total wait
+is bounded (``LABEL_STUDIO_WAIT_SECONDS``); a connection that cannot be opened fails within
+:data:`CONNECT_SECONDS`; a refused token → :class:`AuthError` at once; an unknown project → NotFoundError.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,17 +21,38 @@ from aipipe.errors import AuthError, NotFoundError, ServiceUnavailable, UserErro
 T = TypeVar("T")
 EXPORT_POLL_SECONDS = 0.5
 EXPORT_TIMEOUT_SECONDS = 600.0
+CONNECT_SECONDS = 5.0  # opening a connection; reading an answer may take the request timeout
+MAX_DELAY_SECONDS = 15.0  # the longest single wait between two attempts
 
 
 @dataclass(frozen=True)
 class Retry:
-    """Exponential backoff: ``attempts`` tries, waiting ``base``, 2·base, 4·base … seconds between them."""
+    """Exponential backoff: ``attempts`` tries, waiting ``base``, 2·base, 4·base … (at most
+    :data:`MAX_DELAY_SECONDS`) seconds between them, and ``max_wait`` seconds in all when given."""
 
     attempts: int = 5
     base: float = 1.0
+    max_wait: float | None = None
+
+    @classmethod
+    def within(cls, max_wait: float, base: float = 1.0) -> Retry:
+        """As many attempts as fit in ``max_wait`` seconds of waiting."""
+        if max_wait < 0 or base <= 0:
+            raise UserError(f"a wait of {max_wait} s with a first delay of {base} s", field="label_studio.wait_seconds")
+        attempts, total = 1, 0.0
+        while total + min(base * 2 ** (attempts - 1), MAX_DELAY_SECONDS) <= max_wait:
+            total += min(base * 2 ** (attempts - 1), MAX_DELAY_SECONDS)
+            attempts += 1
+        return cls(attempts, base, max_wait)
 
     def delays(self) -> list[float]:
-        return [self.base * 2**i for i in range(max(self.attempts - 1, 0))]
+        out: list[float] = []
+        for i in range(max(self.attempts - 1, 0)):
+            delay = min(self.base * 2**i, MAX_DELAY_SECONDS)
+            if self.max_wait is not None and sum(out) + delay > self.max_wait:
+                break
+            out.append(delay)
+        return out
 
 
 @dataclass(frozen=True)
@@ -72,12 +96,23 @@ def call_with_retries(fn: Callable[[], T], *, url: str, what: str, retry: Retry,
                     raise UserError(f"Label Studio at {url} rejected the request to {what} (HTTP {status}): "
                                     f"{getattr(exc, 'body', '')}") from exc
                 raise
+            reason = f"HTTP {status}" if status is not None else _reason(exc)
             if attempt == len(delays):
-                reason = f"HTTP {status}" if status is not None else type(exc).__name__
+                waited = f", {sum(delays):g} s of waiting" if delays else ""
                 raise ServiceUnavailable(f"Label Studio at {url} is unavailable ({reason}) after {attempt + 1} "
-                                         f"attempts to {what}") from exc
+                                         f"attempts{waited} to {what}") from exc
+            print(f"Label Studio at {url} unreachable ({reason}), attempt {attempt + 1}/{len(delays) + 1}; "
+                  f"next in {delays[attempt]:g} s", file=sys.stderr, flush=True)
             sleep(delays[attempt])
     raise AssertionError("unreachable")
+
+
+def _reason(exc: BaseException) -> str:
+    """``connection refused`` rather than a class name, when the exception says it."""
+    text = str(exc).strip()
+    if "refused" in text.lower():
+        return "connection refused"
+    return f"{type(exc).__name__}: {text[:80]}" if text else type(exc).__name__
 
 
 class LabelStudioSource:
@@ -89,11 +124,14 @@ class LabelStudioSource:
         if not api_key:
             raise UserError("no API key: set LABEL_STUDIO_API_KEY (legacy token or personal access token)",
                             field="label_studio.api_key")
+        import httpx
         from label_studio_sdk.client import LabelStudio
 
         self.url = url.rstrip("/")
         self.retry = retry or Retry()
-        self.client = self.call(lambda: LabelStudio(base_url=self.url, api_key=api_key, timeout=timeout,
+        http = httpx.Client(timeout=httpx.Timeout(timeout, connect=min(timeout, CONNECT_SECONDS)),
+                            follow_redirects=True)
+        self.client = self.call(lambda: LabelStudio(base_url=self.url, api_key=api_key, httpx_client=http,
                                                     max_retries=0), "read the API key")
 
     def call(self, fn: Callable[[], T], what: str) -> T:

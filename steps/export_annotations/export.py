@@ -67,8 +67,9 @@ class Report:
                 "examples": self.examples, **extra}
 
 
-def parse_options(args: Mapping[str, Any]) -> ExportOptions:
-    """Validate the step's flags (``parse_step_args`` output) into options."""
+def parse_options(args: Mapping[str, Any], wait_seconds: Any = None) -> ExportOptions:
+    """Validate the step's flags (``parse_step_args`` output) into options; ``wait_seconds`` bounds the
+    total wait for an unreachable Label Studio (``label_studio.wait_seconds``)."""
     try:
         val_fraction = float(args["val-fraction"])
     except ValueError as exc:
@@ -81,11 +82,20 @@ def parse_options(args: Mapping[str, Any]) -> ExportOptions:
     dataset_root = str(args.get("dataset-root") or "").strip()
     if dataset_root:
         parse_uri(dataset_root)
-    if int(args["retries"]) < 1:
+    try:
+        wait = None if wait_seconds in (None, "") else float(wait_seconds)
+    except ValueError as exc:
+        raise UserError(f"not a number of seconds: {wait_seconds!r}", field="label_studio.wait_seconds") from exc
+    backoff = float(args["backoff-seconds"])
+    if args.get("retries") is None:
+        retry = Retry.within(30.0 if wait is None else wait, backoff)
+    elif int(args["retries"]) < 1:
         raise UserError("at least 1", field="retries")
+    else:
+        retry = Retry(int(args["retries"]), backoff, wait)
     return ExportOptions(project=str(args["project"]), dataset_root=dataset_root, val_fraction=val_fraction,
                          view=int(view_text) if view_text else None,
-                         retry=Retry(int(args["retries"]), float(args["backoff-seconds"])),
+                         retry=retry,
                          workers=max(1, int(args["workers"])))
 
 

@@ -232,7 +232,11 @@ class _Run:
             raise UserError(f"the checkpoint was written with a global batch of {state.get('global_batch')}, this "
                             f"run uses {self._global_batch()}: resume with the same --batch-size, processes and "
                             "accumulation, or start a new run id", field="run-id")
-        self.model.load_state_dict(state["model"])
+        try:
+            self.model.load_state_dict(state["model"])
+        except RuntimeError as exc:  # other layers or shapes: a user's change, retrying cannot help
+            raise UserError(f"the checkpoint holds another model than --arch {self.cfg.arch} with {self.num_classes} "
+                            "classes: resume with the same --arch, or start a new run id", field="arch") from exc
         self.optimizer.load_state_dict(state["optimizer"])
         self.scaler.load_state_dict(state["scaler"])
         self.epoch, self.step_in_epoch = int(state["epoch"]), int(state["step_in_epoch"])
