@@ -25,6 +25,7 @@ from aipipe.cli.preflight import check_writable
 from aipipe.cli.view import (
     age,
     duration,
+    note_for,
     note_of,
     phase_text,
     pods_progress,
@@ -134,7 +135,7 @@ def _transition_lines(service: EngineService, workflow: dict[str, Any], thread: 
         nodes = current.get("status", {}).get("nodes", {})
         found = notes.update()
         for node_id in transitions(seen, nodes, skip=current["metadata"]["name"]):  # the run's end: last line
-            print(transition_line(nodes, node_id, found.get(node_id, "")), flush=True)
+            print(transition_line(nodes, node_id, note_for(nodes, found, node_id)), flush=True)
         seen = {nid: dict(node) for nid, node in nodes.items()}
         if not running:
             break

@@ -91,6 +91,14 @@ def note_of(text: str) -> str:
     return last if len(last) <= NOTE_CHARS else last[: NOTE_CHARS - 1] + "…"
 
 
+def note_for(nodes: Nodes, notes: Mapping[str, str], node_id: str) -> str:
+    """A pod's own note; a retry node's is its latest attempt's (the reason it is retrying or failed)."""
+    node = nodes[node_id]
+    if node.get("type") == "Retry" and node.get("children"):
+        return notes.get(node["children"][-1], "")
+    return notes.get(node_id, "") if node.get("type") == "Pod" else ""
+
+
 def node_label(nodes: Nodes, node_id: str, note: str = "", pod: str = "") -> Text:
     """One node's line: symbol, name, template, duration, progress, message and the step's latest line."""
     node = nodes[node_id]
@@ -109,7 +117,7 @@ def node_label(nodes: Nodes, node_id: str, note: str = "", pod: str = "") -> Tex
     message = node.get("message") if phase not in ("Succeeded", "Running") else ""
     if message:
         label.append(f"  {message}", style=style)
-    if note and node.get("type") == "Pod" and phase not in ("Succeeded", "Skipped", "Omitted"):
+    if note and phase not in ("Succeeded", "Skipped", "Omitted"):
         label.append(f"  {note}", style=style if message else "dim")
     return label
 
@@ -135,7 +143,7 @@ def render_workflow(workflow: Mapping[str, Any], notes: Mapping[str, str] | None
     if top is None:
         return Group(header)
     names = _pod_names(workflow) if wide else {}
-    tree = Tree(node_label(nodes, top, (notes or {}).get(top, ""), names.get(top, "")))
+    tree = Tree(node_label(nodes, top, note_for(nodes, notes or {}, top), names.get(top, "")))
     _add_children(tree, nodes, top, {top}, notes or {}, names)
     return Group(header, Text(""), tree)
 
@@ -157,7 +165,7 @@ def _add_children(branch: Tree, nodes: Nodes, node_id: str, seen: set[str], note
         if child.get("type") in _GROUP_TYPES:
             _add_children(branch, nodes, child_id, seen, notes, names)
         else:
-            label = node_label(nodes, child_id, notes.get(child_id, ""), names.get(child_id, ""))
+            label = node_label(nodes, child_id, note_for(nodes, notes, child_id), names.get(child_id, ""))
             _add_children(branch.add(label), nodes, child_id, seen, notes, names)
 
 
