@@ -261,7 +261,11 @@ def test_malformed_log_options_are_400(srv: ServerProcess) -> None:
 
 def test_a_client_that_goes_away_mid_stream_leaves_no_traceback(srv: ServerProcess) -> None:
     port = int(srv.url.rsplit(":", 1)[1])
-    for path in (f"/api/v1/workflow-events/{NS}", f"/api/v1/workflows/{NS}/logged/log?logOptions.follow=true"):
+    slow = {**SPEC, "templates": [{"name": "main", "container": {"image": "x", "command": [
+        "sh", "-c", "for i in 1 2 3 4 5 6 7 8 9 10; do echo $i; sleep 0.2; done"]}}]}
+    assert srv.http.post(f"{srv.url}/api/v1/workflows/{NS}", timeout=30,
+                         json={"workflow": {"metadata": {"name": "streamed"}, "spec": slow}}).ok
+    for path in (f"/api/v1/workflow-events/{NS}", f"/api/v1/workflows/{NS}/streamed/log?logOptions.follow=true"):
         with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
             sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {srv.token}\r\n"
                          "\r\n".encode())
