@@ -104,7 +104,8 @@ spec:
 
 
 def test_resume_after_kill_9_reruns_only_unfinished_nodes(tmp_path: Path) -> None:
-    home, markers, state = tmp_path / "home", tmp_path / "home" / "markers", tmp_path / "state.json"
+    home, state = tmp_path / "home", tmp_path / "state.json"
+    markers = home / "store" / "markers"  # under the storage root: the part of the home a node may write
     markers.mkdir(parents=True)
     manifest = RESUMABLE.replace("MARKERS", str(markers))
     env = {**os.environ, "PYTHONPATH": str(REPO)}
@@ -219,8 +220,8 @@ spec:
 def test_retry_keeps_succeeded_nodes(engine: EngineRun, tmp_path: Path) -> None:
     from aipipe.engine.nodes import reset_for_retry
 
-    flag = tmp_path / "home" / "fixed"
-    log = tmp_path / "home" / "runs.log"
+    flag = tmp_path / "home" / "store" / "fixed"  # the storage root: where a node may write in the home
+    log = tmp_path / "home" / "store" / "runs.log"
     wf = yaml.safe_load(f"""
 metadata: {{name: retry-me}}
 spec:
@@ -238,7 +239,7 @@ spec:
   - name: bye
     container: {{image: busybox, command: [sh, -c, "echo bye >> {log}"]}}
 """)
-    (tmp_path / "home").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "home" / "store").mkdir(parents=True, exist_ok=True)
     first = engine.run(wf)
     assert first["status"]["phase"] == "Failed"
     flag.write_text("")

@@ -254,7 +254,10 @@ def test_driver_kill_9_ends_the_grandchild(home: Path) -> None:
 
 
 def test_end_leftovers_ends_a_tree_whose_supervisor_died_too(home: Path) -> None:
-    """The driver and the node's supervisor both killed: resume's ``end_leftovers`` finds the tree by its tag."""
+    """The driver and the node's supervisor both killed: resume's ``end_leftovers`` finds the tree by its tag,
+    and spares a process an earlier run of the same name left on purpose (a serving instance)."""
+    earlier = subprocess.Popen(["sleep", "600"], env={**os.environ, NODE_ENV: "an-earlier-run/tree"})
+    time.sleep(3.5)  # node start times have a one-second resolution
     driver = _start_driver(home)
     try:
         grandchild = _grandchild(home)
@@ -271,8 +274,11 @@ def test_end_leftovers_ends_a_tree_whose_supervisor_died_too(home: Path) -> None
         assert node["phase"] == "Running" and node["pid"] == supervisor
         assert end_leftovers(node) >= 2  # the node's main process and the grandchild
         _wait_for(lambda: _gone(grandchild), 5, "end_leftovers to end the grandchild")
+        assert earlier.poll() is None
     finally:
         _end(driver)
+        earlier.kill()
+        earlier.wait()
 
 
 def _end(driver: subprocess.Popen[bytes]) -> None:

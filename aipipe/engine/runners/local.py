@@ -44,6 +44,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
@@ -568,8 +569,10 @@ def _probe() -> None:
 
 # ---------------------------------------------------------------------------------------------- leftovers
 
-def _tagged(tag: bytes) -> list[int]:
-    """Processes whose environment carries ``AIPIPE_NODE=<...>/<node id>`` for this node."""
+def _tagged(tag: bytes, since: float | None = None) -> list[int]:
+    """Processes whose environment carries ``AIPIPE_NODE=<...>/<node id>`` for this node, started at or
+    after ``since`` (epoch seconds), so a process an earlier run of the same name left on purpose (a
+    serving instance) is never taken for a leftover of this one."""
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit() or int(entry) == os.getpid():
@@ -579,28 +582,52 @@ def _tagged(tag: bytes) -> list[int]:
                 environ = fh.read().split(b"\0")
         except OSError:
             continue
-        if any(item.startswith(NODE_ENV.encode() + b"=") and item.endswith(tag) for item in environ):
+        if not any(item.startswith(NODE_ENV.encode() + b"=") and item.endswith(tag) for item in environ):
+            continue
+        started = _started_at(int(entry))
+        if since is None or started is None or started >= since - 2:
             found.append(int(entry))
     return found
 
 
+def _started_at(pid: int) -> float | None:
+    """When a process started (epoch seconds), from /proc."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            ticks = int(fh.read().rsplit(b")", 1)[1].split()[19])
+        with open("/proc/stat", "rb") as fh:
+            boot = next(int(line.split()[1]) for line in fh if line.startswith(b"btime "))
+    except (OSError, IndexError, ValueError, StopIteration):
+        return None
+    return boot + ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _epoch(stamp: Any) -> float | None:
+    try:
+        return datetime.strptime(str(stamp), "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).timestamp()
+    except ValueError:
+        return None
+
+
 def end_leftovers(node: Mapping[str, Any]) -> int:
     """End what a node's earlier run left behind (its driver was killed): the tree under its supervisor
-    (``node["pid"]``) if that still runs, and every process tagged with the node's id. Returns how many
-    processes were signalled. Call it before a node runs again on ``--resume`` / server recovery."""
+    (``node["pid"]``) if that still runs, and every process tagged with the node's id that started after
+    the node did. Returns how many processes were signalled. Call it before a node runs again on
+    ``--resume`` / server recovery."""
     nid = str(node.get("id") or "")
+    if not nid:
+        return 0
     pid = node.get("pid")
-    count = 0
+    since = _epoch(node.get("startedAt"))
     tag = b"/" + nid.encode()
-    if isinstance(pid, int) and pid > 1 and nid:
-        below, tagged = _descendants(pid), set(_tagged(tag))
+    count = 0
+    if isinstance(pid, int) and pid > 1:
+        below, tagged = _descendants(pid), set(_tagged(tag, since))
         if any(p in tagged for p in below):  # still our supervisor: its main process carries the tag
             count += len(below) + 1
             kill_tree(pid)
     for _ in range(10):
-        if not nid:
-            break
-        left = _tagged(tag)
+        left = _tagged(tag, since)
         if not left:
             break
         for proc in left:
