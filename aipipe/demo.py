@@ -3,12 +3,16 @@
 Starts (or reuses) a local Label Studio, seeds a labelled demo project once, runs the compiled
 ``pipelines/retrain.py`` on the embedded engine (export → train → evaluate → convert → deploy)
 and asks the deployed local endpoint for a prediction. Succeeds only when the run Succeeded and
-the endpoint answered with class names.
+the endpoint answered with class names. A Label Studio the demo started keeps running for the next
+commands (``aipipe run pipelines/retrain.py``); :func:`stop_label_studio` stops it.
 """
 
 from __future__ import annotations
 
+import os
 import secrets
+import signal
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,13 +24,15 @@ import requests
 from aipipe.config import Config
 from aipipe.errors import NotFoundError, ServiceUnavailable, UserError
 from aipipe.services.labelstudio import start_label_studio
-from aipipe.services.process import ServerProcess
+from aipipe.services.process import ServerProcess, process_alive
 
 DEMO_TITLE = "aipipe digits demo"
 API_KEY_SECRET = "label-studio-api-key"
 PIPELINE = Path(__file__).resolve().parents[1] / "pipelines" / "retrain.py"
 DEMO_BATCH_SIZE = 8  # a small demo project still gives a dozen optimizer steps an epoch
 DEMO_IMAGE_SIZE = 32  # the digits are 8x8 scans: 32 px loses nothing and trains fast on a CPU
+PID_FILE = "label-studio.pid"  # under <home>/labelstudio: the Label Studio the demo started
+STOP_GRACE_SECONDS = 15.0
 
 
 @dataclass(frozen=True)
@@ -71,9 +77,39 @@ def ensure_label_studio(cfg: Config, log: Callable[[str], None]) -> tuple[str, s
     if parsed.hostname not in ("127.0.0.1", "localhost") or parsed.port is None:
         raise ServiceUnavailable(f"Label Studio at {url} is not reachable (the demo starts one only on 127.0.0.1)")
     root = cfg.home / "labelstudio"
-    log(f"starting Label Studio at {url} (data in {root}; the first start runs migrations, ~1 min)")
+    log(f"starting Label Studio at {url} (data in {root}; the first start runs migrations, ~1 min; "
+        "LABEL_STUDIO_URL=http://127.0.0.1:PORT moves it)")
     password = read_or_create_secret(root / "admin-password")
-    return url, token, start_label_studio(root, port=parsed.port, token=token, password=password)
+    server = start_label_studio(root, port=parsed.port, token=token, password=password)
+    (root / PID_FILE).write_text(str(server.proc.pid))
+    return url, token, server
+
+
+def demo_label_studio_pid(cfg: Config) -> int | None:
+    """The pid of the Label Studio the demo started, when it still runs."""
+    try:
+        pid = int((cfg.home / "labelstudio" / PID_FILE).read_text().strip())
+    except (OSError, ValueError):
+        return None
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        cmdline = b""
+    return pid if process_alive(pid) and b"label-studio" in cmdline else None
+
+
+def stop_label_studio(cfg: Config) -> int | None:
+    """Stop the Label Studio the demo started (its whole process group); its pid, or None when none runs."""
+    pid = demo_label_studio_pid(cfg)
+    if pid is not None:
+        os.killpg(pid, signal.SIGTERM)  # the demo started it as a session (and group) leader
+        deadline = time.monotonic() + STOP_GRACE_SECONDS
+        while process_alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        if process_alive(pid):
+            os.killpg(pid, signal.SIGKILL)
+    (cfg.home / "labelstudio" / PID_FILE).unlink(missing_ok=True)
+    return pid
 
 
 def ensure_project(url: str, token: str, images: int, log: Callable[[str], None]) -> int:
@@ -129,19 +165,15 @@ def run_demo(cfg: Config, *, images: int, epochs: int, log: Callable[[str], None
 
     if images < 10:
         raise UserError("the demo needs at least 10 images", field="--images")
-    url, token, label_studio = ensure_label_studio(cfg, log)
-    try:
-        project = ensure_project(url, token, images, log)
-        params = {"project": str(project), "epochs": str(epochs), "batch_size": str(DEMO_BATCH_SIZE),
-                  "image_size": str(DEMO_IMAGE_SIZE)}
-        compiled = compile_pipeline(PIPELINE, cfg, params)
-        service = EngineService(cfg)
-        driver_id = uuid.uuid4().hex
-        workflow = service.submit(inline_templates(compiled.workflow, compiled.templates), driver_id=driver_id)
-        final = drive(service, workflow, driver_id)
-    finally:
-        if label_studio is not None:
-            label_studio.stop()
+    url, token, _ = ensure_label_studio(cfg, log)  # left running for the next commands (see stop_label_studio)
+    project = ensure_project(url, token, images, log)
+    params = {"project": str(project), "epochs": str(epochs), "batch_size": str(DEMO_BATCH_SIZE),
+              "image_size": str(DEMO_IMAGE_SIZE)}
+    compiled = compile_pipeline(PIPELINE, cfg, params)
+    service = EngineService(cfg)
+    driver_id = uuid.uuid4().hex
+    workflow = service.submit(inline_templates(compiled.workflow, compiled.templates), driver_id=driver_id)
+    final = drive(service, workflow, driver_id)
     name, phase = final["metadata"]["name"], final.get("status", {}).get("phase", "")
     if phase != "Succeeded":
         return DemoResult(name, phase, "", {})
