@@ -30,10 +30,11 @@ def test_demo_runs_the_loop_and_the_endpoint_answers(tmp_path: Path) -> None:
         deployment = LocalDeployments(home).current("aipipe-classifier")
         assert deployment is not None and deployment.url in done.stdout
         assert "Label Studio keeps running" in done.stdout and "aipipe demo --stop-label-studio" in done.stdout
-    finally:
         stopped = subprocess.run([*aipipe, "demo", "--stop-label-studio"], env=env, capture_output=True, text=True,
                                  timeout=120)
         assert stopped.returncode == 0 and "stopped Label Studio" in stopped.stdout, stopped.stdout + stopped.stderr
+    finally:
+        subprocess.run([*aipipe, "demo", "--stop-label-studio"], env=env, capture_output=True, timeout=120)
         if LocalDeployments(home).current("aipipe-classifier") is not None:
             subprocess.run([*aipipe, "deploy", "stop", "aipipe-classifier"], env=env, capture_output=True,
                            timeout=120)
