@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
-import sys
 
 from aiohttp import web
 from aiohttp.abc import AbstractAccessLogger
@@ -132,7 +131,6 @@ def _announce(cfg: Config, port: int, required: str | None, given: str | None) -
     if required is None:
         message = ("WARNING: --auth-mode=server: authentication is OFF; any local process can submit runs "
                    "that execute as this user")
-        print(f"aipipe server: {message}", file=sys.stderr, flush=True)
         log.warning(message)
     elif not given:
         print(f"aipipe server: sign in at {url}/login?token={required}\n"

@@ -271,6 +271,11 @@ def test_a_client_that_goes_away_mid_stream_leaves_no_traceback(srv: ServerProce
                          "\r\n".encode())
             assert sock.recv(4096).startswith(b"HTTP/1.1 200")
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")  # RST
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:  # hangs up halfway through a body
+        sock.sendall(f"POST /api/v1/workflows/{NS} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer "
+                     f"{srv.token}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n"
+                     '{"workflow": '.encode())
+        time.sleep(0.2)
     create = srv.http.post(f"{srv.url}/api/v1/workflows/{NS}",
                            json={"workflow": {"metadata": {"name": "after-disconnect"}, "spec": SPEC}}, timeout=30)
     assert create.ok, create.text  # a change, so the abandoned watch tries to write
