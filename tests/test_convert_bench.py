@@ -21,5 +21,7 @@ def test_convert_bench_quick_writes_its_result(tmp_path: Path):
     summary = doc["summary"]
     assert {"throughput_ratio_b64", "latency_ratio_b1", "memory_ratio", "median_abs_error",
             "debugger_evaluations"} <= set(summary)
-    assert len(doc["rows"]) == 2 and summary["debugger_success"] is True
+    assert len(doc["rows"]) == 3 and summary["debugger_success"] is True  # fp32 (tf32 off), fp32 defaults, shipped
+    assert summary["shipped_compiled"] is False and summary["engine_runtime"]["compile_mode"] is None  # CPU: uncompiled
+    assert "throughput_ratio_vs_tf32" in summary and summary["shipped_ready_s"] > 0
     assert 0 < summary["median_abs_error"] <= 1e-3 and summary["top1_agreement"] >= 0.9
