@@ -318,7 +318,10 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
                 except NodeFailure as exc:
                     self._fail_node(name, name, parent, "", exc)
                     return
-                self.execute(call, name, name, parent, "", scope)
+                try:
+                    self.execute(call, name, name, parent, "", scope)
+                except Exception as exc:  # a fault must not leave the hook node Running in a finished run
+                    self._fail_node(name, name, parent, "", NodeFailure(f"engine error: {exc!r}"))
 
             thread = threading.Thread(target=run_hook, daemon=True)
             self.hook_threads.append(thread)
