@@ -243,7 +243,8 @@ def test_driver_kill_9_ends_the_grandchild(home: Path) -> None:
     driver = _start_driver(home)
     try:
         grandchild = _grandchild(home)
-        assert os.getsid(grandchild) == grandchild  # its own session: a process-group kill would miss it
+        # its own session (once setsid has run): a process-group kill would miss it
+        _wait_for(lambda: os.getsid(grandchild) == grandchild, 10, "the grandchild's own session")
         os.kill(driver.pid, signal.SIGKILL)
         driver.wait(10)
         _wait_for(lambda: _gone(grandchild), 5, f"grandchild {grandchild} to end after the driver's kill -9")
