@@ -64,7 +64,7 @@ class Applied:
 
     kind: str
     name: str
-    action: str  # created | updated | would create | would update
+    action: str  # created | updated | unchanged | would create | would update
 
 
 class ArgoClient:
@@ -138,10 +138,26 @@ class ArgoClient:
             if doc.get("kind") not in ("WorkflowTemplate", "CronWorkflow"):
                 raise UserError(f"cannot apply kind {doc.get('kind')!r}", field=_name(doc))
         exists = [self._dry_run(doc) for doc in docs]
+        same = [existing and self._unchanged(doc) for doc, existing in zip(docs, exists, strict=True)]
         if dry_run:
-            return [Applied(d["kind"], _name(d), "would update" if e else "would create")
-                    for d, e in zip(docs, exists, strict=True)]
-        return [self._write(doc, existing) for doc, existing in zip(docs, exists, strict=True)]
+            return [Applied(d["kind"], _name(d), "unchanged" if u else "would update" if e else "would create")
+                    for d, e, u in zip(docs, exists, same, strict=True)]
+        return [Applied(doc["kind"], _name(doc), "unchanged") if unchanged else self._write(doc, existing)
+                for doc, existing, unchanged in zip(docs, exists, same, strict=True)]
+
+    def _unchanged(self, doc: dict[str, Any]) -> bool:
+        """True when the server's copy has the same spec, labels and annotations as ``doc``."""
+        kind, name = doc["kind"], _name(doc)
+        current: WorkflowTemplate | CronWorkflow
+        wanted: WorkflowTemplate | CronWorkflow
+        with self._errors(f"get {kind} {name}"):
+            if kind == "WorkflowTemplate":
+                current, wanted = self.service.get_workflow_template(name), _model(WorkflowTemplate, doc)
+            else:
+                current, wanted = self.service.get_cron_workflow(name), _model(CronWorkflow, doc)
+        return (_dump(current.spec) == _dump(wanted.spec)
+                and (current.metadata.labels or {}) == (wanted.metadata.labels or {})
+                and (current.metadata.annotations or {}) == (wanted.metadata.annotations or {}))
 
     def _dry_run(self, doc: dict[str, Any]) -> bool:
         """Validate one item on the server without writing; True when it already exists."""

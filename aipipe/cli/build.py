@@ -179,7 +179,7 @@ def _apply(kind: str, paths: list[Path] | None, server: str | None, namespace: s
     cfg = _config(server, namespace)
     paths = paths or [DEFAULT_PIPELINE]
     everything = documents_from_paths(paths, cfg)
-    docs = [(f, d) for f, d in everything if d.get("kind") == kind]
+    docs = _distinct([(f, d) for f, d in everything if d.get("kind") == kind])
     if not docs:
         raise UserError(f"no {kind} found in {', '.join(map(str, paths))}")
     client = ArgoClient.from_config(cfg)
@@ -191,6 +191,18 @@ def _apply(kind: str, paths: list[Path] | None, server: str | None, namespace: s
     for item in client.apply([d for _, d in docs], dry_run=dry_run):
         table.add_row(item.kind, item.name, item.action)
     out.print(table)
+
+
+def _distinct(docs: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
+    """One of each resource found twice (a folder holding a pipeline and its templates); two different
+    resources with one name are an error."""
+    seen: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}
+    for file, doc in docs:
+        key = (str(doc.get("kind")), str((doc.get("metadata") or {}).get("name")))
+        if key in seen and seen[key][1] != doc:
+            raise UserError(f"{key[0]} {key[1]} differs from the one in {seen[key][0]}", field=file)
+        seen.setdefault(key, (file, doc))
+    return list(seen.values())
 
 
 @templates_app.command("apply")

@@ -28,6 +28,7 @@ def load_module(path: Path) -> ModuleType:
     root, name = import_root(path)
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
+    _import_parent(name, path)  # a package whose __init__ imports this module sees a complete one
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise UserError("not a loadable Python file", field=str(path))
@@ -43,6 +44,16 @@ def load_module(path: Path) -> ModuleType:
             sys.modules.pop(name, None)
         raise UserError(f"cannot load pipeline: {describe(exc)}{where(exc, path)}", field=str(path)) from exc
     return module
+
+
+def _import_parent(name: str, path: Path) -> None:
+    parent = name.rpartition(".")[0]
+    if not parent:
+        return
+    try:
+        importlib.import_module(parent)
+    except (Exception, SystemExit) as exc:
+        raise UserError(f"cannot load package {parent}: {describe(exc)}", field=str(path)) from exc
 
 
 def describe(exc: BaseException) -> str:
