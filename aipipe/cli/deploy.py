@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
+from aipipe.cli.output import OutputOpt, emit_objects, output_format
 from aipipe.config import load_config
 
 if TYPE_CHECKING:
@@ -26,13 +26,14 @@ def _deployments() -> LocalDeployments:
 @deploy_app.command("status")
 def status(
     name: Annotated[str | None, typer.Argument(help="deployment name; all when omitted")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+    output: OutputOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="the same as -o json")] = False,
 ) -> None:
     """Show each deployment's version, URL, process and readiness."""
+    fmt = output_format("json" if as_json else output)
     deployments = _deployments()
     rows = [deployments.status(n) for n in ([name] if name else deployments.names())]
-    if as_json:
-        console.print_json(json.dumps(rows))
+    if fmt and emit_objects(fmt, rows, lambda: [str(r["name"]) for r in rows]):
         return
     if not rows:
         console.print("no local deployments")
