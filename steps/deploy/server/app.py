@@ -48,7 +48,9 @@ async def serve(config: ServerConfig) -> None:
                   file=sys.stderr, flush=True)
 
     loop.add_signal_handler(signal.SIGHUP, on_hangup)
-    runner = web.AppRunner(build_app(service), access_log=None, handle_signals=False)
+    # lingering_time=0: a body refused before it is read (over the size limit) is not read after the answer
+    # either; the connection closes instead, so an oversized upload costs the server only what it sent first
+    runner = web.AppRunner(build_app(service), access_log=None, handle_signals=False, lingering_time=0)
     try:
         await service.start()
         await runner.setup()

@@ -171,7 +171,8 @@ class Service:
         jobs_r, jobs_w = CTX.Pipe(duplex=False)
         replies_r, replies_w = CTX.Pipe(duplex=False)
         args = WorkerArgs(worker.index, worker.generation, os.getpid(), self.layout, self.spec.preprocess,
-                          self.spec.classes, self.spec.model_version, self.config.default_top_k)
+                          self.spec.classes, self.spec.model_version, self.config.default_top_k,
+                          self.config.max_body_bytes)
         proc = CTX.Process(target=worker_main, name=f"aipipe-cpu-worker-{worker.index}", daemon=True,
                            args=(args, jobs_r, replies_w, self._results[worker.index][0],
                                  [w for _, w in self._inboxes]))
