@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import requests
 
 from tests.server.conftest import start_server
 
 NS = "argo"
-WT = {"metadata": {"name": "echo-tpl"},
+WT: dict[str, Any] = {"metadata": {"name": "echo-tpl"},
       "spec": {"templates": [{"name": "echo", "inputs": {"parameters": [{"name": "msg"}]},
                               "container": {"image": "alpine", "command": ["echo", "{{inputs.parameters.msg}}"]}}]}}
 
@@ -73,7 +75,7 @@ def test_cluster_templates_and_cron_workflows(server):
     assert cwt.ok and "namespace" not in cwt.json()["metadata"]
     assert server.http.get(f"{server.url}/api/v1/cluster-workflow-templates/shared", timeout=30).ok
     base = f"{server.url}/api/v1/cron-workflows/{NS}"
-    cron = {"metadata": {"name": "nightly"},
+    cron: dict[str, Any] = {"metadata": {"name": "nightly"},
             "spec": {"schedules": ["0 3 * * *"], "workflowSpec": {"workflowTemplateRef": {"name": "echo-tpl"}}}}
     bad = {**cron, "spec": {**cron["spec"], "schedules": ["not a cron"]}}
     assert "not a cron" in _error(server.http.post(base, json={"cronWorkflow": bad}, timeout=30), 400, 3)

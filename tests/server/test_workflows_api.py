@@ -9,9 +9,11 @@ import signal
 import subprocess
 import sys
 import time
+from typing import Any
 
 import yaml
 from hera.workflows import Container, Step, Steps, Workflow, WorkflowsService
+from hera.workflows.models import Workflow as WorkflowModel
 
 from aipipe.engine.store import RunStore
 from aipipe.services.process import process_alive
@@ -44,14 +46,15 @@ def test_hera_round_trip(server):
             Step(name="one", template="say")
     created = w.create()
     name = created.metadata.name
-    assert re.fullmatch(r"hera-[a-z0-9]{5}", name)
+    assert name is not None and re.fullmatch(r"hera-[a-z0-9]{5}", name)
     got = service.get_workflow(name, namespace=NS)
     assert got.metadata.uid == created.metadata.uid
-    assert name in [item.metadata.name for item in service.list_workflows(namespace=NS).items]
+    assert name in [item.metadata.name for item in service.list_workflows(namespace=NS).items or []]
     w.name = name
     finished = w.wait(poll_interval=1)
+    assert isinstance(finished, WorkflowModel) and finished.status is not None
     assert finished.status.phase == "Succeeded"
-    assert any(n.display_name == "one" and n.phase == "Succeeded" for n in finished.status.nodes.values())
+    assert any(n.display_name == "one" and n.phase == "Succeeded" for n in (finished.status.nodes or {}).values())
 
 
 def test_watch_and_log_streams(server):
@@ -108,7 +111,7 @@ def test_restarted_server_continues_runs_of_a_killed_one(tmp_path):
     marks = home / "store" / "markers"
     marks.mkdir(parents=True)
     (marks / "hold").write_text("")
-    spec = {"metadata": {"generateName": "restart-"}, "spec": {"entrypoint": "main", "templates": [
+    spec: dict[str, Any] = {"metadata": {"generateName": "restart-"}, "spec": {"entrypoint": "main", "templates": [
         {"name": "main", "steps": [[{"name": "a", "template": "a"}], [{"name": "b", "template": "b"}]]},
         {"name": "a", "container": {"image": "x", "command": ["sh", "-c", f"echo run >> {marks}/a"]}},
         {"name": "b", "retryStrategy": {"limit": 1}, "container": {"image": "x", "command": [
@@ -141,7 +144,9 @@ def test_aipipe_submit_to_the_server_reads_its_token_file(server, tmp_path):
     result = subprocess.run([sys.executable, "-m", "aipipe.cli.main", "submit", str(path), "--server", server.url,
                              "--wait"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180)
     assert result.returncode == 0, result.stdout + result.stderr
-    name = re.search(r"submitted (submitted-[a-z0-9]{5})", result.stdout).group(1)
+    found = re.search(r"submitted (submitted-[a-z0-9]{5})", result.stdout)
+    assert found, result.stdout
+    name = found.group(1)
     assert _wait_phase(server, name)["status"]["phase"] == "Succeeded"
 
 
