@@ -143,6 +143,13 @@ class PodRunner:
         for handle in handles:
             handle.kill()
 
+    def _hidden(self, env: Mapping[str, str]) -> tuple[str, ...]:
+        """Host folders a node must not see: ``AIPIPE_HOME`` (run store, secrets, server token) and the
+        user's home (keys and credentials in dotfiles); the node gets an empty, private, writable folder
+        there instead, as a container has its own ``$HOME``."""
+        home = env.get("HOME", "")
+        return (str(self.ctx.config.home), *((home,) if home.startswith("/") and home.strip("/") else ()))
+
     @staticmethod
     def kill_orphan(node: Mapping[str, Any]) -> None:
         """End what a previous driver's node left running (resume after kill -9); see ``end_leftovers``."""
@@ -218,7 +225,7 @@ class PodRunner:
             out, err = LineMasker(self.ctx, nid), LineMasker(self.ctx, nid)
             spec = ProcessSpec(argv=argv, env=env, cwd=str(body.get("workingDir") or "/"), root=root,
                                private_tops=private, shared=self.shared, binds=binds, on_stdout=out.feed,
-                               on_stderr=err.feed, readonly=self.readonly, hidden=(str(self.ctx.config.home),),
+                               on_stderr=err.feed, readonly=self.readonly, hidden=self._hidden(env),
                                security=security)
             with self.lock:
                 if self.cancelled.is_set():

@@ -142,6 +142,8 @@ def test_a_node_sees_only_its_own_secret_and_nothing_of_the_home(home: Path) -> 
     _secret(home, "secret-a", "key", value_a)
     _secret(home, "secret-b", "key", value_b)
     (home / "server.token").write_text("server-token-" + secrets.token_hex(8))
+    dotfile = Path.home() / f".aipipe-iso-credentials-{secrets.token_hex(4)}"  # like ~/.aws/credentials
+    dotfile.write_text("charlie-" + secrets.token_hex(8))
     source = f"""
 exec 2>&1
 [ "$A" = "{value_a}" ] && echo "a: materialised"
@@ -150,14 +152,18 @@ ls "$AIPIPE_HOME/secrets" || echo "secrets: hidden"
 test -e "$AIPIPE_HOME/engine.db" || echo "engine.db: hidden"
 test -e "$AIPIPE_HOME/server.token" || echo "token: hidden"
 grep -rl bravo- /proc/1/environ "$AIPIPE_HOME" 2>/dev/null || echo "grep: nothing"
+cat ~/{dotfile.name} || echo "dotfile: hidden"
 ls "$AIPIPE_HOME"
 """
     env = [{"name": "A", "valueFrom": {"secretKeyRef": {"name": "secret-a", "key": "key"}}}]
-    node, log = _run(home, _workflow("only-mine", source, env=env))
+    try:
+        node, log = _run(home, _workflow("only-mine", source, env=env))
+    finally:
+        dotfile.unlink()
     result = _result(node)
     assert node["phase"] == "Succeeded", (node, log)
     for line in ("a: materialised", "b: unreadable", "secrets: hidden", "engine.db: hidden", "token: hidden",
-                 "grep: nothing"):
+                 "grep: nothing", "dotfile: hidden"):
         assert line in result, result
     assert value_b not in result and value_b not in log
     # what stays visible from the home is what the steps write: the storage root, cache, deployments, MLflow db

@@ -16,7 +16,8 @@ class ProcessSpec:
 
     ``root`` is the node's private root folder: container paths whose top-level folder is in
     ``private_tops`` live under it (``/tmp/x`` -> ``root/tmp/x``); every other top-level folder
-    of the host is visible read-only. ``hidden`` host folders are covered by an empty folder;
+    of the host is visible read-only. ``hidden`` host folders are covered by an empty, writable
+    folder of the node's own (in memory);
     ``shared`` host paths are visible and writable at the same path (even inside a private top
     or a hidden folder), ``readonly`` ones visible read-only; ``binds`` mount run-level folders
     (persistent volumes) at container paths. ``security`` says who the process runs as.

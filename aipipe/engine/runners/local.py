@@ -79,7 +79,7 @@ DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
 DEVICE_PREFIXES = ("nvidia",)  # GPUs (files and the nvidia-caps folder)
 DEVICE_FOLDERS = ("dri", "infiniband")
 _SKIP_TOPS = frozenset({"lost+found"})
-_HIDDEN_TMPFS = b"mode=755,size=64m"
+_HIDDEN_TMPFS = b"mode=755,size=1g"  # writable and private to the node: tool caches under $HOME fit
 
 _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
 _libc.mount.argtypes = (ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_void_p)
@@ -156,6 +156,8 @@ def _mount_plan(spec: ProcessSpec) -> tuple[list[Step], list[Path]]:
         if not os.path.exists(path) or path == "/":
             continue
         if kind == "hidden":
+            if _inside(path, [h for h in hidden if h != path]):  # e.g. AIPIPE_HOME inside the hidden $HOME
+                plan.append(Step("dir", _in_root(root, path)))
             plan.append(Step("tmpfs", _in_root(root, path), data=_HIDDEN_TMPFS))
             continue
         target = spec.host_path(path)
