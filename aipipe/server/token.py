@@ -63,10 +63,13 @@ def load_or_create_token(home: Path) -> tuple[str, bool]:
     if found is not None:
         return found, False
     home = Path(home)
-    home.mkdir(parents=True, exist_ok=True, mode=0o700)
     token = secrets.token_urlsafe(TOKEN_BYTES)
     temp = home / f".{TOKEN_FILE}.{os.getpid()}.{secrets.token_hex(4)}"
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        home.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError as exc:
+        raise UserError(f"cannot create the server token: {exc.strerror}", field=str(token_path(home))) from exc
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(token.encode() + b"\n")

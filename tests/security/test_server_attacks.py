@@ -10,6 +10,7 @@ import socket
 import stat
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +21,8 @@ import pytest
 import requests
 
 from aipipe.engine.store import RunStore
+from aipipe.errors import UserError
+from aipipe.server.token import load_or_create_token, read_token
 from aipipe.services.process import free_port, process_alive
 from tests.server.conftest import REPO_ROOT, ServerProcess, start_server
 
@@ -301,6 +304,24 @@ def test_a_token_file_open_to_others_is_refused(tmp_path: Path) -> None:
     assert run.returncode == 2, run.stdout + run.stderr
     assert "open to other users (mode 0644)" in run.stderr and "chmod 600" in run.stderr
     assert "Traceback" not in run.stderr
+
+
+def test_token_file_creation_is_atomic_and_a_symlink_is_refused(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    made: list[tuple[str, bool]] = []
+    threads = [threading.Thread(target=lambda: made.append(load_or_create_token(home))) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len({token for token, _ in made}) == 1 and sum(created for _, created in made) == 1
+    assert os.listdir(home) == ["server.token"]  # no temporary file left behind
+    assert stat.S_IMODE((home / "server.token").stat().st_mode) == 0o600
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "server.token").symlink_to(home / "server.token")
+    with pytest.raises(UserError, match="symlink"):
+        read_token(other)
 
 
 def test_auth_mode_server_is_explicit_and_warns_on_every_start(tmp_path: Path) -> None:
