@@ -9,9 +9,16 @@ def loopback_host(host: str) -> bool:
     """True for ``localhost``, ``127.x.x.x`` and ``[::1]``, with or without a port."""
     host = host.strip().lower()
     if host.startswith("["):  # [::1]:2746
-        name = host[1:host.find("]")] if "]" in host else ""
+        name, closed, rest = host[1:].partition("]")
+        if not closed or (rest and not rest.startswith(":")):
+            return False
+        port = rest[1:]
+    elif host.count(":") == 1:
+        name, _, port = host.partition(":")
     else:
-        name = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+        name, port = host, ""
+    if port and not port.isdigit():
+        return False
     name = name.rstrip(".")
     if name == "localhost":
         return True

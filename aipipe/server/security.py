@@ -24,7 +24,7 @@ from urllib.parse import unquote, urlsplit
 from aiohttp import web
 from aiohttp.typedefs import Middleware
 
-from aipipe.server.errors import PERMISSION_DENIED, UNAUTHENTICATED, error_response
+from aipipe.server.errors import INVALID_ARGUMENT, PERMISSION_DENIED, UNAUTHENTICATED, error_response
 from aipipe.server.loopback import loopback_host
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -88,7 +88,8 @@ def security_middleware(token: str | None) -> Middleware:
                                       "from this server's own pages (no same-origin Origin or Referer)")
         if request.method in BODY_METHODS and request.path.startswith("/api/") and _has_body(request) \
                 and request.content_type not in JSON_TYPES:
-            return error_response(415, 3, f"Content-Type must be application/json, got {request.content_type!r}")
+            return error_response(415, INVALID_ARGUMENT,
+                                  f"Content-Type must be application/json, got {request.content_type!r}")
         return await handler(request)
 
     return check

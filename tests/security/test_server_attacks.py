@@ -113,7 +113,8 @@ def test_cross_site_text_plain_post_is_refused(srv: ServerProcess) -> None:
     assert "cross-site" not in [w["metadata"]["name"] for w in _workflows(srv)]
 
 
-@pytest.mark.parametrize("host", ["evil.example", "evil.example:2746", "127.0.0.1.nip.io", "10.0.0.1", "[::2]"])
+@pytest.mark.parametrize("host", ["evil.example", "evil.example:2746", "127.0.0.1.nip.io", "10.0.0.1", "[::2]",
+                                  "127.0.0.1:1@evil.example"])
 def test_dns_rebinding_host_is_refused(srv: ServerProcess, host: str) -> None:
     resp = srv.http.get(f"{srv.url}/api/v1/workflows/{NS}", headers={"Host": host}, timeout=30)
     _refused(resp, 403, 7, "not a loopback address")
