@@ -223,8 +223,8 @@ def test_killed_worker_is_replaced_and_only_its_requests_fail(engine_dir: Path) 
         os.kill(victim["pid"], signal.SIGKILL)
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
-            now = workers(srv)[0]
-            if now["pid"] != victim["pid"] and now["ready"]:
+            first = workers(srv)[0]
+            if first["pid"] != victim["pid"] and first["ready"]:
                 break
             time.sleep(0.1)
         replaced_at = time.monotonic()
@@ -232,9 +232,9 @@ def test_killed_worker_is_replaced_and_only_its_requests_fail(engine_dir: Path) 
         stop.set()
         for t in threads:
             t.join(30)
-        now = workers(srv)
-        assert now[0]["pid"] != victim["pid"] and now[0]["restarts"] == 1 and now[0]["ready"]
-        assert now[1]["pid"] == other["pid"] and now[1]["restarts"] == 0
+        after = workers(srv)
+        assert after[0]["pid"] != victim["pid"] and after[0]["restarts"] == 1 and after[0]["ready"]
+        assert after[1]["pid"] == other["pid"] and after[1]["restarts"] == 0
         failed = [(code, text) for _, code, text in results if code != 200]
         assert all(code == 503 and "CPU worker died" in text for code, text in failed), failed
         assert len(failed) <= 4, f"{len(failed)} requests failed: only the dead worker's in-flight ones may"
@@ -261,3 +261,69 @@ def test_good_requests_keep_half_their_throughput_under_attack(server: RunningSe
     assert not low, f"good throughput fell below half under attack: {low}"
     for row, name in zip(rows, names, strict=False):
         assert row["attack"] == name and sum(row["attack_codes"].values()) > 0
+
+
+def test_slow_lane_hands_off_sheds_load_and_fails_on_a_dead_replica() -> None:
+    """The CPU worker's slow lane driven directly (real pipes, shared memory and thread)."""
+    import multiprocessing as mp
+    import select
+
+    import numpy as np
+
+    from steps.deploy.server import protocol as p
+    from steps.deploy.server.cpu_worker import SLOW_LANE_DEPTH, CpuWorker, WorkerArgs
+    from steps.deploy.server.slots import PoolLayout, SlotPool, new_prefix
+
+    pre = {"input_size": 16, "mean": [0.5, 0.5, 0.5], "std": [0.25, 0.25, 0.25]}
+    pool = SlotPool.create(PoolLayout(new_prefix(), 16, (3, 16, 16), 3))
+    inbox_r, inbox_w = os.pipe()
+    os.set_blocking(inbox_r, False)
+    replies_r, replies_w = mp.Pipe(duplex=False)
+    worker = CpuWorker(WorkerArgs(0, 1, os.getpid(), pool.layout, pre, ["a", "b", "c"], "1", 2), replies_w, [inbox_w])
+    buf = io.BytesIO()
+    Image.fromarray((np.random.default_rng(0).random((600, 600, 3)) * 255).astype(np.uint8)).save(buf, "PNG")
+    big = buf.getvalue()  # 0.36 MP: more than the loop decodes itself
+
+    def job(req_id: int, slot: int, kind: int = p.JOB_RAW, gpu_gen: int = 1, body: bytes = big) -> bytes:
+        return p.pack_job(p.JobHeader(req_id, kind, slot, 0, gpu_gen, 2), body)
+
+    def collect() -> None:  # until the lane is idle
+        deadline = time.monotonic() + 20
+        while worker.slow.busy and time.monotonic() < deadline:
+            select.select([worker.slow.wake_fd], [], [], 1.0)
+            worker.on_slow_done()
+
+    def replies() -> list[p.Reply]:
+        out = []
+        while replies_r.poll(0.2):
+            out.append(p.unpack_reply(replies_r.recv_bytes()))
+        return out
+
+    try:
+        worker.on_job(job(1, 0))
+        assert replies() == [] and worker.pending == {}  # decoding in the lane, nothing handed off yet
+        collect()
+        record = next(p.iter_inbox(os.read(inbox_r, 4096)))
+        assert (record.req_id, record.slot) == (1, 0) and 1 in worker.pending
+        assert np.abs(pool.inputs[0]).sum() > 0  # the lane wrote the tensor into the request's slot
+
+        worker.on_job(job(2, 1))
+        worker.on_job(job(0, -1, p.JOB_GPU_DOWN))  # its replica died while the lane decoded
+        collect()
+        answers = replies()
+        assert [(r.req_id, r.status) for r in answers] == [(1, 503), (2, 503)]  # the pending one, then the lane's
+        assert all("died" in json.loads(r.body)["error"] for r in answers)
+        with pytest.raises(BlockingIOError):
+            os.read(inbox_r, 4096)  # nothing was handed to the dead replica
+
+        for i in range(SLOW_LANE_DEPTH + 2):  # the lane is bounded: the rest is answered 503 at once
+            worker.on_job(job(10 + i, 2 + i, gpu_gen=2))
+        shed = replies()
+        assert [r.req_id for r in shed] == [10 + SLOW_LANE_DEPTH, 11 + SLOW_LANE_DEPTH]
+        assert all(r.status == 503 and "busy decoding large images" in json.loads(r.body)["error"] for r in shed)
+        collect()
+        assert len(list(p.iter_inbox(os.read(inbox_r, 4096)))) == SLOW_LANE_DEPTH
+    finally:
+        os.close(inbox_r)
+        os.close(inbox_w)
+        pool.close()
