@@ -43,7 +43,7 @@ def main() -> None:
     """Console-script entry point."""
     _register_areas()
     try:
-        code = app(standalone_mode=False)
+        code = app(standalone_mode=False, prog_name="aipipe")
     except AipipeError as exc:
         _fail(str(exc), int(exc.exit_code))
     except typer.Abort:
