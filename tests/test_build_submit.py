@@ -277,7 +277,7 @@ def test_python_pipeline_file_submits_like_aipipe_submit(argo):
     assert params["epochs"] == "7"
 
 
-def test_templates_apply_creates_then_updates(argo):
+def test_templates_apply_creates_then_updates(argo, monkeypatch):
     fake, url = argo
     first = aipipe("templates", "apply", "--server", url)
     assert first.returncode == 0, first.stderr
@@ -289,7 +289,11 @@ def test_templates_apply_creates_then_updates(argo):
     fake.requests.clear()
     second = aipipe("templates", "apply", "--server", url)
     assert second.returncode == 0, second.stderr
-    assert second.stdout.count("updated") == 5
+    assert second.stdout.count("unchanged") == 5 and fake.writes() == []  # nothing changed: nothing written
+    monkeypatch.setenv("LABEL_STUDIO_URL", "http://127.0.0.1:8081")  # a value the templates carry
+    third = aipipe("templates", "apply", "--server", url)
+    assert third.returncode == 0, third.stderr
+    assert third.stdout.count("updated") == 5
     assert [r["method"] for r in fake.writes()] == ["PUT"] * 5
 
 
