@@ -49,11 +49,11 @@ class CappedLogWriter:
         state = self.nodes.get(node_id)
         if state is None:  # first write of this driver (a resumed run may have kept some)
             state = _NodeLog(self.store.node_log_bytes(self.uid, node_id))
-            first = self.store.node_log_rows(self.uid, node_id, 1)
-            match = _HEAD_RE.match(first[0][2]) if first else None
-            if match:
-                state.head_id, state.dropped = first[0][0], int(match.group(1))
-                state.stored -= first[0][1]
+            first = self.store.first_log_row(self.uid, node_id)
+            match = _HEAD_RE.match(first[1]) if first else None
+            if first and match:
+                state.head_id, state.dropped = first[0], int(match.group(1))
+                state.stored -= len(first[1].encode())
             self.nodes[node_id] = state
         return state
 
@@ -79,7 +79,7 @@ class CappedLogWriter:
             rows = self.store.node_log_rows(self.uid, node_id, _BATCH, after)
             if not rows:
                 break
-            for row_id, size, _ in rows:
+            for row_id, size in rows:
                 after = row_id
                 if row_id == state.head_id:
                     continue

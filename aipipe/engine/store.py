@@ -349,14 +349,19 @@ class RunStore:
             db.execute("INSERT INTO node_logs (workflow_uid, node_id, ts, content) VALUES (?, ?, ?, ?)",
                        (workflow_uid, node_id, time.time(), content))
 
-    def node_log_rows(self, workflow_uid: str, node_id: str, limit: int, after: int = 0
-                      ) -> list[tuple[int, int, str]]:
-        """The oldest ``(id, bytes, content)`` rows of one node's log with an id above ``after``, at most ``limit``."""
+    def node_log_rows(self, workflow_uid: str, node_id: str, limit: int, after: int = 0) -> list[tuple[int, int]]:
+        """The oldest ``(id, bytes)`` rows of one node's log with an id above ``after``, at most ``limit``."""
         rows = self._conn().execute(
-            "SELECT id, length(CAST(content AS BLOB)) AS size, content FROM node_logs "
+            "SELECT id, length(CAST(content AS BLOB)) AS size FROM node_logs "
             "WHERE workflow_uid = ? AND node_id = ? AND id > ? ORDER BY id LIMIT ?",
             (workflow_uid, node_id, after, limit)).fetchall()
-        return [(int(r["id"]), int(r["size"]), str(r["content"])) for r in rows]
+        return [(int(r["id"]), int(r["size"])) for r in rows]
+
+    def first_log_row(self, workflow_uid: str, node_id: str) -> tuple[int, str] | None:
+        """``(id, content)`` of one node's oldest log row, if any."""
+        row = self._conn().execute("SELECT id, content FROM node_logs WHERE workflow_uid = ? AND node_id = ? "
+                                   "ORDER BY id LIMIT 1", (workflow_uid, node_id)).fetchone()
+        return None if row is None else (int(row["id"]), str(row["content"]))
 
     def node_log_bytes(self, workflow_uid: str, node_id: str) -> int:
         row = self._conn().execute("SELECT COALESCE(SUM(length(CAST(content AS BLOB))), 0) FROM node_logs "
