@@ -253,7 +253,7 @@ def test_good_requests_keep_half_their_throughput_under_attack(server: RunningSe
     assert total["good_failed"] == {}, total
     low = [row for row in per_attack if row["kept"] < 0.5]
     if low:  # this machine is shared: measure the attacks below target once more before judging
-        again = run_schedule(server.url, [a for a in attacks if a.label in {r["attack"] for r in low}], rounds=2)
+        again = run_schedule(server.url, [a for a in attacks if a.label in {r["attack"] for r in low}], rounds=3)
         print(*map(json.dumps, again), sep="\n")
         *per_attack, total = again
         assert total["good_failed"] == {}, total
@@ -271,7 +271,7 @@ def test_slow_lane_hands_off_sheds_load_and_fails_on_a_dead_replica() -> None:
     import numpy as np
 
     from steps.deploy.server import protocol as p
-    from steps.deploy.server.cpu_worker import SLOW_LANE_DEPTH, CpuWorker, WorkerArgs
+    from steps.deploy.server.cpu_worker import CpuWorker, WorkerArgs
     from steps.deploy.server.slots import PoolLayout, SlotPool, new_prefix
 
     pre = {"input_size": 16, "mean": [0.5, 0.5, 0.5], "std": [0.25, 0.25, 0.25]}
@@ -316,13 +316,15 @@ def test_slow_lane_hands_off_sheds_load_and_fails_on_a_dead_replica() -> None:
         with pytest.raises(BlockingIOError):
             os.read(inbox_r, 4096)  # nothing was handed to the dead replica
 
-        for i in range(SLOW_LANE_DEPTH + 2):  # the lane is bounded: the rest is answered 503 at once
+        depth = worker.slow.depth
+        assert depth == 2  # 16 slots: an eighth of them
+        for i in range(depth + 2):  # the lane is bounded: the rest is answered 503 at once
             worker.on_job(job(10 + i, 2 + i, gpu_gen=2))
         shed = replies()
-        assert [r.req_id for r in shed] == [10 + SLOW_LANE_DEPTH, 11 + SLOW_LANE_DEPTH]
+        assert [r.req_id for r in shed] == [10 + depth, 11 + depth]
         assert all(r.status == 503 and "busy decoding large images" in json.loads(r.body)["error"] for r in shed)
         collect()
-        assert len(list(p.iter_inbox(os.read(inbox_r, 4096)))) == SLOW_LANE_DEPTH
+        assert len(list(p.iter_inbox(os.read(inbox_r, 4096)))) == depth
     finally:
         os.close(inbox_r)
         os.close(inbox_w)

@@ -35,7 +35,7 @@ from steps.deploy.server.procs import child_setup
 from steps.deploy.server.slots import SHM_DIR, PoolLayout, SlotPool
 
 CHEAP_BODY_BYTES = 256 * 1024  # larger bodies are parsed in the slow lane too
-SLOW_LANE_DEPTH = 4  # requests queued or decoding in one worker's slow lane; more are answered 503 at once
+SLOW_LANE_DEPTH = 8  # requests queued or decoding in one worker's slow lane (at most 1/8 of the slots); more: 503
 SLOW_LANE_WAIT_S = 2.0  # a request that waited longer for the slow lane is answered 503 without decoding
 SLOW_LANE_NICE = 10  # under contention about a tenth of a normal process's share; all of any idle CPU
 
@@ -85,8 +85,9 @@ class SlowLane:
     pool's segment): large images share at most one core, at low priority.
     """
 
-    def __init__(self, work: Callable[[_SlowJob], None], lock_path: Path) -> None:
+    def __init__(self, work: Callable[[_SlowJob], None], lock_path: Path, depth: int) -> None:
         self._work = work
+        self.depth = depth
         self._lock_path = lock_path
         self._queue: collections.deque[_SlowJob] = collections.deque()
         self._done: collections.deque[_SlowJob] = collections.deque()
@@ -98,7 +99,7 @@ class SlowLane:
 
     def submit(self, job: _SlowJob) -> bool:
         """Queue a job; False when the lane is full."""
-        if self.busy >= SLOW_LANE_DEPTH:
+        if self.busy >= self.depth:
             return False
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, name="aipipe-slow-lane", daemon=True)
@@ -147,7 +148,8 @@ class CpuWorker:
         self.replies = replies
         self.inboxes = inboxes
         self.pending: dict[int, _Pending] = {}
-        self.slow = SlowLane(self._slow_work, SHM_DIR / args.layout.input_name)
+        depth = min(SLOW_LANE_DEPTH, max(1, args.layout.slots // 8))  # the cheap requests keep most slots
+        self.slow = SlowLane(self._slow_work, SHM_DIR / args.layout.input_name, depth)
         self.dead_gpu_gen: dict[int, int] = {}  # replica → the newest generation known dead
 
     def answer(self, req_id: int, status: int, body: bytes, batch_size: int = 0) -> None:
@@ -199,7 +201,7 @@ class CpuWorker:
     def _defer(self, job: _SlowJob) -> None:
         if not self.slow.submit(job):
             self.answer(job.head.req_id, 503, _error(
-                f"busy decoding large images ({SLOW_LANE_DEPTH} waiting in this worker); retry later"))
+                f"busy decoding large images ({self.slow.depth} waiting in this worker); retry later"))
 
     def _slow_work(self, job: _SlowJob) -> None:
         """In the slow lane's thread: parse and decode into the request's slot, or set an error."""
