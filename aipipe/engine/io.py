@@ -73,6 +73,7 @@ def save_output(artifact: Mapping[str, Any], src: Path, storage: Storage, root_u
     if _is_archive_none(artifact):
         record["archive"] = {"none": {}}
         if src.is_dir():
+            _refuse_links_out(src, name)
             storage.delete(uri)
             storage.upload_dir(src, uri)
         else:
@@ -86,6 +87,14 @@ def save_output(artifact: Mapping[str, Any], src: Path, storage: Storage, root_u
     if artifact.get("globalName"):
         record["globalName"] = artifact["globalName"]
     return record
+
+
+def _refuse_links_out(folder: Path, name: str) -> None:
+    """A folder uploaded file by file follows its symlinks: none may lead out of it."""
+    base = folder.resolve()
+    for path in folder.rglob("*"):
+        if path.is_symlink() and not path.resolve().is_relative_to(base):
+            raise ArtifactError(f"output artifact {name!r}: {path.relative_to(folder)} links outside the artifact")
 
 
 def _fetch(uri: str, dest: Path, storage: Storage) -> bool:

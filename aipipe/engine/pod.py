@@ -188,7 +188,16 @@ class PodRunner:
         def where(path: str) -> Path:
             return node_path(root, private, path)
 
-        self._load_inputs(tmpl, scope, where)
+        def own(path: str) -> Path:
+            """In the node's own folders: where inputs go and outputs come from (never a host file)."""
+            found = where(path)
+            if not found.is_relative_to(root):
+                shared = ", ".join(sorted(NEVER_PRIVATE))
+                raise NodeError(f"{path} is in a host folder the node shares read-only ({shared}); artifacts and "
+                                "output files use the node's own folders (e.g. /tmp, /data)")
+            return found
+
+        self._load_inputs(tmpl, scope, own)
         runtime = self.images.resolve(body.get("image"))
         command = [str(c) for c in body.get("command") or []]
         args = [str(a) for a in body.get("args") or []]
@@ -279,7 +288,7 @@ class PodRunner:
         phase = "Succeeded" if result.exit_code == 0 else "Failed"
         message = None if phase == "Succeeded" else f"Error (exit code {result.exit_code})"
         try:
-            self._collect_outputs(nid, tmpl, scope, where, outputs, failed=phase != "Succeeded")
+            self._collect_outputs(nid, tmpl, scope, own, outputs, failed=phase != "Succeeded")
         except (NodeError, ArtifactError, UserError) as exc:
             return {"phase": "Error" if phase == "Succeeded" else phase, "message": message or str(exc),
                     "outputs": outputs, "progress": progress}
@@ -305,18 +314,13 @@ class PodRunner:
                 tops.add(parts[0])
         return frozenset(tops)
 
-    def _load_inputs(self, tmpl: Mapping[str, Any], scope: Scope, where: Any) -> None:
+    def _load_inputs(self, tmpl: Mapping[str, Any], scope: Scope, own: Any) -> None:
         declared = {a["name"]: a for a in (tmpl.get("inputs") or {}).get("artifacts") or []}
         for entry in scope.raw.get("__input_artifacts__") or []:
             spec = declared.get(entry["name"], entry)
             if not spec.get("path"):
                 raise NodeError(f"input artifact {spec['name']!r} has no path")
-            dest = where(str(spec["path"]))
-            if not dest.is_relative_to(self.ctx.work_dir.resolve()):
-                raise NodeError(f"input artifact {spec['name']!r}: {spec['path']} is in a host folder the node shares "
-                                f"({', '.join(sorted(NEVER_PRIVATE))}); the engine writes inputs only to the node's "
-                                "own folders (e.g. /tmp, /data)")
-            load_input(spec, entry.get("_source"), dest, self.ctx.storage, self.ctx.artifact_root)
+            load_input(spec, entry.get("_source"), own(str(spec["path"])), self.ctx.storage, self.ctx.artifact_root)
 
     def _env(self, body: Mapping[str, Any], search_path: str, image_env: dict[str, str]) -> dict[str, str]:
         env = {k: os.environ[k] for k in _PASSTHROUGH_ENV if os.environ.get(k)}
@@ -415,7 +419,7 @@ class PodRunner:
             tree.commit()
         return text
 
-    def _collect_outputs(self, nid: str, tmpl: Mapping[str, Any], scope: Scope, where: Any,
+    def _collect_outputs(self, nid: str, tmpl: Mapping[str, Any], scope: Scope, own: Any,
                          outputs: dict[str, Any], failed: bool) -> None:
         declared = tmpl.get("outputs") or {}
         params = []
@@ -425,7 +429,7 @@ class PodRunner:
             default = value_from.get("default")
             value: str | None = None
             if value_from.get("path"):
-                path = where(str(value_from["path"]))
+                path = own(str(value_from["path"]))
                 if path.is_file():
                     value = path.read_text(errors="replace").strip()  # Argo trims parameter files
             elif "expression" in value_from:
@@ -456,7 +460,7 @@ class PodRunner:
             default_key = f"{self.workflow_name}/{nid}/{spec['name']}" + ("" if "none" in (spec.get("archive") or {})
                                                                            else ".tgz")
             try:
-                record = save_output(spec, where(str(spec["path"])), self.ctx.storage, self.ctx.artifact_root,
+                record = save_output(spec, own(str(spec["path"])), self.ctx.storage, self.ctx.artifact_root,
                                      default_key)
             except ArtifactError as exc:
                 if failed:

@@ -445,6 +445,8 @@ def test_resume_reruns_the_interrupted_node_as_the_same_attempt(tmp_path: Path, 
 
 def test_container_paths_and_volume_sub_paths_stay_in_the_node(tmp_path: Path) -> None:
     home = tmp_path / "home"
+    secret = tmp_path / "host-secret.txt"  # a host file: the node's /tmp is its own, the engine's is the host's
+    secret.write_text("HOST-SECRET")
     wf = yaml.safe_load("""
 metadata: {name: node-paths}
 spec:
@@ -458,6 +460,9 @@ spec:
     - - {name: dot-dot-input, template: dot-dot-input}
       - {name: host-input, template: host-input}
       - {name: sub-path, template: sub-path}
+      - {name: host-output, template: host-output}
+      - {name: link-output, template: link-output}
+      - {name: link-folder-output, template: link-folder-output}
   - name: dot-dot-input
     inputs:
       artifacts: [{name: a, path: /tmp/../../../../../escaped.txt, raw: {data: x}}]
@@ -471,7 +476,19 @@ spec:
       image: busybox
       command: [sh, -c, "true"]
       volumeMounts: [{name: work, mountPath: /wv, subPath: ../../../../escaped-volume}]
-""")
+  - name: host-output
+    container: {image: busybox, command: [sh, -c, "true"]}
+    outputs:
+      parameters: [{name: p, valueFrom: {path: /etc/hostname}}]
+  - name: link-output
+    container: {image: busybox, command: [sh, -c, "ln -s SECRET /tmp/out"]}
+    outputs:
+      parameters: [{name: p, valueFrom: {path: /tmp/out}}]
+  - name: link-folder-output
+    container: {image: busybox, command: [sh, -c, "mkdir /tmp/d && ln -s SECRET /tmp/d/f"]}
+    outputs:
+      artifacts: [{name: d, path: /tmp/d, archive: {none: {}}}]
+""".replace("SECRET", str(secret)))
     service = _service(home)
     before = _tree(tmp_path)
     final = service.drive(service.submit(wf, "argo"))
@@ -480,7 +497,13 @@ spec:
     assert "must not contain '..'" in nodes["dot-dot-input"][0]["message"]
     assert "host folder" in nodes["host-input"][0]["message"]
     assert "must not contain '..'" in nodes["sub-path"][0]["message"]
-    assert all(nodes[n][0]["phase"] == "Error" for n in ("dot-dot-input", "host-input", "sub-path"))
+    assert "host folder" in nodes["host-output"][0]["message"]
+    assert "resolves outside" in nodes["link-output"][0]["message"]
+    assert "links outside the artifact" in nodes["link-folder-output"][0]["message"]
+    assert all(nodes[n][0]["phase"] == "Error" for n in ("dot-dot-input", "host-input", "sub-path", "host-output",
+                                                         "link-output", "link-folder-output"))
+    assert "HOST-SECRET" not in json.dumps(final)
+    assert not (nodes["host-output"][0].get("outputs") or {}).get("parameters")
     assert not Path("/etc/aipipe-escaped.txt").exists()
     assert {p for p in _tree(tmp_path) - before if not p.startswith("home")} == set()
     assert list(tmp_path.rglob("escaped*")) == []
