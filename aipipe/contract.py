@@ -103,6 +103,8 @@ TRAIN = StepSpec(
         Input("precision", "AMP precision", "auto", PRECISIONS),
         Input("num-workers", "DataLoader workers; auto = usable CPUs - 1", "auto"),
         Input("image-size", "input size in pixels", "64"),
+        Input("hflip", "random horizontal flips in augmentation (false for digits, text, anything a mirror "
+              "changes)", "true", ("true", "false")),
         Input("model-name", "MLflow registered model name", "aipipe-classifier"),
         Input("seed", "random seed", "0"),
     ),
@@ -120,15 +122,17 @@ TRAIN = StepSpec(
 EVALUATE = StepSpec(
     name="evaluate",
     module="steps.evaluate",
-    description="Score candidate vs the champion alias on the held-out split; promote if not worse.",
+    description="Score candidate vs the champion alias on the held-out split; mark it `candidate` if it reaches "
+                "min-accuracy and is not worse.",
     inputs=(
         Input("dataset-uri", "dataset URI from export-annotations"),
         Input("model-name", "MLflow registered model name", "aipipe-classifier"),
         Input("model-version", "candidate model version"),
         Input("margin", "largest allowed accuracy drop vs the champion", "0.01"),
+        Input("min-accuracy", "top-1 accuracy below which nothing is promoted, champion or not", "0.5"),
     ),
     outputs=(
-        Output("promote", "true when the candidate became champion"),
+        Output("promote", "true when the candidate passed the gate (alias candidate; deploy makes it champion)"),
         Output("candidate_metric", "candidate accuracy"),
         Output("champion_metric", "champion accuracy (empty when there was none)"),
     ),
@@ -176,6 +180,8 @@ DEPLOY = StepSpec(
         Input("provider", "fractional-GPU provider (kubernetes target)", "hami",
               ("hami", "mig", "time-slicing", "kai", "orionx", "gpushare")),
         Input("namespace", "Kubernetes namespace (kubernetes target)", "aipipe-serving"),
+        Input("model-name", "MLflow registered model whose champion alias moves to this version once it "
+              "serves; empty = no alias change", ""),
     ),
     outputs=(
         Output("endpoint", "URL of the inference service"),

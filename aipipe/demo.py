@@ -29,8 +29,16 @@ from aipipe.services.process import ServerProcess, process_alive
 DEMO_TITLE = "aipipe digits demo"
 API_KEY_SECRET = "label-studio-api-key"
 PIPELINE = Path(__file__).resolve().parents[1] / "pipelines" / "retrain.py"
-DEMO_BATCH_SIZE = 8  # a small demo project still gives a dozen optimizer steps an epoch
-DEMO_IMAGE_SIZE = 32  # the digits are 8x8 scans: 32 px loses nothing and trains fast on a CPU
+# Training settings that reach >= 0.85 top-1 on the held-out split on 2 CPU cores in well under a minute
+# of training; the pipeline's own defaults suit real photos (64 px, flips) and do not learn digits this fast.
+DEMO_IMAGES = 800  # labelled digits seeded into the project: ~640 to train on, ~160 held out
+DEMO_EPOCHS = 20
+DEMO_PARAMS = {
+    "batch_size": "32",
+    "lr": "0.1",
+    "image_size": "32",  # the digits are 8x8 scans: 32 px loses nothing and trains fast on a CPU
+    "hflip": "false",  # a mirrored 2 or 7 is no digit
+}
 PID_FILE = "label-studio.pid"  # under <home>/labelstudio: the Label Studio the demo started
 STOP_GRACE_SECONDS = 15.0
 
@@ -167,8 +175,7 @@ def run_demo(cfg: Config, *, images: int, epochs: int, log: Callable[[str], None
         raise UserError("the demo needs at least 10 images", field="--images")
     url, token, _ = ensure_label_studio(cfg, log)  # left running for the next commands (see stop_label_studio)
     project = ensure_project(url, token, images, log)
-    params = {"project": str(project), "epochs": str(epochs), "batch_size": str(DEMO_BATCH_SIZE),
-              "image_size": str(DEMO_IMAGE_SIZE)}
+    params = {"project": str(project), "epochs": str(epochs), **DEMO_PARAMS}
     compiled = compile_pipeline(PIPELINE, cfg, params)
     service = EngineService(cfg)
     driver_id = uuid.uuid4().hex

@@ -3,7 +3,9 @@
 Each task calls a step's reusable WorkflowTemplate (``aipipe-<step>-v1``) through ``templateRef``;
 data passes between steps as storage URIs in output parameters. A ``changed=false`` export skips
 train (``when``) and the later tasks are omitted (each depends on its predecessor *Succeeded*), so
-the run still ends Succeeded; convert and deploy run only when evaluate says ``promote=true``.
+the run still ends Succeeded; convert and deploy run only when evaluate says ``promote=true`` (the
+candidate reached ``min_accuracy`` and is not worse than the champion). The MLflow alias ``champion``
+moves in deploy, once the new version serves; evaluate only marks the version ``candidate``.
 
 ``aipipe compile|submit|run pipelines/retrain.py`` load this file and call :func:`build`;
 ``python pipelines/retrain.py [-p k=v]… [--wait]`` does the same as ``aipipe submit``.
@@ -41,10 +43,14 @@ PARAMETERS: tuple[PipelineParam, ...] = (
     PipelineParam("lr", "0.05", "learning rate", "float", minimum=0.0),
     PipelineParam("precision", "auto", "training AMP precision", enum=PRECISIONS),
     PipelineParam("image_size", "64", "model input size in pixels", "int", minimum=8, maximum=4096),
+    PipelineParam("hflip", "true", "random horizontal flips in training (false for digits and text)",
+                  enum=("true", "false")),
     PipelineParam("seed", "0", "random seed", "int", minimum=0),
     PipelineParam("model_name", "aipipe-classifier", "MLflow registered model name",
                   config_key="mlflow.model_name"),
     PipelineParam("margin", "0.01", "largest allowed accuracy drop vs the champion", "float", minimum=0.0, maximum=1.0),
+    PipelineParam("min_accuracy", "0.5", "top-1 accuracy below which nothing is promoted", "float",
+                  minimum=0.0, maximum=1.0),
     PipelineParam("backend", "auto", "inference engine backend", enum=("auto", "tensorrt", "onnxruntime", "pytorch")),
     PipelineParam("engine_precision", "fp16", "inference engine precision", enum=("fp16", "fp32")),
     PipelineParam("max_accuracy_delta", "0.01", "largest allowed top-1 drop of the engine vs the model", "float",
@@ -97,6 +103,7 @@ def add_dag() -> DAG:
             "lr": _wf("lr"),
             "precision": _wf("precision"),
             "image-size": _wf("image_size"),
+            "hflip": _wf("hflip"),
             "model-name": _wf("model_name"),
             "seed": _wf("seed"),
         }, depends=export, when=_is_true(export, "changed"))
@@ -105,6 +112,7 @@ def add_dag() -> DAG:
             "model-name": _wf("model_name"),
             "model-version": _out(train, "model_version"),
             "margin": _wf("margin"),
+            "min-accuracy": _wf("min_accuracy"),
         }, depends=f"{train}.Succeeded")
         _step_task(CONVERT, {
             "onnx-uri": _out(train, "onnx_uri"),
@@ -124,6 +132,7 @@ def add_dag() -> DAG:
             "target": _wf("target"),
             "provider": _wf("provider"),
             "namespace": _wf("serving_namespace"),
+            "model-name": _wf("model_name"),
         }, depends=f"{convert}.Succeeded")
     return dag
 

@@ -37,6 +37,8 @@ def test_unknown_version_and_bad_margin_exit_2(train_setup: TrainSetup, learnabl
     version = learnable_run.outputs["model_version"]
     run = train_setup.run_step("steps.evaluate", _args(train_setup, version, "--margin", "-1"), "eval-margin")
     _one_line_error(run, 2, "margin")
+    run = train_setup.run_step("steps.evaluate", _args(train_setup, version, "--min-accuracy", "1.5"), "eval-floor")
+    _one_line_error(run, 2, "min-accuracy")
 
 
 def test_mlflow_unreachable_exits_3(train_setup: TrainSetup) -> None:

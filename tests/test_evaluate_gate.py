@@ -1,4 +1,5 @@
-"""The evaluate gate against the real MLflow registry: first model → champion, better promoted, worse not."""
+"""The evaluate gate against the real MLflow registry: an accuracy floor even for the first model; a model that
+passes becomes ``candidate``; ``champion`` moves only when the deploy step has it serving; worse is refused."""
 
 from __future__ import annotations
 
@@ -7,8 +8,10 @@ from pathlib import Path
 import pytest
 from mlflow import MlflowClient
 
+from aipipe.config import load_config
 from aipipe.contract import EVALUATE
 from aipipe.storage import Storage
+from steps.deploy.step import mark_serving
 from steps.evaluate.gate import decide
 from steps.train.fixtures import write_tiny_model_bundle
 from steps.train.tracking import MlflowTracker, register_bundle
@@ -26,10 +29,19 @@ def _register(setup: TrainSetup, bundle: Path, label: str) -> str:
     return version
 
 
-def _evaluate(setup: TrainSetup, version: str, label: str, margin: str = "0.01") -> StepRun:
+def _evaluate(setup: TrainSetup, version: str, label: str, margin: str = "0.01",
+              min_accuracy: str | None = None) -> StepRun:
     args = ["--dataset-uri", setup.learnable.uri, "--model-name", MODEL, "--model-version", version,
-            "--margin", margin]
+            "--margin", margin, *(["--min-accuracy", min_accuracy] if min_accuracy is not None else [])]
     return assert_ok(setup.run_step("steps.evaluate", args, label), EVALUATE)
+
+
+def _serve(setup: TrainSetup, version: str) -> dict:
+    """What the deploy step does once ``version`` serves: move ``champion`` (its report's aliases)."""
+    report: dict = {}
+    cfg = load_config(cli={"home": str(setup.home), "mlflow.tracking_uri": setup.tracking_uri}, env={})
+    mark_serving({"model-name": MODEL, "model-version": version}, cfg, report)
+    return report
 
 
 def test_margin_rule() -> None:
@@ -39,14 +51,33 @@ def test_margin_rule() -> None:
     assert decide(0.90, 0.80, 0.0).promote
 
 
-def test_gate_promotes_first_and_better_models_and_keeps_the_champion_against_a_worse_one(
+def test_accuracy_floor_holds_with_and_without_a_champion() -> None:
+    assert not decide(0.49, None, 0.01, 0.5).promote  # no champion: the first model must still reach the floor
+    assert "min_accuracy 0.5" in decide(0.49, None, 0.01, 0.5).reason
+    assert decide(0.5, None, 0.01, 0.5).promote
+    assert not decide(0.45, 0.30, 1.0, 0.5).promote  # better than a poor champion, still below the floor
+    assert not decide(0.84, 0.80, 0.01, 0.85).promote
+    assert decide(0.86, 0.80, 0.01, 0.85).promote
+
+
+def test_gate_marks_candidates_and_champion_moves_only_when_served(
         train_setup: TrainSetup, learnable_run: StepRun, shuffled_run: StepRun, tmp_path: Path) -> None:
     client = MlflowClient(train_setup.tracking_uri)
     untrained = write_tiny_model_bundle(tmp_path / "untrained", num_classes=3, image_size=32, classes=list(CLASSES))
     v_first = _register(train_setup, untrained, "untrained")
 
-    first = _evaluate(train_setup, v_first, "gate-first")
+    # the default floor (0.5) refuses an untrained 3-class model although there is no champion
+    refused = _evaluate(train_setup, v_first, "gate-floor")
+    assert refused.outputs["promote"] == "false" and refused.outputs["champion_metric"] == ""
+    assert float(refused.outputs["candidate_metric"]) < 0.5
+    assert "min_accuracy 0.5" in refused.report("evaluate-report.json")["reason"]
+    assert client.get_registered_model(MODEL).aliases == {}
+
+    # without a floor the first model passes: it becomes candidate, champion moves only once it serves
+    first = _evaluate(train_setup, v_first, "gate-first", min_accuracy="0")
     assert first.outputs["promote"] == "true" and first.outputs["champion_metric"] == ""
+    assert client.get_registered_model(MODEL).aliases == {"candidate": v_first}
+    assert _serve(train_setup, v_first)["aliases"] == {"champion": v_first, "previous": None}
     assert client.get_registered_model(MODEL).aliases == {"champion": v_first}
     first_accuracy = float(first.outputs["candidate_metric"])
 
@@ -55,6 +86,11 @@ def test_gate_promotes_first_and_better_models_and_keeps_the_champion_against_a_
     assert better.outputs["promote"] == "true"
     assert float(better.outputs["champion_metric"]) == pytest.approx(first_accuracy)
     assert float(better.outputs["candidate_metric"]) == pytest.approx(float(learnable_run.outputs["val_accuracy"]))
+    assert better.report("evaluate-report.json")["aliases"] == {"champion": v_first, "previous": None,
+                                                                "candidate": v_good}
+    # convert or deploy failing now (nothing calls the deploy step's mark_serving) leaves the serving champion
+    assert client.get_registered_model(MODEL).aliases == {"champion": v_first, "candidate": v_good}
+    _serve(train_setup, v_good)
     assert client.get_registered_model(MODEL).aliases == {"champion": v_good, "previous": v_first}
 
     shuffled_bundle = train_setup.bundle("digits-shuffled", shuffled_run.outputs["model_version"])
@@ -71,12 +107,14 @@ def test_gate_promotes_first_and_better_models_and_keeps_the_champion_against_a_
     assert report["candidate"]["loss"] > report["champion"]["loss"]
     assert client.get_model_version(MODEL, v_bad).tags["gate_promoted"] == "false"
 
-    # a huge margin lets even the worse model through; the old champion becomes previous
-    lenient = _evaluate(train_setup, v_bad, "gate-lenient", margin="1")
+    # a huge margin and no floor let even the worse model through, as candidate only
+    lenient = _evaluate(train_setup, v_bad, "gate-lenient", margin="1", min_accuracy="0")
     assert lenient.outputs["promote"] == "true"
-    assert client.get_registered_model(MODEL).aliases == {"champion": v_bad, "previous": v_good}
+    assert client.get_registered_model(MODEL).aliases == {"champion": v_good, "previous": v_first,
+                                                          "candidate": v_bad}
 
     # re-running the gate for the champion itself (a retried step) changes nothing
-    again = _evaluate(train_setup, v_bad, "gate-again")
+    again = _evaluate(train_setup, v_good, "gate-again")
     assert again.outputs["promote"] == "true"
-    assert client.get_registered_model(MODEL).aliases == {"champion": v_bad, "previous": v_good}
+    assert client.get_registered_model(MODEL).aliases == {"champion": v_good, "previous": v_first,
+                                                          "candidate": v_bad}

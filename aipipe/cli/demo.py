@@ -8,13 +8,14 @@ import typer
 from rich.console import Console
 
 from aipipe.config import load_config
+from aipipe.demo import DEMO_EPOCHS, DEMO_IMAGES
 
 console = Console(soft_wrap=True)
 
 
 def demo(
-    images: Annotated[int, typer.Option(help="labelled images in the seeded Label Studio project")] = 120,
-    epochs: Annotated[int, typer.Option(help="training epochs")] = 30,
+    images: Annotated[int, typer.Option(help="labelled images in the seeded Label Studio project")] = DEMO_IMAGES,
+    epochs: Annotated[int, typer.Option(help="training epochs")] = DEMO_EPOCHS,
     stop_label_studio: Annotated[bool, typer.Option("--stop-label-studio",
                                                     help="stop the Label Studio an earlier demo started, and exit")]
     = False,

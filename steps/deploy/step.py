@@ -3,7 +3,8 @@
 Outputs (contract DEPLOY): endpoint, replicas, gpu_memory_mb_per_replica, provider, previous_version,
 rolled_back; the report ``deploy-report.json`` holds the sizing, the rendered objects and the health
 results. A version that fails its gate leaves the previous one serving; the step then writes its outputs
-and report (``rolled_back=true``) and exits 2, since retrying a bad model cannot help.
+and report (``rolled_back=true``) and exits 2, since retrying a bad model cannot help. Once the new
+version serves, ``--model-name``'s MLflow alias ``champion`` moves to it (the old one becomes ``previous``).
 """
 
 from __future__ import annotations
@@ -112,6 +113,22 @@ def _service_spec(args: dict[str, Any], cfg: Config, name: str, sizing: Sizing, 
                        tolerations=cfg.get("kubernetes.gpu_tolerations"), hpa_max_replicas=args["hpa-max-replicas"])
 
 
+def mark_serving(args: dict[str, Any], cfg: Config, report: dict[str, Any]) -> None:
+    """Point the registered model's ``champion`` alias at the version that now serves (no-op without a name)."""
+    name = args["model-name"]
+    if not name:
+        return
+    from steps.train.tracking import CHAMPION, PREVIOUS, check_reachable, client, configure_client_env, promote
+
+    uri = cfg.mlflow_tracking_uri
+    configure_client_env()
+    check_reachable(uri)
+    previous = promote(client(uri), uri, name, args["model-version"])
+    report["aliases"] = {CHAMPION: args["model-version"], PREVIOUS: previous}
+    print(f"MLflow model {name}: champion -> version {args['model-version']}"
+          + (f" (previous: {previous})" if previous else ""))
+
+
 def _finish(report: dict[str, Any], outputs: dict[str, Any], error: str = "") -> None:
     """Outputs and report are written in every outcome (a failed gate keeps them), then the error if any."""
     report["outputs"] = outputs
@@ -142,8 +159,6 @@ def deploy_kubernetes(args: dict[str, Any], cfg: Config, storage: Storage, repor
     if args["dry-run"]:
         sys.stdout.write(yaml.safe_dump_all(rbac + objects, sort_keys=False))
         return _finish(report, {**outputs, "endpoint": spec.cluster_url, "previous_version": ""})
-    if storage.local_path(args["engine-uri"]) is not None:
-        raise UserError("a cluster cannot read a file:// engine; use an s3:// storage root", field="engine-uri")
     deployer = KubeDeployer(KubeApi.from_environment(), spec, timeout_s=args["rollout-timeout-s"],
                             force_conflicts=args["force-conflicts"])
     outcome = deployer.deploy(objects, health_timeout_s=args["health-timeout-s"])
@@ -157,6 +172,8 @@ def deploy_kubernetes(args: dict[str, Any], cfg: Config, storage: Storage, repor
         back = f"rolled back to version {outcome.rollback.get('to_version')}" if outcome.rollback.get("done") \
             else f"rollback: {outcome.rollback.get('reason') or outcome.rollback.get('error')}"
         error = f"version {args['model-version']} failed: {outcome.health.error}; {back}"
+    else:
+        mark_serving(args, cfg, report)
     _finish(report, outputs, error)
 
 
@@ -192,6 +209,7 @@ def deploy_local(args: dict[str, Any], cfg: Config, storage: Storage, report: di
         error = f"version {args['model-version']} failed: {outcome.health.error}; {kept}"
     else:
         print(f"{name} version {args['model-version']} serving at {outcome.endpoint}")
+        mark_serving(args, cfg, report)
     _finish(report, outputs, error)
 
 

@@ -35,10 +35,13 @@ class Decision:
     reason: str
 
 
-def decide(candidate: float, champion: float | None, margin: float) -> Decision:
-    """Promote unless the candidate is worse than the champion by more than ``margin``."""
+def decide(candidate: float, champion: float | None, margin: float, min_accuracy: float = 0.0) -> Decision:
+    """Refuse a candidate below ``min_accuracy``; else promote unless it is worse than the champion by more
+    than ``margin``. The first model above the floor is promoted."""
+    if candidate < min_accuracy:
+        return Decision(False, f"candidate {candidate:.4f} is below the accuracy floor min_accuracy {min_accuracy}")
     if champion is None:
-        return Decision(True, "no champion yet: the first model becomes champion")
+        return Decision(True, f"no champion yet and candidate {candidate:.4f} reaches min_accuracy {min_accuracy}")
     if candidate >= champion - margin:
         return Decision(True, f"candidate {candidate:.4f} is within {margin} of champion {champion:.4f} or better")
     return Decision(False, f"candidate {candidate:.4f} is worse than champion {champion:.4f} by more than {margin}")

@@ -1,4 +1,8 @@
-"""``python -m steps.evaluate``: score the candidate and the champion on the same split; promote or not.
+"""``python -m steps.evaluate``: score the candidate and the champion on the same split; pass the gate or not.
+
+A candidate passes when it reaches ``--min-accuracy`` and is not worse than the champion by more than
+``--margin``; it is then marked with the ``candidate`` alias. ``champion`` names the version that serves:
+the deploy step moves it once the new version is healthy, so a failed convert or deploy leaves it alone.
 
 Both models are rebuilt from their model bundles (safetensors, never unpickled): the storage copy
 named by the version's ``bundle_uri`` tag, else the version's MLflow artifacts.
@@ -22,6 +26,7 @@ from aipipe.storage import Storage
 from steps.evaluate.gate import Decision, decide, score_bundle
 from steps.train.data import open_dataset
 from steps.train.tracking import (
+    CANDIDATE,
     CHAMPION,
     PREVIOUS,
     TAG_BUNDLE_URI,
@@ -29,9 +34,9 @@ from steps.train.tracking import (
     check_reachable,
     client,
     configure_client_env,
+    mark_candidate,
     mlflow_errors,
     model_version,
-    promote,
 )
 
 log = logging.getLogger("aipipe.evaluate")
@@ -39,13 +44,14 @@ log = logging.getLogger("aipipe.evaluate")
 REPORT_NAME = "evaluate-report.json"
 
 
-def _margin(raw: str) -> float:
+def _fraction(raw: str, field: str) -> float:
+    """An accuracy or accuracy difference in [0, 1]."""
     try:
         value = float(raw)
     except ValueError as exc:
-        raise UserError(f"expected a number, got {raw!r}", field="margin") from exc
+        raise UserError(f"expected a number, got {raw!r}", field=field) from exc
     if not 0 <= value <= 1:
-        raise UserError(f"must be between 0 and 1 (an accuracy difference), got {value}", field="margin")
+        raise UserError(f"must be between 0 and 1 (a top-1 accuracy), got {value}", field=field)
     return value
 
 
@@ -66,7 +72,8 @@ def fetch_bundle(storage: Storage, tracking_uri: str, version: Any, dest: Path) 
 def main(argv: list[str] | None = None) -> None:
     args = parse_step_args(EVALUATE, argv)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s evaluate %(levelname)s %(message)s")
-    margin = _margin(args["margin"])
+    margin = _fraction(args["margin"], "margin")
+    min_accuracy = _fraction(args["min-accuracy"], "min-accuracy")
     name, candidate_version = args["model-name"], str(args["model-version"])
     config = load_config()
     storage = Storage.from_config(config)
@@ -76,7 +83,8 @@ def main(argv: list[str] | None = None) -> None:
     mlflow_client = client(tracking_uri)
     candidate = model_version(mlflow_client, tracking_uri, name, candidate_version)
     data = open_dataset(storage, args["dataset-uri"], config.home / "cache" / "datasets")
-    champion_version = aliases(mlflow_client, tracking_uri, name).get(CHAMPION)
+    before = aliases(mlflow_client, tracking_uri, name)
+    champion_version = before.get(CHAMPION)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     with tempfile.TemporaryDirectory(prefix="aipipe-evaluate-") as tmp:
         candidate_scores = score_bundle(fetch_bundle(storage, tracking_uri, candidate, Path(tmp) / "candidate"),
@@ -91,20 +99,22 @@ def main(argv: list[str] | None = None) -> None:
     if champion_version == candidate_version:
         decision = Decision(True, "the candidate already is the champion")
     else:
-        decision = decide(candidate_scores.accuracy, champion_scores.accuracy if champion_scores else None, margin)
-    previous = None
-    if decision.promote:
-        previous = promote(mlflow_client, tracking_uri, name, candidate_version)
+        decision = decide(candidate_scores.accuracy, champion_scores.accuracy if champion_scores else None, margin,
+                          min_accuracy)
+    if decision.promote and champion_version != candidate_version:
+        mark_candidate(mlflow_client, tracking_uri, name, candidate_version)
     log.info("%s v%s: %s -> %s", name, candidate_version, decision.reason,
-             "promoted to champion" if decision.promote else "not promoted")
+             "passed the gate (alias candidate; champion moves once it serves)" if decision.promote
+             else "not promoted")
     report = {
         "model_name": name, "candidate_version": candidate_version, "champion_version": champion_version,
-        "dataset_uri": data.uri, "dataset_version": data.version, "margin": margin,
+        "dataset_uri": data.uri, "dataset_version": data.version, "margin": margin, "min_accuracy": min_accuracy,
         "metric": "accuracy", "candidate": candidate_scores.as_dict(),
         "champion": champion_scores.as_dict() if champion_scores else None,
         "promote": decision.promote, "reason": decision.reason,
-        "aliases": {CHAMPION: candidate_version if decision.promote else champion_version,
-                    PREVIOUS: previous or aliases(mlflow_client, tracking_uri, name).get(PREVIOUS)},
+        "aliases": {CHAMPION: champion_version, PREVIOUS: before.get(PREVIOUS),
+                    CANDIDATE: candidate_version if decision.promote and champion_version != candidate_version
+                    else before.get(CANDIDATE)},
     }
     report_path = write_report(REPORT_NAME, report)
     with mlflow_errors(tracking_uri):

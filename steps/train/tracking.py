@@ -18,7 +18,8 @@ from urllib.parse import urlparse
 from aipipe.errors import AipipeError, NotFoundError, ServiceUnavailable, UserError
 from aipipe.storage import Storage, join
 
-CHAMPION = "champion"
+CHAMPION = "champion"  # the version serving (moved by the deploy step once it is healthy)
+CANDIDATE = "candidate"  # the version that passed the gate and is on its way to serving
 PREVIOUS = "previous"
 BUNDLE_ARTIFACT_PATH = "model"
 TAG_DATASET_VERSION = "dataset_version"
@@ -181,11 +182,21 @@ def model_version(mlflow_client: Any, tracking_uri: str, name: str, version: str
         return mlflow_client.get_model_version(name, str(version))
 
 
+def mark_candidate(mlflow_client: Any, tracking_uri: str, name: str, version: str) -> None:
+    """Point ``candidate`` at a version that passed the gate (``champion`` moves only once it serves)."""
+    with mlflow_errors(tracking_uri):
+        mlflow_client.set_registered_model_alias(name, CANDIDATE, str(version))
+
+
 def promote(mlflow_client: Any, tracking_uri: str, name: str, version: str) -> str | None:
-    """Point ``champion`` at ``version``; the old champion becomes ``previous``. Returns the old champion."""
-    old = aliases(mlflow_client, tracking_uri, name).get(CHAMPION)
+    """Point ``champion`` at ``version``; the old champion becomes ``previous``; a ``candidate`` alias on
+    ``version`` is dropped. Returns the old champion."""
+    current = aliases(mlflow_client, tracking_uri, name)
+    old = current.get(CHAMPION)
     with mlflow_errors(tracking_uri):
         if old is not None and old != str(version):
             mlflow_client.set_registered_model_alias(name, PREVIOUS, old)
         mlflow_client.set_registered_model_alias(name, CHAMPION, str(version))
+        if current.get(CANDIDATE) == str(version):
+            mlflow_client.delete_registered_model_alias(name, CANDIDATE)
     return old if old != str(version) else None

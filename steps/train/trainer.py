@@ -100,6 +100,7 @@ class TrainConfig:
     log_every: int = 10
     pretrained: Path | None = None
     crop_scale: tuple[float, float] = CROP_SCALE
+    hflip: bool = True  # random horizontal flips (off for digits and text)
 
     def hyper_params(self) -> dict[str, Any]:
         """The non-acceleration params, as logged."""
@@ -108,6 +109,7 @@ class TrainConfig:
         params = {k: v for k, v in asdict(self).items() if k in keys}
         params["pretrained"] = str(self.pretrained or "")
         params["crop_scale"] = f"{self.crop_scale[0]}-{self.crop_scale[1]}"
+        params["hflip"] = self.hflip
         return params
 
 
@@ -188,7 +190,7 @@ class _Run:
                                            world_size=info.world_size, grad_accum=cfg.grad_accum)
         self.placer = DevicePlacer(device, IMAGENET_MEAN, IMAGENET_STD, channels_last)
         train_set = ImageDataset(data.root, data.train_items, data.classes, cfg.image_size, train=True,
-                                 crop_scale=cfg.crop_scale)
+                                 crop_scale=cfg.crop_scale, flip=cfg.hflip)
         self.loader = build_loader(train_set, self.sampler, self.loader_settings, worker_init_fn=seed_worker,
                                    generator=torch.Generator().manual_seed(cfg.seed))
         val_set = ImageDataset(data.root, data.val_items, data.classes, cfg.image_size, train=False)
