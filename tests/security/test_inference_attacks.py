@@ -200,6 +200,20 @@ def test_crafted_jpeg_scans_and_foreign_formats_are_refused(server: RunningServe
     assert resp.status_code == 400 and "cannot decode" in resp.json()["error"]
 
 
+def test_an_image_that_breaks_the_decoder_is_500_and_the_worker_goes_on(server: RunningServer) -> None:
+    buf = io.BytesIO()
+    Image.new("RGB", (20, 20), (1, 2, 3)).save(buf, "TIFF")
+    strip_offsets = b"\x11\x01\x04\x00\x01\x00\x00\x00"  # tag 273, LONG, one value
+    assert buf.getvalue().count(strip_offsets) == 1
+    data = buf.getvalue().replace(strip_offsets, b"\x11\x01\x0a\x00\x01\x00\x00\x00")  # as a rational
+    before = workers(server)
+    resp = post(server, data, "image/tiff")  # Pillow raises TypeError: no check foresees it
+    assert resp.status_code == 500
+    assert resp.json()["error"] == "internal error while decoding the request: TypeError"
+    assert [w["pid"] for w in workers(server)] == [w["pid"] for w in before]
+    assert_good_request(server)
+
+
 def test_killed_worker_is_replaced_and_only_its_requests_fail(engine_dir: Path) -> None:
     srv = start(engine_dir)
     try:

@@ -155,11 +155,11 @@ class CpuWorker:
     def answer(self, req_id: int, status: int, body: bytes, batch_size: int = 0) -> None:
         self.replies.send_bytes(p.pack_reply(p.REPLY_ANSWER, req_id, status, batch_size, body))
 
-    def _fail(self, req_id: int, exc: Exception) -> None:
-        """An error no check foresaw: answer 500 with it and keep serving."""
+    def _unforeseen(self, req_id: int, exc: Exception) -> str:
+        """An error no check foresaw: log it; returns the message for the 500 answer."""
         print(f"aipipe-serve: CPU worker {self.args.index}: request {req_id} failed: {exc!r}",
               file=sys.stderr, flush=True)
-        self.answer(req_id, 500, _error(f"internal error while decoding the request: {type(exc).__name__}"))
+        return f"internal error while decoding the request: {type(exc).__name__}"
 
     def _parse(self, head: p.JobHeader, body: bytes | memoryview) -> tuple[bytes, int]:
         if head.kind == p.JOB_JSON:
@@ -189,7 +189,7 @@ class CpuWorker:
             self.answer(head.req_id, 400, _error(str(exc)))
             return
         except Exception as exc:  # one request's surprise must not end the worker
-            self._fail(head.req_id, exc)
+            self.answer(head.req_id, 500, _error(self._unforeseen(head.req_id, exc)))
             return
         self._hand_off(head, k)
 
@@ -219,9 +219,7 @@ class CpuWorker:
         except BadRequest as exc:
             job.status, job.error = 400, str(exc)
         except Exception as exc:  # reported to the loop, which answers 500
-            job.status, job.error = 500, f"internal error while decoding the request: {type(exc).__name__}"
-            print(f"aipipe-serve: CPU worker {self.args.index}: request {job.head.req_id} failed: {exc!r}",
-                  file=sys.stderr, flush=True)
+            job.status, job.error = 500, self._unforeseen(job.head.req_id, exc)
         finally:
             job.body, job.opened = b"", None
 
