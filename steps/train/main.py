@@ -55,7 +55,8 @@ def add_flags(parser: argparse.ArgumentParser) -> None:
                         help="NHWC memory format (auto = on with a GPU)")
     parser.add_argument("--min-crop-scale", default=str(CROP_SCALE[0]),
                         help="smallest area share of a random-resized crop (1 = no cropping)")
-    parser.add_argument("--compile", action="store_true", help="torch.compile the model")
+    parser.add_argument("--compile", default="auto", choices=("auto", "on", "off"),
+                        help="torch.compile the model (auto = on with a GPU, eager when compiling fails)")
     parser.add_argument("--deterministic", action="store_true", help="deterministic kernels (slower)")
     parser.add_argument("--pretrained", default="", help="storage URI of initial weights (.safetensors or .pt)")
     parser.add_argument("--experiment", default="", help="MLflow experiment (default: the model name)")
@@ -95,9 +96,10 @@ def train_config(args: dict[str, Any], pretrained: Path | None) -> TrainConfig:
         persistent_workers=not args["no-persistent-workers"], prefetch_factor=_int(args, "prefetch-factor", 1),
         prefetcher=not args["no-prefetcher"],
         channels_last={"auto": None, "on": True, "off": False}[args["channels-last"]],
-        compile=args["compile"], grad_accum=_int(args, "grad-accum", 1), deterministic=args["deterministic"],
+        compile={"auto": None, "on": True, "off": False}[args["compile"]], grad_accum=_int(args, "grad-accum", 1),
+        deterministic=args["deterministic"],
         checkpoint_every=_int(args, "checkpoint-every", 0), log_every=_int(args, "log-every", 1),
-        pretrained=pretrained, crop_scale=(_crop_scale(args), 1.0), hflip=args["hflip"] == "true",
+        pretrained=pretrained, crop_scale=(_crop_scale(args), 1.0),
     )
 
 

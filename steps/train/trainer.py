@@ -40,6 +40,7 @@ from steps.train.accel import (
     seed_everything,
 )
 from steps.train.accel.amp import Precision, autocast
+from steps.train.accel.compiled import CompiledOrEager
 from steps.train.accel.seeding import seed_worker
 from steps.train.checkpoint import CheckpointStore
 from steps.train.data import CROP_SCALE, DatasetVersion, ImageDataset
@@ -93,14 +94,13 @@ class TrainConfig:
     prefetch_factor: int = 4
     prefetcher: bool = True
     channels_last: bool | None = None
-    compile: bool = False
+    compile: bool | None = None  # None: on with a GPU (falls back to eager when compiling fails)
     grad_accum: int = 1
     deterministic: bool = False
     checkpoint_every: int = 50
     log_every: int = 10
     pretrained: Path | None = None
     crop_scale: tuple[float, float] = CROP_SCALE
-    hflip: bool = True  # random horizontal flips (off for digits and text)
 
     def hyper_params(self) -> dict[str, Any]:
         """The non-acceleration params, as logged."""
@@ -109,7 +109,6 @@ class TrainConfig:
         params = {k: v for k, v in asdict(self).items() if k in keys}
         params["pretrained"] = str(self.pretrained or "")
         params["crop_scale"] = f"{self.crop_scale[0]}-{self.crop_scale[1]}"
-        params["hflip"] = self.hflip
         return params
 
 
@@ -171,7 +170,8 @@ class _Run:
             num_workers=workers, pin_memory=self.loader_settings.pin_memory,
             persistent_workers=self.loader_settings.persistent_workers,
             prefetch_factor=self.loader_settings.prefetch_factor, cuda_prefetcher=cfg.prefetcher and on_gpu,
-            precision=self.precision.name, channels_last=channels_last, compile=cfg.compile,
+            precision=self.precision.name, channels_last=channels_last,
+            compile=on_gpu if cfg.compile is None else cfg.compile,
             grad_accum=cfg.grad_accum, deterministic=cfg.deterministic, world_size=info.world_size)
         seed_everything(cfg.seed, cfg.deterministic)
         self.num_classes = len(data.classes)
@@ -190,7 +190,7 @@ class _Run:
                                            world_size=info.world_size, grad_accum=cfg.grad_accum)
         self.placer = DevicePlacer(device, IMAGENET_MEAN, IMAGENET_STD, channels_last)
         train_set = ImageDataset(data.root, data.train_items, data.classes, cfg.image_size, train=True,
-                                 crop_scale=cfg.crop_scale, flip=cfg.hflip)
+                                 crop_scale=cfg.crop_scale)
         self.loader = build_loader(train_set, self.sampler, self.loader_settings, worker_init_fn=seed_worker,
                                    generator=torch.Generator().manual_seed(cfg.seed))
         val_set = ImageDataset(data.root, data.val_items, data.classes, cfg.image_size, train=False)
@@ -265,7 +265,7 @@ class _Run:
             return iter(CudaPrefetcher(self.loader, self.placer))
         return iter(HostBatches(self.loader, self.placer))
 
-    def train_epoch(self, run_model: nn.Module, timer: StepTimer) -> dict[str, float]:
+    def train_epoch(self, run_model: Any, timer: StepTimer) -> dict[str, float]:
         cfg, steps = self.cfg, self.sampler.steps_per_epoch
         self.sampler.set_epoch(self.epoch, self.step_in_epoch)
         self.model.train()
@@ -284,7 +284,7 @@ class _Run:
                 for micro in range(cfg.grad_accum):
                     with timer.data():
                         images, labels = next(batches)
-                    sync = (run_model.no_sync() if self.info.enabled and micro < cfg.grad_accum - 1  # type: ignore[operator]
+                    sync = (run_model.no_sync() if self.info.enabled and micro < cfg.grad_accum - 1
                             else contextlib.nullcontext())
                     with sync:
                         with autocast(self.precision, self.device):
@@ -330,12 +330,12 @@ class _Run:
                                      "num_classes": self.num_classes, "global_batch": self._global_batch(),
                                      "train_items": len(self.data.train_items),
                                      "val_items": len(self.data.val_items)})
-        run_model: nn.Module = self.model
+        run_model: Any = self.model
         if self.info.enabled:
             device_ids = [self.device.index] if self.device.type == "cuda" else None
             run_model = nn.parallel.DistributedDataParallel(self.model, device_ids=device_ids)
-        if cfg.compile:
-            run_model = torch.compile(run_model)  # type: ignore[assignment]
+        if self.accel.compile:
+            run_model = CompiledOrEager(run_model)
         timer = StepTimer()
         while self.epoch < cfg.epochs:
             metrics = {**self.train_epoch(run_model, timer), **self.validate()}
