@@ -21,6 +21,7 @@ from torch import nn
 from torch.utils.data import DataLoader
 
 from aipipe.errors import UserError
+from aipipe.stepkit import report_progress
 from steps.train.accel import (
     AccelSettings,
     CudaPrefetcher,
@@ -325,6 +326,7 @@ class _Run:
     def run(self) -> TrainResult:
         cfg = self.cfg
         if self.info.is_main:
+            report_progress(self.global_step, self.total_steps)  # 0/N (or the resumed step) before the first batch
             self.tracker.log_params({**cfg.hyper_params(), **self.accel.as_params(),
                                      "dataset_uri": self.data.uri, "dataset_version": self.data.version,
                                      "num_classes": self.num_classes, "global_batch": self._global_batch(),
