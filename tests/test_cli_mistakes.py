@@ -246,3 +246,27 @@ def test_label_studio_down_is_on_the_node_line_within_seconds(home: Path, elsewh
     finally:
         proc.terminate()
         proc.wait(60)
+
+
+def test_the_tree_shows_step_progress_and_one_run_progress(home: Path, elsewhere: Path) -> None:
+    script = 'echo 3/10 > "$ARGO_PROGRESS_FILE"; sleep 1; echo 10/10 > "$ARGO_PROGRESS_FILE"'
+    templates = [
+        {"name": "main", "dag": {"tasks": [{"name": "steps", "template": "counting"},
+                                           {"name": "after", "template": "quiet", "depends": "steps"}]}},
+        {"name": "counting", "container": {"image": "alpine", "command": ["sh", "-c", script]}},
+        {"name": "quiet", "container": {"image": "alpine", "command": ["true"]}},
+    ]
+    (elsewhere / "count.yaml").write_text(yaml.safe_dump({
+        "apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow", "metadata": {"generateName": "count-"},
+        "spec": {"entrypoint": "main", "templates": templates}}))
+    env = env_for(home)
+    done = aipipe(elsewhere, env, "run", "count.yaml")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert re.search(r"steps: Succeeded \d+s 10/10", done.stdout), done.stdout  # the transition line
+    name = aipipe(elsewhere, env, "list", "-o", "name").stdout.strip()
+    tree = aipipe(elsewhere, env, "get", name).stdout
+    header = re.search(r"Progress: (\d+/\d+)", tree)
+    root = next(line for line in tree.splitlines() if f"{name} (main)" in line)
+    step = next(line for line in tree.splitlines() if "steps (counting)" in line)
+    assert header and header.group(1) == "2/2" and "  2/2" in root, tree  # one run progress, header and root
+    assert "10/10" in step, tree  # the step's own report

@@ -59,13 +59,13 @@ def phase_text(phase: str) -> Text:
 def pods_progress(nodes: Nodes, root: str | None = None) -> str:
     """``finished/total`` over the Pod nodes below ``root`` (every Pod node of the run when None)."""
     if root is None:
-        ids = list(nodes)
+        ids = set(nodes)
     else:
-        ids, todo = [], [root]
+        ids, todo = set(), [root]
         while todo:
             current = todo.pop()
             if current in nodes and current not in ids:
-                ids.append(current)
+                ids.add(current)
                 todo.extend(nodes[current].get("children", []))
     pods = [nodes[i] for i in ids if nodes[i].get("type") == "Pod"]
     return f"{sum(p.get('phase') in FINISHED for p in pods)}/{len(pods)}"
