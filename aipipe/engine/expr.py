@@ -422,6 +422,20 @@ def _from_json(value: Any) -> Any:
         raise ExprError(f"fromJson: not JSON: {value!r}") from exc
 
 
+_DURATION = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|\u00b5s|ms|s|m|h)")
+_DURATION_UNITS = {"ns": 1e-9, "us": 1e-6, "\u00b5s": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def duration(text: Any) -> float:
+    """Go's ``time.ParseDuration`` ("1h30m", "-90s"), in seconds: the unit ``now()`` counts in."""
+    raw = str(text).strip()
+    sign, body = (-1.0, raw[1:]) if raw.startswith("-") else (1.0, raw.lstrip("+"))
+    parts = _DURATION.findall(body)
+    if not body or "".join(n + u for n, u in parts) != body:
+        raise ExprError(f"duration(): invalid duration {raw!r}")
+    return sign * sum(float(n) * _DURATION_UNITS[u] for n, u in parts)
+
+
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "asInt": as_int,
     "asFloat": as_float,
@@ -445,6 +459,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "first": lambda v: v[0] if v else NIL,
     "last": lambda v: v[-1] if v else NIL,
     "now": time.time,
+    "duration": duration,
 }
 
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
+from collections.abc import AsyncIterator
 
 from aiohttp import web
 from aiohttp.abc import AbstractAccessLogger
@@ -14,7 +16,10 @@ from aiohttp.web_response import StreamResponse
 from aipipe.config import Config
 from aipipe.engine.service import EngineService
 from aipipe.errors import UserError
+from aipipe.server.cron import CronController
 from aipipe.server.errors import errors_middleware
+from aipipe.server.events import EventDispatcher
+from aipipe.server.events import routes as event_routes
 from aipipe.server.limits import DEFAULT_MAX_BODY_MIB
 from aipipe.server.resources import add_resource_routes
 from aipipe.server.runner import RunManager
@@ -25,6 +30,7 @@ from aipipe.server.workflows import routes as workflow_routes
 log = logging.getLogger(__name__)
 HOST = "127.0.0.1"
 ARGO_API_VERSION = "v4.1.2"
+CRON_TICK_SECONDS = 1.0
 AUTH_MODES = ("client", "server")  # Argo's names: client = bearer token required, server = none
 
 
@@ -64,6 +70,9 @@ def create_app(service: EngineService, token: str | None, max_body_mib: float = 
                           client_max_size=int(max_body_mib * 2**20))
     app["service"] = service
     app["runs"] = RunManager(service)
+    app["cron"] = CronController(service, app["runs"].start)
+    app["events"] = EventDispatcher(service, app["runs"])
+    app["event_tasks"] = set()
     app.router.add_get("/", index)
     app.add_routes(login_routes(token))
     app.router.add_get("/api/v1/version", version)
@@ -71,12 +80,34 @@ def create_app(service: EngineService, token: str | None, max_body_mib: float = 
     app.router.add_get("/api/v1/userinfo", userinfo)
     app.add_routes(workflow_routes)
     add_resource_routes(app)
+    app.add_routes(event_routes)
 
     async def on_shutdown(app: web.Application) -> None:
+        if app["event_tasks"]:
+            await asyncio.wait(app["event_tasks"], timeout=10)
         await asyncio.to_thread(app["runs"].shutdown)
 
     app.on_shutdown.append(on_shutdown)
+    app.cleanup_ctx.append(_cron_loop)
     return app
+
+
+async def _cron_loop(app: web.Application) -> AsyncIterator[None]:
+    """Tick the CronWorkflow controller every :data:`CRON_TICK_SECONDS` while the app runs."""
+
+    async def loop() -> None:
+        while True:
+            try:
+                await asyncio.to_thread(app["cron"].tick)
+            except Exception:  # a store error must not end scheduling for good
+                log.exception("cron controller tick failed")
+            await asyncio.sleep(CRON_TICK_SECONDS)
+
+    task = asyncio.create_task(loop())
+    yield
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
 
 
 def resolve_token(cfg: Config, token: str | None, auth_mode: str) -> str | None:
