@@ -21,7 +21,6 @@ from torch import nn
 from torch.utils.data import DataLoader
 
 from aipipe.errors import UserError
-from aipipe.stepkit import report_progress
 from steps.train.accel import (
     AccelSettings,
     CudaPrefetcher,
@@ -42,6 +41,14 @@ from steps.train.accel import (
 )
 from steps.train.accel.amp import Precision, autocast
 from steps.train.accel.compiled import CompiledOrEager
+from steps.train.accel.gpu_decode import (
+    DecodeChooser,
+    GpuJpegDecoder,
+    JpegBytesDataset,
+    all_jpeg,
+    collate_jpegs,
+    gpu_decode_available,
+)
 from steps.train.accel.seeding import seed_worker
 from steps.train.checkpoint import CheckpointStore
 from steps.train.data import CROP_SCALE, DatasetVersion, ImageDataset
@@ -102,6 +109,7 @@ class TrainConfig:
     log_every: int = 10
     pretrained: Path | None = None
     crop_scale: tuple[float, float] = CROP_SCALE
+    gpu_decode: str = "auto"  # JPEG decode + augmentation on the GPU: auto (when data wait is high) | on | off
 
     def hyper_params(self) -> dict[str, Any]:
         """The non-acceleration params, as logged."""
@@ -198,6 +206,12 @@ class _Run:
         shard = list(range(info.rank, len(val_set), info.world_size))
         self.val_loader = DataLoader(val_set, batch_size=self.batch_size, sampler=shard,
                                      num_workers=min(workers, 2), pin_memory=self.loader_settings.pin_memory)
+        gpu_decode = (cfg.gpu_decode != "off" and self.accel.cuda_prefetcher and all_jpeg(data.train_items)
+                      and gpu_decode_available(device))
+        self.decode_chooser = DecodeChooser(enabled=gpu_decode and cfg.gpu_decode == "auto")
+        self.gpu_decoder: GpuJpegDecoder | None = None
+        if gpu_decode and cfg.gpu_decode == "on":
+            self._use_gpu_decode()
         self.history: list[dict[str, float]] = []
         self.epoch, self.step_in_epoch, self.global_step = 0, 0, 0
         self.resumed_from: int | None = None
@@ -261,7 +275,20 @@ class _Run:
             raise NonFiniteLoss(f"the loss became NaN/inf at global step {bad} (epoch {self.epoch + 1}); stopping. "
                                 "Lower --lr, use --precision fp32, or check the data", field="loss")
 
+    def _use_gpu_decode(self) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+        """From the current step on, workers read JPEG bytes and the GPU decodes and augments them."""
+        cfg, data = self.cfg, self.data
+        dataset = JpegBytesDataset(data.root, data.train_items, data.classes, crop_scale=cfg.crop_scale)
+        self.sampler.set_epoch(self.epoch, self.step_in_epoch)
+        self.loader = build_loader(dataset, self.sampler, self.loader_settings, collate_fn=collate_jpegs,
+                                   worker_init_fn=seed_worker, generator=torch.Generator().manual_seed(cfg.seed))
+        self.gpu_decoder = GpuJpegDecoder(self.device, cfg.image_size, IMAGENET_MEAN, IMAGENET_STD,
+                                          self.accel.channels_last)
+        return self._device_batches()
+
     def _device_batches(self) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+        if self.gpu_decoder is not None:
+            return iter(CudaPrefetcher(self.loader, self.gpu_decoder))  # type: ignore[arg-type]
         if self.accel.cuda_prefetcher:
             return iter(CudaPrefetcher(self.loader, self.placer))
         return iter(HostBatches(self.loader, self.placer))
@@ -303,6 +330,8 @@ class _Run:
                 pending.append((self.global_step, step_loss))
                 timer.step_done(self.batch_size * cfg.grad_accum * self.info.world_size)
                 last = self.step_in_epoch == steps
+                if self.decode_chooser.observe(timer.last_step_s, timer.last_data_s) and not last:
+                    batches = self._use_gpu_decode()
                 if self.global_step % cfg.log_every == 0 or last:
                     self._check_losses(pending)
                     bar.update(self.step_in_epoch, self.global_step, self.total_steps,
@@ -326,7 +355,6 @@ class _Run:
     def run(self) -> TrainResult:
         cfg = self.cfg
         if self.info.is_main:
-            report_progress(self.global_step, self.total_steps)  # 0/N (or the resumed step) before the first batch
             self.tracker.log_params({**cfg.hyper_params(), **self.accel.as_params(),
                                      "dataset_uri": self.data.uri, "dataset_version": self.data.version,
                                      "num_classes": self.num_classes, "global_batch": self._global_batch(),
