@@ -275,7 +275,9 @@ def _pivot(root: bytes, cwd: bytes) -> None:
 # ---------------------------------------------------------------------------------------------- the child
 
 def _become_node(security: NodeSecurity, supervisor: int) -> None:
-    """In the node's main process, before exec: capabilities, user, groups, parent-death signal."""
+    """In the node's main process, before exec: its own process group, capabilities, user, groups,
+    parent-death signal."""
+    os.setpgid(0, 0)
     if security.no_new_privs:
         _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
     last = int(Path("/proc/sys/kernel/cap_last_cap").read_text())
@@ -346,6 +348,7 @@ def _supervise(child: int, driver_gone: int) -> None:
             if pid == child:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(main_pgid, signal.SIGKILL)  # like a pod: what the main process left in its group goes
+                _reap_all(time.monotonic() + 0.2)
                 os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
         if any(fd == driver_gone for fd, _ in events):
             kill_tree(os.getpid(), include_self=False)
