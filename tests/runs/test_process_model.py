@@ -14,7 +14,7 @@ from tests.runs.conftest import shell, workflow
 
 def _wait_for(path: Path, proc, timeout: float = 90) -> None:
     deadline = time.monotonic() + timeout
-    while not path.exists():
+    while not path.exists() or not path.read_text().strip():  # written by a shell: wait for its content too
         if proc.poll() is not None:
             raise AssertionError(f"aipipe exited {proc.returncode} early:\n{proc.stdout.read()}")
         if time.monotonic() > deadline:
