@@ -162,6 +162,18 @@ def current_endpoint(cfg: Config) -> str:
     return instance.url
 
 
+def gate_refusal(final: dict[str, Any]) -> str:
+    """Why a Succeeded run deployed nothing: the gate's outcome from the evaluate node ('' when it passed)."""
+    for node in final.get("status", {}).get("nodes", {}).values():
+        if node.get("displayName") == "evaluate":
+            out = {p["name"]: p.get("value", "") for p in node.get("outputs", {}).get("parameters", [])}
+            if out.get("promote") == "false":
+                champion = f", champion {out['champion_metric']}" if out.get("champion_metric") else ""
+                return (f"the gate kept the new model from serving (held-out top-1 {out.get('candidate_metric')}"
+                        f"{champion}); `aipipe logs {final['metadata']['name']} evaluate` says why")
+    return ""
+
+
 def run_demo(cfg: Config, *, images: int, epochs: int, log: Callable[[str], None],
              drive: Callable[[Any, dict[str, Any], str], dict[str, Any]]) -> DemoResult:
     """Run the loop; ``drive(service, workflow, driver_id)`` runs a stored workflow to completion."""
@@ -184,5 +196,8 @@ def run_demo(cfg: Config, *, images: int, epochs: int, log: Callable[[str], None
     name, phase = final["metadata"]["name"], final.get("status", {}).get("phase", "")
     if phase != "Succeeded":
         return DemoResult(name, phase, "", {})
+    refused = gate_refusal(final)
+    if refused:
+        raise UserError(refused, field="evaluate")
     endpoint = current_endpoint(cfg)
     return DemoResult(name, phase, endpoint, predict_sample(endpoint))
