@@ -68,6 +68,10 @@ def test_cli_compile_then_lint_with_crds(tmp_path, crds):
     names = sorted(p.name for p in out_dir.iterdir())
     assert names == sorted(["workflow-aipipe-retrain.yaml", "cronworkflow-aipipe-retrain-nightly.yaml",
                             "eventsource-aipipe-label-studio.yaml", "sensor-aipipe-label-studio-retrain.yaml",
+                            "eventsource-aipipe-data-drop.yaml", "sensor-aipipe-data-drop-retrain.yaml",
+                            "workflowtemplate-aipipe-retrain.yaml",
+                            "workfloweventbinding-aipipe-label-studio-retrain.yaml",
+                            "workfloweventbinding-aipipe-data-drop-retrain.yaml",
                             *(f"workflowtemplate-{s.template_name}.yaml" for s in STEPS.values())])
     workflow = yaml.safe_load((out_dir / "workflow-aipipe-retrain.yaml").read_text())
     assert {"name": "epochs", "value": "2"} in [{k: p[k] for k in ("name", "value")}
@@ -75,7 +79,7 @@ def test_cli_compile_then_lint_with_crds(tmp_path, crds):
     lint = subprocess.run([sys.executable, "-m", "aipipe.cli.main", "lint", str(out_dir), "--schema-dir", str(crds)],
                           capture_output=True, text=True, cwd=REPO, timeout=120)
     assert lint.returncode == 0, lint.stdout + lint.stderr
-    assert "ok: 9 manifest(s) against the CRD schemas, 2 warning(s)" in lint.stdout  # argo-events: no CRD
+    assert "ok: 14 manifest(s) against the CRD schemas, 4 warning(s)" in lint.stdout  # argo-events: no CRD
 
 
 def test_workflow_dag_chains_templates_through_output_parameters(compiled):
@@ -180,7 +184,8 @@ def events_validator(shared_dir: Path, kind: str) -> jsonschema.Draft7Validator:
 
 
 def test_label_studio_webhook_event_source_and_sensor(compiled, shared_dir, crds):
-    source, sensor = compiled.events
+    source, sensor = (d for d in compiled.events if d["metadata"]["name"].startswith("aipipe-label-studio")
+                      and d["kind"] in ("EventSource", "Sensor"))
     for doc in (source, sensor):
         assert [e.message for e in events_validator(shared_dir, doc["kind"]).iter_errors(doc)] == []
     assert list(events_validator(shared_dir, "EventSource").iter_errors({"spec": {"webhook": {"x": {}}}}))
@@ -190,11 +195,13 @@ def test_label_studio_webhook_event_source_and_sensor(compiled, shared_dir, crds
     workflow = trigger["template"]["argoWorkflow"]["source"]["resource"]
     assert workflow["metadata"]["labels"]["aipipe.io/trigger"] == "webhook"
     assert list(schema_errors(load_validators(crds)["Workflow"], workflow)) == []
-    assert lint_documents([("sensor", workflow), *(("t", t) for t in compiled.templates)]) == []
-    (param,) = trigger["template"]["argoWorkflow"]["parameters"]
-    index = int(param["dest"].split(".")[3])
+    retrain_template = next(d for d in compiled.events if d["kind"] == "WorkflowTemplate")
+    assert lint_documents([("sensor", workflow), ("t", retrain_template),
+                           *(("t", t) for t in compiled.templates)]) == []
+    project = trigger["template"]["argoWorkflow"]["parameters"][0]
+    index = int(project["dest"].split(".")[3])
     assert workflow["spec"]["arguments"]["parameters"][index]["name"] == "project"
-    assert param["src"] == {"dependencyName": "annotation", "dataKey": "body.project.id"}
+    assert project["src"] == {"dependencyName": "annotation", "dataKey": "body.project.id"}
 
 
 def test_loading_the_pipeline_submits_nothing(cfg, monkeypatch):
