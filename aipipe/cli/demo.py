@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from aipipe.cli.preflight import check_writable
 from aipipe.config import load_config
 from aipipe.demo import DEMO_EPOCHS, DEMO_IMAGES
 
@@ -33,6 +34,7 @@ def demo(
     from aipipe.demo import stop_label_studio as stop
 
     cfg = load_config()
+    check_writable(cfg)
     if stop_label_studio:
         pid = stop(cfg)
         console.print(f"stopped Label Studio (pid {pid})" if pid else "no Label Studio started by the demo is running")
