@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import io
 import json
 import math
@@ -87,13 +88,23 @@ def attack_payloads(max_body_bytes: int, names: tuple[str, ...] = ATTACKS) -> di
     return {name: build[name]() for name in names}
 
 
+def _own_session() -> None:
+    """Run as a session of its own: with Linux's autogroup scheduling each session gets its own share of
+    the CPU, as a client on another machine would; in the caller's session an attacking client would
+    take its CPU from the good clients' process rather than compete with the server."""
+    with contextlib.suppress(OSError):
+        os.setsid()
+
+
 def _good_process(url: str, concurrency: int, start_at: float, stop_at: float, conn: Any) -> None:
+    _own_session()
     _client_process(url, [good_payload()], concurrency, 0, start_at, stop_at, conn)
 
 
 def _attack_process(url: str, payload: Payload, concurrency: int, windows: list[tuple[float, float]],
                     conn: Any) -> None:
     """``concurrency`` closed-loop clients sending ``payload`` during each window."""
+    _own_session()
     records: list[tuple[int, float, float]] = []
     for start_at, stop_at in windows:
         time.sleep(max(0.0, start_at - time.monotonic()))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Awaitable, Callable
@@ -17,6 +18,9 @@ IMAGE_TYPES = frozenset({"image/jpeg", "image/jpg", "image/png", "image/webp", "
                          "image/tiff", "application/octet-stream"})
 JSON_TYPE = "application/json"
 SERVICE_KEY = web.AppKey("service", Service)
+HELD_KEY = web.AppKey("oversized_held", list[int])
+OVERSIZE_HOLD_S = 0.5  # an upload over the size limit waits this long, unread, for its 413
+MAX_HELD = 64  # oversized uploads held at a time (each holds at most a socket receive buffer)
 
 
 def _json(status: int, doc: object) -> web.Response:
@@ -75,6 +79,22 @@ async def predict(request: web.Request) -> web.Response:
     return response
 
 
+async def _hold(app: web.Application) -> None:
+    """Keep an oversized upload waiting, unread, before its 413 (then the connection closes unread).
+
+    Unread, its TCP window stays closed, so the sender moves little more than a socket buffer's worth
+    and cannot retry at once; a few are held at a time (``MAX_HELD``), the rest answered straight away.
+    """
+    held = app[HELD_KEY]
+    if held[0] >= MAX_HELD:
+        return
+    held[0] += 1
+    try:
+        await asyncio.sleep(OVERSIZE_HOLD_S)
+    finally:
+        held[0] -= 1
+
+
 async def _predict(request: web.Request, service: Service) -> web.Response:
     cfg = service.config
     ctype = request.content_type
@@ -87,6 +107,7 @@ async def _predict(request: web.Request, service: Service) -> web.Response:
                            f"{', '.join(sorted(IMAGE_TYPES))}, or {JSON_TYPE} {{\"image\": <base64>}}")
     limit = f"body larger than the {cfg.max_body_mb:g} MB limit"
     if request.content_length is not None and request.content_length > cfg.max_body_bytes:
+        await _hold(request.app)
         return _error(413, limit)
     try:
         top_k = parse_top_k(request.query.get("top_k"), cfg.default_top_k)
@@ -104,6 +125,7 @@ async def _predict(request: web.Request, service: Service) -> web.Response:
 def build_app(service: Service) -> web.Application:
     app = web.Application(client_max_size=service.config.max_body_bytes, middlewares=[json_errors])
     app[SERVICE_KEY] = service
+    app[HELD_KEY] = [0]
     app.add_routes([web.get("/healthz", healthz), web.get("/readyz", readyz), web.get("/metrics", metrics),
                     web.get("/v1/info", info), web.post("/v1/predict", predict)])
     return app
