@@ -125,6 +125,42 @@ def test_huge_bodies_are_413_without_reading_them(server: RunningServer) -> None
     assert_good_request(server)
 
 
+def test_oversized_uploads_wait_for_their_413_a_bounded_number_at_a_time(server: RunningServer) -> None:
+    import selectors
+    import socket
+    from urllib.parse import urlsplit
+
+    from steps.deploy.server.proxy import MAX_HELD, OVERSIZE_HOLD_S
+
+    host, port = urlsplit(server.url).hostname, urlsplit(server.url).port
+    count = MAX_HELD + 6
+    head = (f"POST /v1/predict HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: image/png\r\n"
+            f"Content-Length: {100 * 1024 * 1024}\r\n\r\n").encode()
+    socks = [socket.create_connection((host, port), timeout=30) for _ in range(count)]
+    try:
+        started = time.monotonic()
+        for sock in socks:
+            sock.sendall(head + b"x" * 1024)  # the headers promise 100 MB; the rest never comes
+        latencies: list[float] = []
+        statuses: list[bytes] = []
+        with selectors.DefaultSelector() as waiting:  # each answer timed when it arrives
+            for sock in socks:
+                waiting.register(sock, selectors.EVENT_READ, sock)
+            while len(latencies) < count and time.monotonic() - started < 30:
+                for key, _ in waiting.select(timeout=1.0):
+                    latencies.append(time.monotonic() - started)
+                    statuses.append(key.data.recv(4096).split(b" ", 2)[1])
+                    waiting.unregister(key.fileobj)
+    finally:
+        for sock in socks:
+            sock.close()
+    assert statuses == [b"413"] * count
+    ordered = sorted(latencies)
+    at_once, held = ordered[:count - MAX_HELD], ordered[count - MAX_HELD:]
+    assert max(at_once) < OVERSIZE_HOLD_S <= min(held), ordered  # the ones over the cap are answered at once
+    assert_good_request(server)
+
+
 def _tiff_header(width: int, height: int) -> bytes:
     """A little-endian TIFF whose IFD declares ``width``x``height`` 8-bit grey, with 16 bytes of strip."""
     entries = [(256, 4, 1, width), (257, 4, 1, height), (258, 3, 1, 8), (259, 3, 1, 1), (262, 3, 1, 1),
