@@ -22,6 +22,7 @@ AREAS = (
     "aipipe.cli.runs",  # run, list, get, logs, stop, retry, resubmit, templates list, server
     "aipipe.cli.deploy",  # deploy status|stop
     "aipipe.cli.demo",  # the quick start's main job
+    "aipipe.cli.triggers",  # triggers apply|register-label-studio|watch, cron list|get|suspend|resume
 )
 
 app = typer.Typer(

@@ -43,7 +43,7 @@ def runs(server: ServerProcess, selector: str = "workflows.argoproj.io/workflow-
 def settle(server: ServerProcess, expected: int, wait: float = 3.0) -> list[dict]:
     """The runs once ``expected`` exist; then ``wait`` more seconds for any extra one to show."""
     deadline = time.monotonic() + 60
-    while len(found := runs(server)) < expected and time.monotonic() < deadline:
+    while len(runs(server)) < expected and time.monotonic() < deadline:
         time.sleep(0.2)
     time.sleep(wait)
     return runs(server)
