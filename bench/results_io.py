@@ -1,12 +1,14 @@
 """Shared output of every benchmark: a printed table and a JSON file in ``bench/results/``.
 
-JSON keys: ``benchmark``, ``machine`` (GPU name, or the CPU model when no GPU), ``date``,
+JSON keys: ``benchmark``, ``machine`` (GPU name, or the CPU model when no GPU), ``host`` (GPU
+name/count, torch/CUDA versions, host CPU model and cores), ``date``,
 ``commit``, ``rows`` and ``summary`` (a flat dict of the headline numbers). Runs on the GPU
 machine with only torch (optional) and the standard library.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import os
@@ -28,15 +30,34 @@ def machine_name() -> str:
             return torch.cuda.get_device_name(0)
     except ImportError:
         pass
-    model = platform.processor() or platform.machine()
+    model = _cpu_model()
+    return f"cpu:{model}"
+
+
+def host_info() -> dict[str, Any]:
+    """The machine a result belongs to: GPU (name, count, driver) and host CPU (model, cores this process may use)."""
+    info: dict[str, Any] = {"cpu_model": _cpu_model(), "cpu_cores": os.cpu_count()}
+    with contextlib.suppress(AttributeError):  # not Linux
+        info["cpu_cores_usable"] = len(os.sched_getaffinity(0))
+    try:
+        import torch
+
+        if torch.cuda.is_available():
+            info.update(gpu=torch.cuda.get_device_name(0), gpu_count=torch.cuda.device_count(),
+                        torch=str(torch.__version__), cuda=str(torch.version.cuda))
+    except ImportError:
+        pass
+    return info
+
+
+def _cpu_model() -> str:
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
+                return line.split(":", 1)[1].strip()
     except OSError:
         pass
-    return f"cpu:{model}"
+    return platform.processor() or platform.machine()
 
 
 def commit_id() -> str:
@@ -74,7 +95,7 @@ def write_result(benchmark: str, rows: Sequence[Mapping[str, Any]], summary: Map
     """Print the table and summary, and write ``<benchmark>_<machine>_<date>.json``."""
     machine = machine_name()
     now = dt.datetime.now(dt.UTC)
-    doc = {"benchmark": benchmark, "machine": machine, "date": now.isoformat(timespec="seconds"),
+    doc = {"benchmark": benchmark, "machine": machine, "host": host_info(), "date": now.isoformat(timespec="seconds"),
            "commit": commit_id(), "rows": list(rows), "summary": dict(summary)}
     print_table(rows)
     print("summary:", json.dumps(doc["summary"]))
