@@ -4,7 +4,8 @@
 node's private root (``<run>/nodes/<id>/root``) onto itself and fills it: every top-level host folder
 the node does not own is bound in *read-only* (recursively); ``/dev`` is a fresh tmpfs with only the
 harmless devices and the GPUs, its own ``/dev/shm`` and ``/dev/pts``; the hidden folders (``AIPIPE_HOME``:
-run store, secrets, server token) are covered by an empty tmpfs; then the paths the node must write
+run store, secrets, server token; and the user's ``$HOME`` with its dotfiles) are covered by an empty,
+writable tmpfs of the node's own; then the paths the node must write
 (storage root, deployments, dataset cache, MLflow's sqlite file) are bound back read-write, the
 interpreter's prefixes and the repository read-only (wherever they live, even under ``/tmp``), and the
 volumes at their mount paths. The child then ``pivot_root``s into that root and detaches the host's root,
