@@ -46,7 +46,11 @@ _RESOURCE_RE = re.compile(
     r"^/(?:api/v1|apis/(?P<group>[a-z0-9.]+)/(?P<gv>v[0-9a-z]+))/namespaces/(?P<ns>[^/]+)/(?P<plural>[a-z]+)"
     r"(?:/(?P<name>[^/]+)(?P<rest>/.*)?)?$")
 _KINDS = {"deployments": ("apps/v1", "Deployment"), "replicasets": ("apps/v1", "ReplicaSet"),
-          "services": ("v1", "Service"), "horizontalpodautoscalers": ("autoscaling/v2", "HorizontalPodAutoscaler")}
+          "services": ("v1", "Service"), "horizontalpodautoscalers": ("autoscaling/v2", "HorizontalPodAutoscaler"),
+          # Argo's and argo-events' custom resources (aipipe triggers apply --kubernetes)
+          "workflowtemplates": ("argoproj.io/v1alpha1", "WorkflowTemplate"),
+          "workfloweventbindings": ("argoproj.io/v1alpha1", "WorkflowEventBinding"),
+          "eventsources": ("argoproj.io/v1alpha1", "EventSource"), "sensors": ("argoproj.io/v1alpha1", "Sensor")}
 _SERVER_FIELDS = {"managedFields", "resourceVersion", "generation", "uid", "creationTimestamp"}
 
 Path = tuple[str, ...]

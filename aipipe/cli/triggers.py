@@ -277,15 +277,25 @@ def _cron_row(cron: dict[str, Any]) -> tuple[str, ...]:
             str(status.get("succeeded", 0)), str(status.get("failed", 0)))
 
 
+CRON_COLUMNS = ("NAME", "SCHEDULES", "TIMEZONE", "SUSPENDED", "LAST SCHEDULED", "ACTIVE", "SUCCEEDED", "FAILED")
+
+
+def columns(rows: list[tuple[str, ...]]) -> list[str]:
+    """Rows as aligned plain-text lines (like ``kubectl get``), never wrapped or cut."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return ["   ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows]
+
+
 @cron_app.command("list")
 def cron_list(server: ServerOpt = None, namespace: NamespaceOpt = None) -> None:
     """The CronWorkflows on the server: schedules, suspended, last run, active/succeeded/failed."""
     http = ArgoHttp(_config(server, namespace))
     items = http.call("GET", _cron_path(http)).get("items") or []
-    table = Table("name", "schedules", "timezone", "suspended", "last scheduled", "active", "succeeded", "failed")
-    for cron in items:
-        table.add_row(*map(escape, _cron_row(cron)))
-    out.print(table)
+    if not items:
+        out.print(f"no CronWorkflows in namespace {escape(http.namespace)}")
+        return
+    for line in columns([CRON_COLUMNS, *(_cron_row(c) for c in items)]):
+        out.print(escape(line))
 
 
 @cron_app.command("get")
@@ -294,9 +304,8 @@ def cron_get(name: Annotated[str, typer.Argument(help="CronWorkflow name")], ser
     """One CronWorkflow's schedule and status."""
     http = ArgoHttp(_config(server, namespace))
     row = _cron_row(http.call("GET", _cron_path(http, name)))
-    for label, value in zip(("name", "schedules", "timezone", "suspended", "last scheduled", "active", "succeeded",
-                             "failed"), row, strict=True):
-        out.print(f"{label + ':':16}{escape(value)}")
+    for label, value in zip(CRON_COLUMNS, row, strict=True):
+        out.print(f"{label.lower() + ':':16}{escape(value)}")
 
 
 def _set_suspend(name: str, action: str, server: str | None, namespace: str | None) -> None:

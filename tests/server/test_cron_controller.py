@@ -70,7 +70,7 @@ def status(service: EngineService, name: str = "nightly") -> dict[str, Any]:
 
 
 def test_daily_schedule_across_spring_forward_in_berlin(service: EngineService) -> None:
-    clock, started = Clock(at("2026-03-27T12:00:00")), []
+    clock, started = Clock(at("2026-03-27T12:00:00")), list[str]()
     ctl = controller(service, clock, started)
     put_cron(service, schedules=["0 9 * * *"], timezone="Europe/Berlin")
     while clock.now < at("2026-03-31T12:00:00"):
@@ -86,7 +86,7 @@ def test_daily_schedule_across_spring_forward_in_berlin(service: EngineService) 
 
 
 def test_repeated_local_hour_at_fall_back_runs_once(service: EngineService) -> None:
-    clock, started = Clock(at("2026-10-24T12:00:00")), []
+    clock, started = Clock(at("2026-10-24T12:00:00")), list[str]()
     ctl = controller(service, clock, started)
     put_cron(service, schedules=["30 2 * * *"], timezone="Europe/Berlin")
     while clock.now < at("2026-10-26T12:00:00"):
@@ -97,7 +97,7 @@ def test_repeated_local_hour_at_fall_back_runs_once(service: EngineService) -> N
 
 
 def test_several_schedules(service: EngineService) -> None:
-    clock, started = Clock(at("2026-05-01T00:00:00")), []
+    clock, started = Clock(at("2026-05-01T00:00:00")), list[str]()
     ctl = controller(service, clock, started)
     put_cron(service, schedules=["0 6 * * *", "0 18 * * *"], timezone="UTC")
     while clock.now < at("2026-05-02T00:00:00"):
@@ -107,7 +107,7 @@ def test_several_schedules(service: EngineService) -> None:
 
 
 def test_forbid_skips_while_a_run_is_active(service: EngineService) -> None:
-    clock, started = Clock(at("2026-05-01T00:00:30")), []
+    clock, started = Clock(at("2026-05-01T00:00:30")), list[str]()
     ctl = controller(service, clock, started)
     put_cron(service, schedules=["* * * * *"], timezone="UTC", concurrencyPolicy="Forbid")
     ctl.tick()
@@ -124,7 +124,7 @@ def test_forbid_skips_while_a_run_is_active(service: EngineService) -> None:
 
 
 def test_replace_stops_the_active_run(service: EngineService) -> None:
-    clock, started = Clock(at("2026-05-01T00:00:30")), []
+    clock, started = Clock(at("2026-05-01T00:00:30")), list[str]()
     ctl = controller(service, clock, started)
     put_cron(service, schedules=["* * * * *"], timezone="UTC", concurrencyPolicy="Replace")
     ctl.tick()
@@ -140,7 +140,7 @@ def test_replace_stops_the_active_run(service: EngineService) -> None:
 
 
 def test_allow_runs_concurrently(service: EngineService) -> None:
-    clock, started = Clock(at("2026-05-01T00:00:30")), []
+    clock, started = Clock(at("2026-05-01T00:00:30")), list[str]()
     ctl = controller(service, clock, started)
     put_cron(service, schedules=["* * * * *"], timezone="UTC")
     ctl.tick()
@@ -155,7 +155,7 @@ def test_allow_runs_concurrently(service: EngineService) -> None:
 def test_catch_up_after_downtime(service: EngineService, back_at: str, deadline: int | None, expected: int) -> None:
     """Down from 00:01 to ``back_at``: five hourly points missed. The latest one, if at most
     ``startingDeadlineSeconds`` old, starts one run (not five); otherwise none starts."""
-    clock, started = Clock(at("2026-05-01T00:00:30")), []
+    clock, started = Clock(at("2026-05-01T00:00:30")), list[str]()
     spec: dict[str, Any] = {"schedules": ["0 * * * *"], "timezone": "UTC"}
     if deadline is not None:
         spec["startingDeadlineSeconds"] = deadline
@@ -173,7 +173,7 @@ def test_catch_up_after_downtime(service: EngineService, back_at: str, deadline:
 
 
 def test_state_survives_a_restart(service: EngineService, tmp_path: Path) -> None:
-    clock, started = Clock(at("2026-05-01T00:00:30")), []
+    clock, started = Clock(at("2026-05-01T00:00:30")), list[str]()
     put_cron(service, schedules=["0 * * * *"], timezone="UTC", startingDeadlineSeconds=600)
     ctl = controller(service, clock, started)
     ctl.tick()
@@ -192,7 +192,7 @@ def test_state_survives_a_restart(service: EngineService, tmp_path: Path) -> Non
 
 
 def test_suspend_and_resume(service: EngineService) -> None:
-    clock, started = Clock(at("2026-05-01T00:00:30")), []
+    clock, started = Clock(at("2026-05-01T00:00:30")), list[str]()
     ctl = controller(service, clock, started)
     cron = put_cron(service, schedules=["* * * * *"], timezone="UTC")
     ctl.tick()
@@ -207,7 +207,7 @@ def test_suspend_and_resume(service: EngineService) -> None:
 
 
 def test_when_guard_skips_a_recent_run(service: EngineService) -> None:
-    clock, started = Clock(at("2026-05-01T00:00:30")), []
+    clock, started = Clock(at("2026-05-01T00:00:30")), list[str]()
     ctl = controller(service, clock, started)
     put_cron(service, schedules=["0 * * * *"], timezone="UTC",
              when='{{= cronworkflow.lastScheduledTime == nil || cronworkflow.lastScheduledTime < now() - '
@@ -222,7 +222,7 @@ def test_when_guard_skips_a_recent_run(service: EngineService) -> None:
 
 
 def test_history_limits_delete_old_runs(service: EngineService) -> None:
-    clock, started = Clock(at("2026-05-01T00:00:30")), []
+    clock, started = Clock(at("2026-05-01T00:00:30")), list[str]()
     ctl = controller(service, clock, started)
     put_cron(service, schedules=["* * * * *"], timezone="UTC", successfulJobsHistoryLimit=2,
              failedJobsHistoryLimit=1)

@@ -20,7 +20,7 @@ EVENTS = f"/api/v1/events/{NS}/label-studio"
 
 def stand_in_template(server: ServerProcess, name: str = "aipipe-retrain") -> None:
     """A short template in place of the retrain pipeline, with its ``project`` parameter."""
-    template = {"metadata": {"name": name}, "spec": {
+    template: dict[str, Any] = {"metadata": {"name": name}, "spec": {
         "entrypoint": "main", "arguments": {"parameters": [{"name": "project", "value": "1"}]},
         "templates": [{"name": "main", "container": {"image": "alpine", "command": [
             "sh", "-c", "echo retrain project {{workflow.parameters.project}}"]}}]}}
@@ -141,7 +141,7 @@ def test_binding_selector_metadata_and_generic_events(server: ServerProcess) -> 
 
 def test_server_schedules_cron_workflows_and_suspend_takes_effect(server: ServerProcess) -> None:
     """The controller inside the server: a schedule every 2 s (croniter's seconds field, for speed)."""
-    cron = {"metadata": {"name": "often"}, "spec": {
+    cron: dict[str, Any] = {"metadata": {"name": "often"}, "spec": {
         "schedules": ["* * * * * */2"], "timezone": "UTC", "concurrencyPolicy": "Allow",
         "successfulJobsHistoryLimit": 10,
         "workflowSpec": {"entrypoint": "main", "templates": [
