@@ -93,6 +93,35 @@ def test_kubernetes_deploy_writes_every_output_and_rolls_back_a_bad_version(clus
     assert dep["metadata"]["labels"]["app.kubernetes.io/version"] == "1"
 
 
+def test_champion_moves_only_when_the_new_version_serves(cluster, tmp_path, mlflow_server):
+    """--model-name: a healthy rollout points MLflow's champion at the version; a rolled-back one leaves it."""
+    from mlflow import MlflowClient
+
+    from steps.train.tracking import MlflowTracker, register_version
+
+    kube, env, root = cluster
+    name = f"deploy-alias-{tmp_path.name}"[:60]
+    for version in ("1", "2"):
+        tracker = MlflowTracker(mlflow_server, "deploy-alias-tests", run_name=f"v{version}")
+        assert register_version(tracker.client, mlflow_server, name, tracker.run_id, {}) == version
+        tracker.finish()
+    client = MlflowClient(mlflow_server)
+    client.set_registered_model_alias(name, "candidate", "1")  # what the evaluate gate leaves
+    env = {**env, "MLFLOW_TRACKING_URI": mlflow_server}
+    kube.add_pods("1")
+    proc, out = _run(_k8s_args(root, "1", "--model-name", name), env, tmp_path / "out1")
+    assert proc.returncode == 0, proc.stderr
+    assert client.get_registered_model(name).aliases == {"champion": "1"}
+    assert json.loads(out[REPORT])["aliases"] == {"champion": "1", "previous": None}
+
+    client.set_registered_model_alias(name, "candidate", "2")
+    kube.ready_policy = lambda t: t["metadata"]["labels"]["app.kubernetes.io/version"] != "2"
+    kube.progress_deadline_s = 1.0
+    proc, out = _run(_k8s_args(root, "2", "--model-name", name), env, tmp_path / "out2")
+    assert proc.returncode == 2 and out["rolled_back"] == "true", proc.stderr
+    assert client.get_registered_model(name).aliases == {"champion": "1", "candidate": "2"}
+
+
 def test_dry_run_prints_valid_manifests_for_the_configured_provider(tmp_path, s3_server):
     root = s3_server.fresh_root()
     s3_server.storage().put_text(f"{root}/engines/aipipe-classifier/1/engine.json", json.dumps(MANIFEST))
