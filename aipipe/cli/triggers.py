@@ -107,7 +107,7 @@ def apply_to_server(cfg: Config, docs: list[dict[str, Any]]) -> list[tuple[str, 
             http.call("POST", f"/api/v1/workflow-event-bindings/{http.namespace}", {"workflowEventBinding": doc})
             done.append((doc["kind"], name, "applied"))
         elif doc["kind"] in ("EventSource", "Sensor"):
-            done.append((doc["kind"], name, "skipped (argo-events: a cluster only; use --kubernetes)"))
+            done.append((doc["kind"], name, "skipped (a cluster kind: --kubernetes)"))
     return done
 
 
