@@ -94,9 +94,13 @@ class CronController:
         now = self.clock()
         crons = self.service.store.list_resources(CRON_WORKFLOW)
         created: list[str] = []
+        runs: dict[str, list[dict[str, Any]]] = {}  # namespace -> its runs, read once per tick
         for cron in crons:
+            namespace = cron["metadata"]["namespace"]
+            if namespace not in runs:
+                runs[namespace] = self.service.store.list_workflows(namespace)
             try:
-                name = self._reconcile(cron, now)
+                name = self._reconcile(cron, now, runs[namespace])
             except (UserError, ExprError) as exc:
                 meta = cron.get("metadata", {})
                 log.warning("cronworkflow %s/%s: %s", meta.get("namespace"), meta.get("name"), exc)
@@ -106,12 +110,13 @@ class CronController:
         self.triggers.forget_cron_states(c["metadata"]["uid"] for c in crons)
         return created
 
-    def _reconcile(self, cron: dict[str, Any], now: float) -> str | None:
+    def _reconcile(self, cron: dict[str, Any], now: float, runs: list[dict[str, Any]]) -> str | None:
         meta, spec = cron["metadata"], cron.get("spec") or {}
         namespace, name, uid = meta["namespace"], meta["name"], meta["uid"]
-        state = self.triggers.cron_state(uid) or CronState(considered=now)
-        children = [w for w in self.service.store.list_workflows(namespace)
-                    if (w["metadata"].get("labels") or {}).get(CRON_LABEL) == name]
+        stored = self.triggers.cron_state(uid)
+        state = stored or CronState(considered=now)
+        before = dict(state.__dict__) if stored else None
+        children = [w for w in runs if (w["metadata"].get("labels") or {}).get(CRON_LABEL) == name]
         self._count_finished(state, children)
         self._trim_history(spec, children)
         active = [w for w in children if w.get("status", {}).get("phase") not in COMPLETED_PHASES]
@@ -123,7 +128,8 @@ class CronController:
             if created is not None:
                 active = [w for w in active if w.get("status", {}).get("phase") not in COMPLETED_PHASES]
                 active.append(created)
-        self.triggers.save_cron_state(uid, namespace, name, state)
+        if state.__dict__ != before:  # a write only when something changed, not every tick
+            self.triggers.save_cron_state(uid, namespace, name, state)
         self._write_status(cron, state, active)
         return created["metadata"]["name"] if created is not None else None
 

@@ -30,6 +30,7 @@ from aipipe.engine.expr import ExprError, evaluate, to_text
 from aipipe.engine.service import EngineService
 from aipipe.engine.store import WORKFLOW_EVENT_BINDING
 from aipipe.errors import NotFoundError, UserError
+from aipipe.server.errors import error_response
 from aipipe.server.limits import parse_json
 from aipipe.server.names import check_object_names, path_name, path_namespace
 from aipipe.server.runner import RunManager
@@ -38,11 +39,13 @@ from aipipe.server.workflows import blocking, selector_matches
 
 log = logging.getLogger(__name__)
 
-THRESHOLD_ANNOTATION = "aipipe.dev/min-new-items"
+THRESHOLD_ANNOTATION = "aipipe.io/min-new-items"
 BINDING_LABEL = "workflows.argoproj.io/workflow-event-binding"
 TEMPLATE_LABEL = "workflows.argoproj.io/workflow-template"
 CLUSTER_TEMPLATE_LABEL = "workflows.argoproj.io/cluster-workflow-template"
 MAX_ITEMS = 10_000  # annotation ids / records one delivery may carry
+UNAVAILABLE = 14  # gRPC code of a 503
+MAX_PENDING = 64  # events being dispatched at once; more are refused with 503, as Argo's full queue
 
 routes = web.RouteTableDef()
 
@@ -212,6 +215,9 @@ async def _receive(request: web.Request, discriminator: str) -> web.Response:
     delivery_items(payload)  # a malformed Label Studio / S3 payload is refused before anything starts
     metadata = event_metadata(request.headers)
     tasks: set[asyncio.Task[Any]] = request.app["event_tasks"]
+    if len(tasks) >= MAX_PENDING:
+        return error_response(503, UNAVAILABLE, f"event queue is full ({MAX_PENDING} events being processed); "
+                                                "retry later")
     task = asyncio.create_task(blocking(_dispatcher(request).dispatch, namespace, discriminator, payload, metadata))
     tasks.add(task)
     task.add_done_callback(tasks.discard)
