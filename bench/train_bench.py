@@ -59,6 +59,7 @@ from steps.train.accel import (
 from steps.train.accel.amp import Precision
 from steps.train.accel.compiled import CompiledOrEager
 from steps.train.accel.gpu_decode import (
+    GPU_SHARE,
     DecodeChooser,
     GpuJpegDecoder,
     JpegBytesDataset,
@@ -199,9 +200,10 @@ def _loader_batches(data: DatasetVersion, work: Workload, settings: LoaderSettin
     return iter(CudaPrefetcher(loader, placer) if prefetch else HostBatches(loader, placer))
 
 
-def _gpu_decode_batches(data: DatasetVersion, work: Workload, settings: LoaderSettings,
-                        device: torch.device) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
-    dataset = JpegBytesDataset(data.root, data.train_items, data.classes, crop_scale=BENCH_CROP_SCALE)
+def _gpu_decode_batches(data: DatasetVersion, work: Workload, settings: LoaderSettings, device: torch.device,
+                        share: float = GPU_SHARE) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+    dataset = JpegBytesDataset(data.root, data.train_items, data.classes, image_size=work.image_size,
+                               crop_scale=BENCH_CROP_SCALE, gpu_share=share)
     loader = build_loader(dataset, _EndlessBatches(ShardedEpochSampler(len(dataset), work.batch_size, seed=0)),
                           settings, collate_fn=collate_jpegs)
     decoder = GpuJpegDecoder(device, work.image_size, IMAGENET_MEAN, IMAGENET_STD, True)
@@ -226,19 +228,27 @@ class _AutoDecodeBatches:
         return next(self.current)
 
     def observe(self, step_s: float, data_s: float) -> None:
-        if self.chooser.observe(step_s, data_s):
+        decision = self.chooser.observe(step_s, data_s)
+        if decision == "gpu":
             self.current = _gpu_decode_batches(self.data, self.work, self.settings, self.device)
-            self.decode, self.switched_at = "gpu", self.chooser.steps
+            self.decode, self.switched_at = f"gpu share {GPU_SHARE:g} + cpu", self.chooser.steps
+        elif decision == "cpu":
+            placer = DevicePlacer(self.device, IMAGENET_MEAN, IMAGENET_STD, True)
+            self.current = _loader_batches(self.data, self.work, self.settings, placer, prefetch=True)
+            self.decode = "cpu (gpu trial slower)"
 
     def settled(self) -> bool:
-        """Decided, or watched long enough (three windows after the skipped steps) to stay on the CPU."""
-        return not self.chooser.enabled or self.chooser.steps >= self.chooser.skip + 3 * self.chooser.window
+        """Decided (trial judged), or watched three windows after the skipped steps without switching."""
+        c = self.chooser
+        return not c.enabled or c.state == "done" or (c.state == "watch" and c.steps >= c.skip + 3 * c.window)
 
     def describe(self) -> str:
-        last = self.chooser.last_fraction
-        seen = f"; last window data wait {last:.1%}" if last is not None else ""
-        at = f" at step {self.switched_at}" if self.switched_at >= 0 else ""
-        return f"decode={self.decode}{at} (auto{seen})"
+        c = self.chooser
+        seen = f"; trigger window data wait {c.last_fraction:.1%}" if c.last_fraction is not None else ""
+        trial = (f"; trial {c.trial_steps_per_s:.1f} vs cpu {c.cpu_steps_per_s:.1f} steps/s"
+                 if c.trial_steps_per_s else "")
+        at = f" from step {self.switched_at}" if self.switched_at >= 0 else ""
+        return f"decode={self.decode}{at} (auto{seen}{trial})"
 
 
 def decode_difference(data: DatasetVersion, work: Workload, device: torch.device, count: int = 32) -> float:
@@ -246,7 +256,8 @@ def decode_difference(data: DatasetVersion, work: Workload, device: torch.device
     for the same keys: the two paths apply the same transform."""
     cpu = ImageDataset(data.root, data.train_items, data.classes, work.image_size, train=True,
                        crop_scale=BENCH_CROP_SCALE)
-    gpu = JpegBytesDataset(data.root, data.train_items, data.classes, crop_scale=BENCH_CROP_SCALE)
+    gpu = JpegBytesDataset(data.root, data.train_items, data.classes, image_size=work.image_size,
+                           crop_scale=BENCH_CROP_SCALE)
     keys = [(i, 1000 + i) for i in range(min(count, len(cpu)))]
     expected = torch.stack([cpu[k][0] for k in keys]).to(device).float()
     decoder = GpuJpegDecoder(device, work.image_size, IMAGENET_MEAN, IMAGENET_STD, False)
@@ -333,8 +344,12 @@ def run(work: Workload, compile_model: bool | None, quick: bool) -> tuple[list[d
                 model, fast, device, work, f"{base} decode=cpu (forced)"))
             gc.collect()
             if gpu_decode_available(device):
-                loops.append(measure("accelerated_gpu_decode", _gpu_decode_batches(data, work, tuned, device),
-                                     model, fast, device, work, f"{base} decode=gpu nvJPEG (forced)"))
+                loops.append(measure("accelerated_hybrid_decode", _gpu_decode_batches(data, work, tuned, device),
+                                     model, fast, device, work,
+                                     f"{base} decode=nvJPEG for {GPU_SHARE:.0%} of each batch + workers (forced)"))
+                gc.collect()
+                loops.append(measure("accelerated_gpu_decode", _gpu_decode_batches(data, work, tuned, device, 1.0),
+                                     model, fast, device, work, f"{base} decode=nvJPEG for all (forced)"))
                 gc.collect()
                 extra["gpu_decode_mean_abs_diff_px"] = round(decode_difference(data, work, device), 3)
             for loop in loops:

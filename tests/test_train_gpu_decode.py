@@ -20,11 +20,12 @@ def test_jpeg_bytes_items_carry_the_cpu_loaders_crop_and_flip(tmp_path: Path):
         items.append({"image": f"{i}.jpg", "label": "ab"[i % 2]})
     # 64 px: the CPU loader decodes these JPEGs at full size (no DCT downscaling), so the boxes match exactly
     cpu = ImageDataset(tmp_path, items, ["a", "b"], 64, train=True)
-    gpu = JpegBytesDataset(tmp_path, items, ["a", "b"])
+    gpu = JpegBytesDataset(tmp_path, items, ["a", "b"], image_size=64)
     flips = set()
     for index in range(3):
         for seed in range(8):
-            raw, box, flip, label = gpu[(index, seed)]
+            raw, box, flip, label, decoded = gpu[(index, seed)]
+            assert decoded is None
             assert bytes(raw.numpy()) == (tmp_path / items[index]["image"]).read_bytes() and label == index % 2
             with Image.open(tmp_path / items[index]["image"]) as image:
                 expected = image.convert("RGB").resize((64, 64), Image.Resampling.BILINEAR,
@@ -35,16 +36,34 @@ def test_jpeg_bytes_items_carry_the_cpu_loaders_crop_and_flip(tmp_path: Path):
             assert torch.equal(image_cpu, torch.from_numpy(np.array(expected)).permute(2, 0, 1))
             flips.add(flip)
     assert flips == {True, False}
-    raws, boxes, flip_t, labels = collate_jpegs([gpu[(0, 1)], gpu[(1, 2)]])
+    raws, boxes, flip_t, labels, images, cpu_labels = collate_jpegs([gpu[(0, 1)], gpu[(1, 2)]])
     assert len(raws) == 2 and boxes.shape == (2, 4) and flip_t.dtype == torch.bool and labels.tolist() == [0, 1]
+    assert images.numel() == 0 and cpu_labels.numel() == 0
+    # a share of the items decoded by the workers: exactly the CPU loader's image, the rest left as bytes
+    half = JpegBytesDataset(tmp_path, items, ["a", "b"], image_size=64, gpu_share=0.5)
+    keys = [(i % 3, seed) for i, seed in enumerate(range(40))]
+    on_cpu = [k for k in keys if half[k][4] is not None]
+    assert 5 < len(on_cpu) < 35
+    for key in on_cpu[:3]:
+        assert torch.equal(half[key][4], cpu[key][0]) and half[key][3] == cpu[key][1]
+    raws, boxes, _, labels, images, cpu_labels = collate_jpegs([half[k] for k in keys])
+    assert len(raws) + len(cpu_labels) == 40 and images.shape == (len(on_cpu), 3, 64, 64)
     assert all_jpeg(items) and not all_jpeg([*items, {"image": "x.png", "label": "a"}])
 
 
-def test_chooser_switches_once_after_a_window_of_high_data_wait():
+def test_chooser_switches_after_high_data_wait_and_back_when_the_trial_is_slower():
     chooser = DecodeChooser(enabled=True, window=4, skip=2, threshold=0.05)
     assert not any(chooser.observe(1.0, 0.9) for _ in range(2))  # skipped: compilation, cold workers
     assert not any(chooser.observe(1.0, 0.01) for _ in range(4)) and chooser.last_fraction == 0.01
     decisions = [chooser.observe(1.0, 0.2) for _ in range(4)]
-    assert decisions == [False, False, False, True] and chooser.last_fraction == 0.2
-    assert not any(chooser.observe(1.0, 0.9) for _ in range(8))  # said once
-    assert not DecodeChooser(enabled=False).observe(1.0, 1.0)
+    assert decisions == [None, None, None, "gpu"] and chooser.last_fraction == 0.2
+    assert not any(chooser.observe(5.0, 4.0) for _ in range(2))  # the new path's first steps are not judged
+    decisions = [chooser.observe(2.0, 1.0) for _ in range(4)]  # 0.5 steps/s against 1.0 before
+    assert decisions == [None, None, None, "cpu"] and chooser.state == "done"
+    assert not any(chooser.observe(1.0, 0.9) for _ in range(12))  # decided for good
+
+    faster = DecodeChooser(enabled=True, window=2, skip=0)
+    assert [faster.observe(1.0, 0.5) for _ in range(2)] == [None, "gpu"]
+    assert [faster.observe(0.5, 0.0) for _ in range(2)] == [None, None] and faster.state == "done"
+    assert faster.trial_steps_per_s == 2.0 and faster.cpu_steps_per_s == 1.0
+    assert DecodeChooser(enabled=False).observe(1.0, 1.0) is None

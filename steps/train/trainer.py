@@ -42,6 +42,7 @@ from steps.train.accel import (
 from steps.train.accel.amp import Precision, autocast
 from steps.train.accel.compiled import CompiledOrEager
 from steps.train.accel.gpu_decode import (
+    GPU_SHARE,
     DecodeChooser,
     GpuJpegDecoder,
     JpegBytesDataset,
@@ -278,12 +279,23 @@ class _Run:
     def _use_gpu_decode(self) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
         """From the current step on, workers read JPEG bytes and the GPU decodes and augments them."""
         cfg, data = self.cfg, self.data
-        dataset = JpegBytesDataset(data.root, data.train_items, data.classes, crop_scale=cfg.crop_scale)
+        dataset = JpegBytesDataset(data.root, data.train_items, data.classes, image_size=cfg.image_size,
+                                   crop_scale=cfg.crop_scale, gpu_share=GPU_SHARE)
         self.sampler.set_epoch(self.epoch, self.step_in_epoch)
         self.loader = build_loader(dataset, self.sampler, self.loader_settings, collate_fn=collate_jpegs,
                                    worker_init_fn=seed_worker, generator=torch.Generator().manual_seed(cfg.seed))
         self.gpu_decoder = GpuJpegDecoder(self.device, cfg.image_size, IMAGENET_MEAN, IMAGENET_STD,
                                           self.accel.channels_last)
+        return self._device_batches()
+
+    def _use_cpu_decode(self) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+        """Back to decoding in the workers alone, from the current step on."""
+        train_set = ImageDataset(self.data.root, self.data.train_items, self.data.classes, self.cfg.image_size,
+                                 train=True, crop_scale=self.cfg.crop_scale)
+        self.sampler.set_epoch(self.epoch, self.step_in_epoch)
+        self.loader = build_loader(train_set, self.sampler, self.loader_settings, worker_init_fn=seed_worker,
+                                   generator=torch.Generator().manual_seed(self.cfg.seed))
+        self.gpu_decoder = None
         return self._device_batches()
 
     def _device_batches(self) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
@@ -330,8 +342,9 @@ class _Run:
                 pending.append((self.global_step, step_loss))
                 timer.step_done(self.batch_size * cfg.grad_accum * self.info.world_size)
                 last = self.step_in_epoch == steps
-                if self.decode_chooser.observe(timer.last_step_s, timer.last_data_s) and not last:
-                    batches = self._use_gpu_decode()
+                decision = self.decode_chooser.observe(timer.last_step_s, timer.last_data_s)
+                if decision and not last:
+                    batches = self._use_gpu_decode() if decision == "gpu" else self._use_cpu_decode()
                 if self.global_step % cfg.log_every == 0 or last:
                     self._check_losses(pending)
                     bar.update(self.step_in_epoch, self.global_step, self.total_steps,

@@ -1,11 +1,15 @@
 """Decoding JPEGs on the GPU: nvJPEG batch decode, random-resized crop and flip on the device.
 
-The loader workers only read each file's bytes and draw its augmentation (the same crop box and flip
-as :class:`steps.train.data.ImageDataset` draws from the sample seed, from the JPEG header's size);
-:class:`GpuJpegDecoder` decodes the batch with ``torchvision.io.decode_jpeg(device="cuda")``,
-crops and resizes every image in one ``roi_align`` call (bilinear, averaging as many samples per output
-pixel as the crop shrinks by), flips, normalises and hands an NCHW float batch to the step.
-:class:`DecodeChooser` switches a run to it when the measured data wait stays above a threshold.
+For a share of the items (``gpu_share``) the loader workers only read the file's bytes and draw its
+augmentation (the same crop box and flip as :class:`steps.train.data.ImageDataset` draws from the
+sample seed, from the JPEG header's size); they decode the others on the CPU as before. Then
+:class:`GpuJpegDecoder` decodes the bytes with ``torchvision.io.decode_jpeg(device="cuda")``, crops and
+resizes them in one ``roi_align`` call (bilinear, averaging as many samples per output pixel as the crop
+shrinks by), flips, normalises, and joins the CPU-decoded items. torchvision's nvJPEG decoder runs one
+batch at a time and does its Huffman stage on the calling CPU thread, so the two paths add up: the
+workers and the GPU each decode part of every batch.
+:class:`DecodeChooser` switches a run to it when the measured data wait stays above a threshold, and
+back when the trial window is slower.
 """
 
 from __future__ import annotations
@@ -23,31 +27,41 @@ from PIL import Image, UnidentifiedImageError
 from torch.utils.data import Dataset
 
 from aipipe.errors import UserError
-from steps.train.data import CROP_SCALE, random_resized_box
+from steps.train.data import CROP_SCALE, ImageDataset, random_resized_box
 
 log = logging.getLogger("aipipe.train")
 
 JPEG_SUFFIXES = (".jpg", ".jpeg")
 SWITCH_THRESHOLD = 0.05  # data wait share of step time above which a run decodes on the GPU
-JpegItem = tuple[torch.Tensor, torch.Tensor, bool, int]
+GPU_SHARE = 0.4  # share of each batch decoded on the GPU (the rest by the workers) when a run switches
+_EMPTY = torch.zeros(0, dtype=torch.uint8)
+# (JPEG bytes, crop box, flip, label, the CPU-decoded image or None when the GPU decodes it)
+JpegItem = tuple[torch.Tensor, torch.Tensor, bool, int, torch.Tensor | None]
+JpegBatch = tuple[list[torch.Tensor], torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]
 
 
 class JpegBytesDataset(Dataset[JpegItem]):
-    """Train items as (JPEG bytes, crop box, flip, label) keyed by ``(index, sample_seed)``."""
+    """Train items keyed by ``(index, sample_seed)``: a ``gpu_share`` of them as bytes + augmentation draws
+    (for the GPU), the others decoded and augmented on the CPU exactly as :class:`ImageDataset` does."""
 
-    def __init__(self, root: Path, items: Sequence[dict[str, Any]], classes: Sequence[str], *,
-                 crop_scale: tuple[float, float] = CROP_SCALE, flip: bool = True) -> None:
+    def __init__(self, root: Path, items: Sequence[dict[str, Any]], classes: Sequence[str], *, image_size: int,
+                 crop_scale: tuple[float, float] = CROP_SCALE, flip: bool = True, gpu_share: float = 1.0) -> None:
         label_ids = {name: i for i, name in enumerate(classes)}
         self.paths = [root / item["image"] for item in items]
         self.labels = [label_ids[item["label"]] for item in items]
         self.crop_scale = crop_scale
         self.flip = flip
+        self.gpu_share = gpu_share
+        self.cpu = ImageDataset(root, items, classes, image_size, train=True, crop_scale=crop_scale, flip=flip)
 
     def __len__(self) -> int:
         return len(self.paths)
 
     def __getitem__(self, key: tuple[int, int]) -> JpegItem:
         index, seed = key
+        if self.gpu_share < 1.0 and random.Random(seed ^ 0x5DEECE66D).random() >= self.gpu_share:
+            decoded, label = self.cpu[key]
+            return _EMPTY, torch.zeros(4), False, label, decoded
         path = self.paths[index]
         try:
             data = path.read_bytes()
@@ -59,13 +73,17 @@ class JpegBytesDataset(Dataset[JpegItem]):
         box = random_resized_box(width, height, rng, self.crop_scale)
         flip = self.flip and rng.random() < 0.5
         raw = torch.from_numpy(np.frombuffer(data, dtype=np.uint8).copy())
-        return raw, torch.tensor(box, dtype=torch.float32), flip, self.labels[index]
+        return raw, torch.tensor(box, dtype=torch.float32), flip, self.labels[index], None
 
 
-def collate_jpegs(items: list[JpegItem]) -> tuple[list[torch.Tensor], torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Bytes stay a list (one tensor per file); boxes, flips and labels are stacked."""
-    return ([raw for raw, _, _, _ in items], torch.stack([box for _, box, _, _ in items]),
-            torch.tensor([flip for _, _, flip, _ in items]), torch.tensor([label for _, _, _, label in items]))
+def collate_jpegs(items: list[JpegItem]) -> JpegBatch:
+    """(bytes list, boxes, flips, labels) of the GPU's items, then (images, labels) of the CPU-decoded ones."""
+    gpu = [item for item in items if item[4] is None]
+    cpu = [item for item in items if item[4] is not None]
+    images = torch.stack([item[4] for item in cpu if item[4] is not None]) if cpu else torch.zeros(0)
+    return ([item[0] for item in gpu], torch.stack([item[1] for item in gpu]) if gpu else torch.zeros(0, 4),
+            torch.tensor([item[2] for item in gpu], dtype=torch.bool), torch.tensor([item[3] for item in gpu]),
+            images, torch.tensor([item[3] for item in cpu], dtype=torch.int64))
 
 
 def all_jpeg(items: Sequence[dict[str, Any]]) -> bool:
@@ -103,12 +121,25 @@ class GpuJpegDecoder:
         self._scale = (1.0 / (255.0 * std)).to(self.device)
         self._shift = (-mean / std).to(self.device)
 
-    def __call__(self, batch: tuple[list[torch.Tensor], torch.Tensor, torch.Tensor, torch.Tensor]
-                 ) -> tuple[torch.Tensor, torch.Tensor]:
+    def __call__(self, batch: JpegBatch) -> tuple[torch.Tensor, torch.Tensor]:
+        raws, boxes, flips, labels, cpu_images, cpu_labels = batch
+        parts, part_labels = [], []
+        if len(cpu_labels):
+            x = cpu_images.to(self.device, non_blocking=True)
+            parts.append(torch.addcmul(self._shift, x.float(), self._scale))
+            part_labels.append(cpu_labels)
+        if raws:
+            parts.append(self._decode(raws, boxes, flips))
+            part_labels.append(labels)
+        x = torch.cat(parts) if len(parts) > 1 else parts[0]
+        if self.channels_last:
+            x = x.contiguous(memory_format=torch.channels_last)
+        return x, torch.cat(part_labels).to(self.device, non_blocking=True)
+
+    def _decode(self, raws: list[torch.Tensor], boxes: torch.Tensor, flips: torch.Tensor) -> torch.Tensor:
         from torchvision.io import ImageReadMode, decode_jpeg
         from torchvision.ops import roi_align
 
-        raws, boxes, flips, labels = batch
         images = decode_jpeg(raws, mode=ImageReadMode.RGB, device=self.device)
         height, width = max(int(i.shape[1]) for i in images), max(int(i.shape[2]) for i in images)
         if all(tuple(i.shape[1:]) == (height, width) for i in images):
@@ -122,41 +153,53 @@ class GpuJpegDecoder:
                       spatial_scale=1.0, sampling_ratio=0, aligned=True)
         flips = flips.to(self.device, non_blocking=True)
         x = torch.where(flips.view(-1, 1, 1, 1), x.flip(3), x)
-        x = torch.addcmul(self._shift, x, self._scale)
-        if self.channels_last:
-            x = x.contiguous(memory_format=torch.channels_last)
-        return x, labels.to(self.device, non_blocking=True)
+        return torch.addcmul(self._shift, x, self._scale)
 
 
 @dataclass
 class DecodeChooser:
-    """Watches data wait per window of steps and says once when a run should switch to GPU decoding."""
+    """Watches data wait per window of steps: says ``"gpu"`` once a window waited over the threshold, then
+    judges a trial window on the new path and says ``"cpu"`` (back, for good) when it ran slower."""
 
     enabled: bool
     window: int = 20
     threshold: float = SWITCH_THRESHOLD
-    skip: int = 10  # the first steps (compilation, cold workers) are not judged
+    skip: int = 10  # steps not judged at the start and after a switch (compilation, cold workers)
     steps: int = 0
+    state: str = "watch"  # watch -> trial -> done
+    last_fraction: float | None = None
+    cpu_steps_per_s: float = 0.0
+    trial_steps_per_s: float = 0.0
+    _since: int = 0
     _step_s: float = 0.0
     _data_s: float = 0.0
-    last_fraction: float | None = None
 
-    def observe(self, step_s: float, data_s: float) -> bool:
-        """Record one step; True exactly once, when a full window's data wait exceeded the threshold."""
-        if not self.enabled:
-            return False
+    def observe(self, step_s: float, data_s: float) -> str | None:
+        """Record one step; ``"gpu"`` (switch to GPU decoding), ``"cpu"`` (switch back) or None."""
+        if not self.enabled or self.state == "done":
+            return None
         self.steps += 1
-        if self.steps <= self.skip:
-            return False
+        self._since += 1
+        if self._since <= self.skip:
+            return None
         self._step_s += step_s
         self._data_s += data_s
-        if (self.steps - self.skip) % self.window:
-            return False
+        if (self._since - self.skip) % self.window:
+            return None
+        rate = self.window / self._step_s if self._step_s > 0 else 0.0
         self.last_fraction = self._data_s / self._step_s if self._step_s > 0 else 0.0
         self._step_s = self._data_s = 0.0
-        if self.last_fraction > self.threshold:
-            self.enabled = False
-            log.info("data wait %.1f%% of step time (> %.0f%%): decoding JPEGs on the GPU from now on",
+        if self.state == "watch":
+            if self.last_fraction <= self.threshold:
+                return None
+            self.state, self.cpu_steps_per_s, self._since = "trial", rate, 0
+            log.info("data wait %.1f%% of step time (> %.0f%%): trying JPEG decoding on the GPU",
                      100 * self.last_fraction, 100 * self.threshold)
-            return True
-        return False
+            return "gpu"
+        self.state, self.trial_steps_per_s = "done", rate
+        if rate < self.cpu_steps_per_s:
+            log.info("GPU decoding ran %.1f steps/s against %.1f on the CPU workers: back to CPU decoding",
+                     rate, self.cpu_steps_per_s)
+            return "cpu"
+        log.info("GPU decoding: %.1f steps/s against %.1f on the CPU workers; keeping it", rate, self.cpu_steps_per_s)
+        return None
