@@ -63,6 +63,7 @@ from steps.train.accel.gpu_decode import (
     DecodeChooser,
     GpuJpegDecoder,
     JpegBytesDataset,
+    ThreadedDecodeBatches,
     all_jpeg,
     collate_jpegs,
     gpu_decode_available,
@@ -207,7 +208,7 @@ def _gpu_decode_batches(data: DatasetVersion, work: Workload, settings: LoaderSe
     loader = build_loader(dataset, _EndlessBatches(ShardedEpochSampler(len(dataset), work.batch_size, seed=0)),
                           settings, collate_fn=collate_jpegs)
     decoder = GpuJpegDecoder(device, work.image_size, IMAGENET_MEAN, IMAGENET_STD, True)
-    return iter(CudaPrefetcher(loader, decoder))  # type: ignore[arg-type]
+    return ThreadedDecodeBatches(loader, decoder)
 
 
 class _AutoDecodeBatches:

@@ -46,6 +46,7 @@ from steps.train.accel.gpu_decode import (
     DecodeChooser,
     GpuJpegDecoder,
     JpegBytesDataset,
+    ThreadedDecodeBatches,
     all_jpeg,
     collate_jpegs,
     gpu_decode_available,
@@ -207,14 +208,16 @@ class _Run:
         shard = list(range(info.rank, len(val_set), info.world_size))
         self.val_loader = DataLoader(val_set, batch_size=self.batch_size, sampler=shard,
                                      num_workers=min(workers, 2), pin_memory=self.loader_settings.pin_memory)
+        self.history: list[dict[str, float]] = []
+        self.epoch, self.step_in_epoch, self.global_step = 0, 0, 0
+        if cfg.gpu_decode not in ("auto", "on", "off"):
+            raise UserError(f"unknown value {cfg.gpu_decode!r} (auto, on, off)", field="gpu-decode")
         gpu_decode = (cfg.gpu_decode != "off" and self.accel.cuda_prefetcher and all_jpeg(data.train_items)
                       and gpu_decode_available(device))
         self.decode_chooser = DecodeChooser(enabled=gpu_decode and cfg.gpu_decode == "auto")
         self.gpu_decoder: GpuJpegDecoder | None = None
         if gpu_decode and cfg.gpu_decode == "on":
             self._use_gpu_decode()
-        self.history: list[dict[str, float]] = []
-        self.epoch, self.step_in_epoch, self.global_step = 0, 0, 0
         self.resumed_from: int | None = None
         self.total_steps = cfg.epochs * self.sampler.steps_per_epoch
         self.warmup = max(1, min(self.sampler.steps_per_epoch, self.total_steps // 10))
@@ -300,7 +303,7 @@ class _Run:
 
     def _device_batches(self) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
         if self.gpu_decoder is not None:
-            return iter(CudaPrefetcher(self.loader, self.gpu_decoder))  # type: ignore[arg-type]
+            return ThreadedDecodeBatches(self.loader, self.gpu_decoder)
         if self.accel.cuda_prefetcher:
             return iter(CudaPrefetcher(self.loader, self.placer))
         return iter(HostBatches(self.loader, self.placer))

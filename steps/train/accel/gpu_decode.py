@@ -15,8 +15,10 @@ back when the trial window is slower.
 from __future__ import annotations
 
 import logging
+import queue
 import random
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -154,6 +156,69 @@ class GpuJpegDecoder:
         flips = flips.to(self.device, non_blocking=True)
         x = torch.where(flips.view(-1, 1, 1, 1), x.flip(3), x)
         return torch.addcmul(self._shift, x, self._scale)
+
+
+def _decode_ahead(batches: Iterator[JpegBatch], decoder: GpuJpegDecoder, stream: torch.cuda.Stream,
+                  out: queue.Queue[Any], stop: threading.Event) -> None:
+    """Thread body: decode each host batch on ``stream``; hand (batch, event) on, or the exception, or the end."""
+    def put(item: Any) -> bool:
+        while not stop.is_set():
+            try:
+                out.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    try:
+        with torch.cuda.stream(stream):
+            for host in batches:
+                images, labels = decoder(host)
+                event = torch.cuda.Event()
+                event.record(stream)
+                if not put(((images, labels), event)):
+                    return
+    except Exception as exc:  # handed to the training thread, which raises it
+        put(exc)
+        return
+    put(StopIteration())
+
+
+class ThreadedDecodeBatches:
+    """Device batches decoded ``depth`` ahead by a background thread on its own CUDA stream, so nvJPEG's host
+    stage (Huffman decoding on the calling thread) overlaps the training step instead of delaying it."""
+
+    def __init__(self, batches: Iterable[JpegBatch], decoder: GpuJpegDecoder, depth: int = 3) -> None:
+        self.device = decoder.device
+        self._queue: queue.Queue[Any] = queue.Queue(maxsize=depth)
+        self._stop = threading.Event()
+        stream = torch.cuda.Stream(device=self.device)
+        self._thread = threading.Thread(target=_decode_ahead, name="aipipe-gpu-decode", daemon=True,
+                                        args=(iter(batches), decoder, stream, self._queue, self._stop))
+        self._thread.start()
+
+    def __iter__(self) -> ThreadedDecodeBatches:
+        return self
+
+    def __next__(self) -> tuple[torch.Tensor, torch.Tensor]:
+        item = self._queue.get()
+        if isinstance(item, StopIteration):
+            raise StopIteration
+        if isinstance(item, BaseException):
+            raise item
+        (images, labels), event = item
+        compute = torch.cuda.current_stream(self.device)
+        compute.wait_event(event)
+        images.record_stream(compute)
+        labels.record_stream(compute)
+        return images, labels
+
+    def close(self) -> None:
+        """Stop the thread (it lets go of the loader, whose workers then exit)."""
+        self._stop.set()
+
+    def __del__(self) -> None:
+        self._stop.set()
 
 
 @dataclass
