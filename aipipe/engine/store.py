@@ -8,18 +8,16 @@ Secret values never reach it: the executor hands out only masked logs and secret
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import socket
 import sqlite3
-import threading
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from aipipe.engine.dbfile import SqliteFile
 from aipipe.engine.names import generate_name, new_uid, now_rfc3339
 from aipipe.errors import ConflictError, NotFoundError, UserError
 from aipipe.services.process import process_alive
@@ -117,47 +115,14 @@ def _phase_labels(labels: dict[str, str] | None, phase: str) -> dict[str, str]:
     return out
 
 
-class RunStore:
+class RunStore(SqliteFile):
     """Thread-safe access to the engine database (one sqlite connection per thread)."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._local = threading.local()
-        self._conn().executescript(_SCHEMA)
+    SCHEMA = _SCHEMA
 
     @classmethod
     def from_home(cls, home: Path) -> RunStore:
         return cls(Path(home) / "engine.db")
-
-    # -- connection handling -------------------------------------------------------------
-    def _conn(self) -> sqlite3.Connection:
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
-            conn.row_factory = sqlite3.Row
-            conn.execute("PRAGMA busy_timeout=30000")
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            self._local.conn = conn
-        return conn
-
-    @contextlib.contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        conn = self._conn()
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield conn
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
-
-    def close(self) -> None:
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            conn.close()
-            self._local.conn = None
 
     @staticmethod
     def _next_version(db: sqlite3.Connection) -> int:

@@ -8,13 +8,13 @@ of new items (the "N new annotations" threshold). All survive a restart of ``aip
 
 from __future__ import annotations
 
-import contextlib
 import json
 import sqlite3
-import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from aipipe.engine.dbfile import SqliteFile
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS cron_state (
@@ -48,36 +48,14 @@ class Admission:
     fire: bool
 
 
-class TriggerStore:
+class TriggerStore(SqliteFile):
     """Thread-safe access to the trigger tables of ``engine.db`` (one connection per thread)."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = Path(path)
-        self._local = threading.local()
-        self._conn().executescript(_SCHEMA)
+    SCHEMA = _SCHEMA
 
     @classmethod
     def from_home(cls, home: Path) -> TriggerStore:
         return cls(Path(home) / "engine.db")
-
-    def _conn(self) -> sqlite3.Connection:
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
-            conn.execute("PRAGMA busy_timeout=30000")
-            self._local.conn = conn
-        return conn
-
-    @contextlib.contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        conn = self._conn()
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield conn
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
 
     # -- cron ------------------------------------------------------------------------------
     def cron_state(self, uid: str) -> CronState | None:
