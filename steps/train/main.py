@@ -99,7 +99,7 @@ def train_config(args: dict[str, Any], pretrained: Path | None) -> TrainConfig:
         compile={"auto": None, "on": True, "off": False}[args["compile"]], grad_accum=_int(args, "grad-accum", 1),
         deterministic=args["deterministic"],
         checkpoint_every=_int(args, "checkpoint-every", 0), log_every=_int(args, "log-every", 1),
-        pretrained=pretrained, crop_scale=(_crop_scale(args), 1.0),
+        pretrained=pretrained, crop_scale=(_crop_scale(args), 1.0), hflip=args["hflip"] == "true",
     )
 
 

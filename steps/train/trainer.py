@@ -21,6 +21,7 @@ from torch import nn
 from torch.utils.data import DataLoader
 
 from aipipe.errors import UserError
+from aipipe.stepkit import report_progress
 from steps.train.accel import (
     AccelSettings,
     CudaPrefetcher,
@@ -112,6 +113,7 @@ class TrainConfig:
     pretrained: Path | None = None
     crop_scale: tuple[float, float] = CROP_SCALE
     gpu_decode: str = "auto"  # JPEG decode + augmentation on the GPU: auto (when data wait is high) | on | off
+    hflip: bool = True  # random horizontal flips (off for digits and text)
 
     def hyper_params(self) -> dict[str, Any]:
         """The non-acceleration params, as logged."""
@@ -120,6 +122,7 @@ class TrainConfig:
         params = {k: v for k, v in asdict(self).items() if k in keys}
         params["pretrained"] = str(self.pretrained or "")
         params["crop_scale"] = f"{self.crop_scale[0]}-{self.crop_scale[1]}"
+        params["hflip"] = self.hflip
         return params
 
 
@@ -201,7 +204,7 @@ class _Run:
                                            world_size=info.world_size, grad_accum=cfg.grad_accum)
         self.placer = DevicePlacer(device, IMAGENET_MEAN, IMAGENET_STD, channels_last)
         train_set = ImageDataset(data.root, data.train_items, data.classes, cfg.image_size, train=True,
-                                 crop_scale=cfg.crop_scale)
+                                 crop_scale=cfg.crop_scale, flip=cfg.hflip)
         self.loader = build_loader(train_set, self.sampler, self.loader_settings, worker_init_fn=seed_worker,
                                    generator=torch.Generator().manual_seed(cfg.seed))
         val_set = ImageDataset(data.root, data.val_items, data.classes, cfg.image_size, train=False)
@@ -283,7 +286,7 @@ class _Run:
         """From the current step on, workers read JPEG bytes and the GPU decodes and augments them."""
         cfg, data = self.cfg, self.data
         dataset = JpegBytesDataset(data.root, data.train_items, data.classes, image_size=cfg.image_size,
-                                   crop_scale=cfg.crop_scale, gpu_share=GPU_SHARE)
+                                   crop_scale=cfg.crop_scale, flip=cfg.hflip, gpu_share=GPU_SHARE)
         self.sampler.set_epoch(self.epoch, self.step_in_epoch)
         self.loader = build_loader(dataset, self.sampler, self.loader_settings, collate_fn=collate_jpegs,
                                    worker_init_fn=seed_worker, generator=torch.Generator().manual_seed(cfg.seed))
@@ -294,7 +297,7 @@ class _Run:
     def _use_cpu_decode(self) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
         """Back to decoding in the workers alone, from the current step on."""
         train_set = ImageDataset(self.data.root, self.data.train_items, self.data.classes, self.cfg.image_size,
-                                 train=True, crop_scale=self.cfg.crop_scale)
+                                 train=True, crop_scale=self.cfg.crop_scale, flip=self.cfg.hflip)
         self.sampler.set_epoch(self.epoch, self.step_in_epoch)
         self.loader = build_loader(train_set, self.sampler, self.loader_settings, worker_init_fn=seed_worker,
                                    generator=torch.Generator().manual_seed(self.cfg.seed))
@@ -371,6 +374,7 @@ class _Run:
     def run(self) -> TrainResult:
         cfg = self.cfg
         if self.info.is_main:
+            report_progress(self.global_step, self.total_steps)  # 0/N (or the resumed step) before the first batch
             self.tracker.log_params({**cfg.hyper_params(), **self.accel.as_params(),
                                      "dataset_uri": self.data.uri, "dataset_version": self.data.version,
                                      "num_classes": self.num_classes, "global_batch": self._global_batch(),
