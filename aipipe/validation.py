@@ -47,7 +47,12 @@ def namespace_problem(namespace: str) -> str | None:
     return None
 
 
-def check_name(name: str, kind: str = "workflows.argoproj.io", field: str = "metadata.name") -> str:
+def qualified(kind: str) -> str:
+    """``Workflow`` -> ``Workflow.argoproj.io``, as the Kubernetes API server names a kind in its errors."""
+    return f"{kind}.argoproj.io"
+
+
+def check_name(name: str, kind: str = "Workflow.argoproj.io", field: str = "metadata.name") -> str:
     """Return ``name`` if valid, else raise :class:`UserError` in the API server's words."""
     problem = name_problem(name)
     if problem:

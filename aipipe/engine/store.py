@@ -21,7 +21,7 @@ from aipipe.engine.dbfile import SqliteFile
 from aipipe.engine.names import generate_name, new_uid, now_rfc3339
 from aipipe.errors import ConflictError, NotFoundError, UserError
 from aipipe.services.process import process_alive
-from aipipe.validation import check_name, check_namespace
+from aipipe.validation import check_name, check_namespace, qualified
 
 WORKFLOW = "Workflow"
 WORKFLOW_TEMPLATE = "WorkflowTemplate"
@@ -394,9 +394,9 @@ class RunStore(SqliteFile):
         if not explicit and not meta.get("generateName"):
             raise UserError("metadata.name or metadata.generateName is required", field="metadata")
         if explicit:
-            check_name(str(meta["name"]), kind=_plural(kind))
+            check_name(str(meta["name"]), kind=qualified(kind))
         else:
-            check_name(generate_name(str(meta["generateName"])), kind=_plural(kind), field="metadata.generateName")
+            check_name(generate_name(str(meta["generateName"])), kind=qualified(kind), field="metadata.generateName")
         with self._write() as db:
             if not explicit:
                 meta["name"] = generate_name(meta["generateName"])

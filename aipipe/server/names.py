@@ -7,12 +7,7 @@ from typing import Any
 from aiohttp import web
 
 from aipipe.errors import UserError
-from aipipe.validation import check_name, check_namespace, name_problem
-
-
-def qualified(kind: str) -> str:
-    """``Workflow`` -> ``Workflow.argoproj.io``, as the Kubernetes API server names a kind in its errors."""
-    return f"{kind}.argoproj.io"
+from aipipe.validation import check_name, check_namespace, name_problem, qualified
 
 
 def path_namespace(request: web.Request) -> str:

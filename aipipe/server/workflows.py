@@ -16,10 +16,10 @@ from aipipe.engine.service import TERMINATED_MESSAGE, EngineService
 from aipipe.engine.store import COMPLETED_PHASES, CRON_WORKFLOW
 from aipipe.errors import NotFoundError, UserError
 from aipipe.server.limits import parse_json, query_bool, query_int
-from aipipe.server.names import check_object_names, path_name, path_namespace, qualified
+from aipipe.server.names import check_object_names, path_name, path_namespace
 from aipipe.server.runner import RunManager
 from aipipe.server.schema import validate_body
-from aipipe.validation import check_name
+from aipipe.validation import check_name, qualified
 
 POLL_SECONDS = 0.25
 T = TypeVar("T")
