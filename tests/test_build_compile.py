@@ -240,3 +240,14 @@ def test_contract_doc_is_current():
     assert text == render(), "regenerate: python -m aipipe.compile.contract_doc > docs/CONTRACT.md"
     for spec in STEPS.values():
         assert f"`python -m {spec.module}`" in text and all(f"`--{i.name}`" in text for i in spec.inputs)
+
+
+
+def test_readme_configuration_table_is_current():
+    from aipipe.compile.contract_doc import render
+
+    section = render().split("## Configuration keys", 1)[1]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    readme = (REPO / "README.md").read_text()
+    missing = [row for row in rows if row not in readme]
+    assert rows and not missing, f"copy docs/CONTRACT.md's configuration table into the README: {missing[:3]}"
