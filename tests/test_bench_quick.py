@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-RESULT_KEYS = {"benchmark", "machine", "date", "commit", "rows", "summary"}
+RESULT_KEYS = {"benchmark", "machine", "host", "date", "commit", "rows", "summary"}
 
 
 def run_quick(script: str, benchmark: str, out: Path, timeout_s: float) -> dict[str, Any]:
