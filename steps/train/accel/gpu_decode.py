@@ -227,7 +227,7 @@ class DecodeChooser:
     judges a trial window on the new path and says ``"cpu"`` (back, for good) when it ran slower."""
 
     enabled: bool
-    window: int = 20
+    window: int = 50  # steps per judged window: long enough that loader jitter does not start a trial
     threshold: float = SWITCH_THRESHOLD
     skip: int = 10  # steps not judged at the start and after a switch (compilation, cold workers)
     steps: int = 0
