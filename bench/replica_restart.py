@@ -1,7 +1,9 @@
 """Rolling restart under load: the serving runtime restarts its model replicas one at a time (SIGHUP)
 while loopback clients keep sending JPEG requests; counts the requests that did not get 200 and the
-``/readyz`` polls that were not ready, and reads each replica's start time (spawn to ready, a fresh
-process loading the bundle's compile cache) from ``/v1/info``.
+``/readyz`` polls that were not ready, and reads each replica's start time (process start to ready: a
+new process, forked from the service's pre-imported fork server, loading the bundle's compile cache)
+and its phases from ``/v1/info``. With ``kill`` it then SIGKILLs replica 0, still under load, and
+times its replacement (the killed replica's in-flight requests get 503: counted apart).
 
 The serving processes get an empty inductor/Triton cache directory, so a compiled replica compiles
 from the bundle's Mega-Cache alone, as on a fresh machine.
@@ -14,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
 import signal
 import sys
@@ -33,7 +36,8 @@ def _replicas(server: Any) -> list[dict[str, Any]]:
 
 
 def measure_rolling_restart(engine_dir: Path, *, replicas: int = 2, workers: int = 4, concurrency: int = 16,
-                            device: str = "auto", timeout_s: float = 240.0, log: Any = None) -> dict[str, Any]:
+                            device: str = "auto", timeout_s: float = 240.0, log: Any = None,
+                            kill: bool = False) -> dict[str, Any]:
     """Start the service, load it, SIGHUP it, wait for every replica's next generation; the counts."""
     from bench.serve_bench import Payload, make_jpegs, start_ours
 
@@ -70,13 +74,22 @@ def measure_rolling_restart(engine_dir: Path, *, replicas: int = 2, workers: int
             time.sleep(0.1)
         roll_s = time.monotonic() - t_roll
         time.sleep(3.0)
+        killed = _kill_and_wait(server, timeout_s) if kill else {}
+        if killed:
+            time.sleep(2.0)
         stop_at[0] = time.monotonic()
         thread.join(60)
+        fork_server = server.get_json("/v1/info")[1].get("fork_server", {})
     finally:
         server.stop()
         cache_dirs.cleanup()
-    failed = [r for r in records if r[2] != 200]
+    t_kill = killed.get("killed_at", math.inf)
+    failed = [r for r in records if r[2] != 200 and r[4] < t_kill]
     during = [r for r in records if t_roll <= r[4] <= t_roll + roll_s]
+    if killed:
+        killed["failed_after_kill"] = sum(r[2] != 200 for r in records if r[4] >= t_kill)
+        killed["statuses_after_kill"] = sorted({r[2] for r in records if r[4] >= t_kill})
+        del killed["killed_at"]
     return {
         "replicas": replicas, "concurrency": concurrency, "requests": len(records),
         "requests_during_restart": len(during), "failed_during_restart": len(failed),
@@ -85,8 +98,28 @@ def measure_rolling_restart(engine_dir: Path, *, replicas: int = 2, workers: int
         "replica_first_start_s": [g.get("info", {}).get("ready_s") for g in first],
         "replica_ready_s": [g.get("info", {}).get("ready_s") for g in done],
         "replica_compiled": [g.get("info", {}).get("compiled") for g in done],
+        "replica_phases": [g.get("info", {}).get("phases") for g in done],
+        "replica_fork_server": [g.get("info", {}).get("fork_server") for g in done],
+        "fork_server": fork_server,
         "restarted": all(g["generation"] > 1 for g in done),
+        **({"kill": killed} if kill else {}),
     }
+
+
+def _kill_and_wait(server: Any, timeout_s: float) -> dict[str, Any]:
+    """SIGKILL replica 0 and wait for its replacement to be ready: its start time and phases."""
+    victim = _replicas(server)[0]
+    killed_at = time.monotonic()
+    os.kill(int(victim["pid"]), signal.SIGKILL)
+    while time.monotonic() < killed_at + timeout_s:
+        now = _replicas(server)[0]
+        if now["generation"] > victim["generation"] and now["ready"]:
+            info = now.get("info", {})
+            return {"killed_at": killed_at, "replaced_in_s": round(time.monotonic() - killed_at, 2),
+                    "replica_ready_s": info.get("ready_s"), "phases": info.get("phases"),
+                    "fork_server": info.get("fork_server"), "compiled": info.get("compiled")}
+        time.sleep(0.05)
+    return {"killed_at": killed_at, "error": f"not replaced within {timeout_s:g} s"}
 
 
 def _until(url: str, payloads: Any, concurrency: int, stop_at: list[float]) -> Any:
@@ -121,9 +154,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--device", default="auto")
+    parser.add_argument("--kill", action="store_true", help="then SIGKILL replica 0 under load, time its replacement")
     args = parser.parse_args(argv)
     print(json.dumps(measure_rolling_restart(args.engine_dir, replicas=args.replicas, workers=args.workers,
-                                             concurrency=args.concurrency, device=args.device)))
+                                             concurrency=args.concurrency, device=args.device, kill=args.kill)))
 
 
 if __name__ == "__main__":

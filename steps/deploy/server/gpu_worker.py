@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from steps.deploy.server import protocol as p
+from steps.deploy.server.preload import server_state
 from steps.deploy.server.procs import child_setup
 from steps.deploy.server.slots import PoolLayout, SlotPool
 
@@ -45,6 +46,7 @@ class GpuArgs:
     max_batch: int
     max_delay_ms: float
     memory_cap_mb: int
+    forked: bool = False  # forked from the service's fork server (torch etc. already imported)
 
 
 def nvml_process_mb(pid: int | None = None) -> float | None:
@@ -226,22 +228,31 @@ def warmup_sizes(batch_limit: int) -> list[int]:
 
 
 def load_replica(args: GpuArgs) -> tuple[Any, dict[str, Any]]:
-    """Cap memory, load the engine, check its shapes and warm it at batch 1 and the batch limit."""
+    """Cap memory, load the engine, check its shapes and warm it at batch 1 and the batch limit.
+
+    ``info["phases"]`` says what each step took (seconds): load (imports not preloaded, the compile
+    cache, the module), first call (compiles batch 1) and warm-up (the other graphs, CUDA graph captures), and how many
+    modules the replica imported itself."""
     from steps.convert_trt.runtime import load_engine, resolve_device
 
+    started, modules = time.monotonic(), len(sys.modules)
     device = resolve_device(args.device)
     info: dict[str, Any] = {"device": device, "memory": apply_memory_cap(args.memory_cap_mb, device)}
     runner = load_engine(Path(args.engine_dir), device)
+    loaded = time.monotonic()
     shape = tuple(runner.input_shape)
     if shape != args.layout.input_shape:
         raise ValueError(f"engine input shape {shape} differs from preprocess.json {args.layout.input_shape}")
     batch_limit = max(1, min(args.max_batch, int(runner.max_batch)))
     out = runner.infer(np.zeros((1, *shape), dtype=np.float32))
+    first = time.monotonic()
     if tuple(out.shape) != (1, args.layout.num_classes):
         raise ValueError(f"engine returns logits of shape {tuple(out.shape)[1:]} but classes.json lists "
                          f"{args.layout.num_classes} classes")
     for size in warmup_sizes(batch_limit):  # e.g. one CUDA graph per batch bucket, captured before serving
         runner.infer(np.zeros((size, *shape), dtype=np.float32))
+    info["phases"] = {"load_s": round(loaded - started, 2), "first_call_s": round(first - loaded, 2),
+                      "warmup_s": round(time.monotonic() - first, 2), "modules_imported": len(sys.modules) - modules}
     recalibrate_cap(info["memory"])
     info["batch_limit"] = batch_limit
     info["compiled"] = bool(getattr(runner, "compiled", False))
@@ -252,11 +263,12 @@ def load_replica(args: GpuArgs) -> tuple[Any, dict[str, Any]]:
 
 
 def gpu_main(args: GpuArgs, inbox: Connection, results: list[Connection], control: Connection) -> None:
-    """Process entry point (spawned by the supervisor)."""
-    child_setup(args.parent_pid)
+    """Process entry point (forked from the supervisor's fork server, or spawned)."""
+    child_setup(args.parent_pid, forked=args.forked)
     pool = SlotPool.attach(args.layout)
     try:
         runner, info = load_replica(args)
+        info["fork_server"] = server_state()
     except Exception as exc:  # reported to the supervisor, which restarts with back-off
         control.send_bytes(json.dumps({"event": "error", "error": f"{type(exc).__name__}: {exc}"}).encode())
         sys.exit(1)

@@ -10,6 +10,10 @@ worker (told through its job pipe, in order after every job it was sent) fails w
 that replica, which frees the slots; a restarted replica ignores records addressed to its dead
 predecessor's generation. When a worker dies, its requests are answered 503 at once and a fence is
 written to each replica holding any: once the replica answers the fence, every earlier record is done.
+
+GPU processes are forked from a ``forkserver`` that imported what the engine's replica needs once
+(torch, and dynamo and inductor for a compiled engine; :mod:`.preload`), without initialising CUDA; CPU
+workers are spawned. Where the fork server cannot start, GPU processes are spawned too, said once.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import itertools
 import json
 import math
 import multiprocessing as mp
+import multiprocessing.forkserver
 import os
 import signal
 import sys
@@ -34,12 +39,26 @@ from steps.deploy.server.config import ServerConfig, ServingSpec
 from steps.deploy.server.cpu_worker import WorkerArgs, worker_main
 from steps.deploy.server.gpu_worker import GpuArgs, gpu_main
 from steps.deploy.server.metrics import ServiceMetrics
+from steps.deploy.server.preload import modules_for
 from steps.deploy.server.slots import PoolLayout, SlotPool, new_prefix, remove_segments, remove_stale_segments
 
-CTX = mp.get_context("spawn")  # CUDA cannot be used in forked children
+CTX = mp.get_context("spawn")  # CPU workers; also GPU processes where no fork server can start
+GPU_CTX = mp.get_context("forkserver")  # forks from a server that imported torch without touching CUDA
 STABLE_AFTER_S = 10.0  # a process up this long resets its restart back-off
 MAX_BACKOFF_S = 10.0
 MAX_LOAD_FAILURES = 3  # a replica that never loaded its engine this often in a row stops the service
+
+
+def _noop() -> None:
+    """A process that does nothing: forking it waits for the fork server's imports."""
+
+
+def _warm_fork_server() -> None:
+    """Start the fork server and wait until it has imported its preload list (a fork answers only then)."""
+    multiprocessing.forkserver.ensure_running()
+    proc = GPU_CTX.Process(target=_noop, name="aipipe-fork-server-check", daemon=True)
+    proc.start()
+    proc.join()
 
 
 def _error(message: str) -> bytes:
@@ -110,6 +129,8 @@ class Service:
         self.stopping = False
         self.on_fatal: Callable[[str], None] | None = None  # called once the service cannot serve at all
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._gpu_ctx: Any = GPU_CTX
+        self.fork_server: dict[str, Any] = {"preload": modules_for(spec.manifest)}
         # pipes shared by every generation: GPU inboxes (workers + proxy write) and worker result pipes
         self._inboxes = [CTX.Pipe(duplex=False) for _ in self.gpus]  # (read, write)
         self._results = [CTX.Pipe(duplex=False) for _ in self.workers]
@@ -125,8 +146,27 @@ class Service:
         self.metrics.bind(self)
         for worker in self.workers:
             self._spawn_worker(worker)
+        self._loop.create_task(self._start_gpus())
+
+    async def _start_gpus(self) -> None:
+        """Start the fork server (its imports off the event loop), then the GPU processes from it."""
+        assert self._loop is not None
+        GPU_CTX.set_forkserver_preload(self.fork_server["preload"])
+        started = time.monotonic()
+        try:
+            await self._loop.run_in_executor(None, _warm_fork_server)
+        except (OSError, EOFError, ValueError) as exc:
+            self._no_fork_server(exc)
+        self.fork_server["start_s"] = round(time.monotonic() - started, 2)
         for gpu in self.gpus:
-            self._spawn_gpu(gpu)
+            if not self.stopping:
+                self._spawn_gpu(gpu)
+
+    def _no_fork_server(self, exc: BaseException) -> None:
+        print(f"aipipe-serve: no replica fork server ({type(exc).__name__}: {exc}); spawning model replicas "
+              "instead (each imports torch itself)", file=sys.stderr, flush=True)
+        self._gpu_ctx = CTX
+        self.fork_server["error"] = f"{type(exc).__name__}: {exc}"[:300]
 
     async def stop(self, grace_s: float = 5.0) -> None:
         """Stop children (SIGTERM, then SIGKILL), fail what is in flight, remove shared memory."""
@@ -202,11 +242,22 @@ class Service:
         gpu.ready = False
         control_r, control_w = CTX.Pipe(duplex=False)
         cfg = self.config
-        args = GpuArgs(gpu.index, gpu.generation, os.getpid(), self.layout, cfg.engine_dir, cfg.device,
-                       cfg.max_batch, cfg.max_delay_ms, cfg.gpu_memory_mb_per_proc)
-        proc = CTX.Process(target=gpu_main, name=f"aipipe-gpu-proc-{gpu.index}", daemon=True,
-                           args=(args, self._inboxes[gpu.index][0], [w for _, w in self._results], control_w))
-        proc.start()
+
+        def start(ctx: Any) -> Any:
+            args = GpuArgs(gpu.index, gpu.generation, os.getpid(), self.layout, cfg.engine_dir, cfg.device,
+                           cfg.max_batch, cfg.max_delay_ms, cfg.gpu_memory_mb_per_proc, forked=ctx is GPU_CTX)
+            proc = ctx.Process(target=gpu_main, name=f"aipipe-gpu-proc-{gpu.index}", daemon=True,
+                               args=(args, self._inboxes[gpu.index][0], [w for _, w in self._results], control_w))
+            proc.start()
+            return proc
+
+        try:
+            proc = start(self._gpu_ctx)
+        except (OSError, EOFError, ValueError) as exc:  # the fork server died and cannot come back
+            if self._gpu_ctx is CTX:
+                raise
+            self._no_fork_server(exc)
+            proc = start(CTX)
         control_w.close()
         gpu.process, gpu.started_at = proc, time.monotonic()
         gen = gpu.generation
@@ -410,4 +461,4 @@ class Service:
 
         return {"gpu_processes": [child(g, "gpu") for g in self.gpus],
                 "cpu_workers": [child(w, "cpu") for w in self.workers],
-                "in_flight": self.in_flight(), "shm_prefix": self.layout.prefix}
+                "in_flight": self.in_flight(), "shm_prefix": self.layout.prefix, "fork_server": self.fork_server}
