@@ -101,14 +101,16 @@ def main(argv: list[str] | None = None) -> None:
             parser.error("--merge needs --raw")
         merge(args.merge, json.loads(args.raw.read_text()))
         return
+    import contextlib
     import datetime as dt
     import subprocess
 
     raw = measure(args.quick)
     raw["date"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=REPO,
-                            check=False).stdout.strip()
-    raw["commit"] = commit or "unknown"
+    raw["commit"] = "unknown"
+    with contextlib.suppress(OSError):  # no git on the GPU machine
+        raw["commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                                       cwd=REPO, check=False).stdout.strip() or "unknown"
     print(json.dumps(raw))
 
 
