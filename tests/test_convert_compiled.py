@@ -45,8 +45,16 @@ def test_engine_compiled_for_another_target_serves_uncompiled(tmp_path: Path, ca
 def test_compile_cache_round_trip_on_cpu(tmp_path: Path):
     """Compiled at conversion (CPU inductor), cache in the bundle; a fresh process with an empty inductor
     cache loads the bundle's artifacts and compiles from them (FX graph cache hits, no misses)."""
-    bundle = write_tiny_engine_bundle(tmp_path / "engine", backend="pytorch", precision="fp32", max_batch=2,
-                                      compile_mode="default")
+    env = {**os.environ, "PYTHONPATH": str(REPO), "TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "convert-inductor"),
+           "TRITON_CACHE_DIR": str(tmp_path / "convert-triton")}
+    convert = ("import sys\nfrom steps.convert_trt.fixtures import write_tiny_engine_bundle\n"
+               "write_tiny_engine_bundle(sys.argv[1], backend='pytorch', precision='fp32', max_batch=2,"
+               " compile_mode='default')\n")
+    # the conversion runs in a process of its own, as the convert step does (a process that compiled the same
+    # graph before would take it from memory and record nothing in the cache it writes)
+    subprocess.run([sys.executable, "-c", convert, str(tmp_path / "engine")], env=env, cwd=REPO, timeout=600,
+                   check=True, capture_output=True)
+    bundle = tmp_path / "engine"
     runtime = json.loads((bundle / "engine.json").read_text())["runtime"]
     assert runtime["compile_mode"] == "default", runtime.get("compile_note")
     assert runtime["built_for"]["device"] == "cpu" and runtime["compile_cache"] == "compile_cache.bin"
@@ -62,7 +70,7 @@ def test_compile_cache_round_trip_on_cpu(tmp_path: Path):
         "print(json.dumps({'compiled': r.compiled, 'finite': bool(np.isfinite(out).all()),\n"
         "                  'hits': counters['inductor']['fxgraph_cache_hit'],\n"
         "                  'misses': counters['inductor']['fxgraph_cache_miss']}))\n")
-    env = {**os.environ, "PYTHONPATH": str(REPO), "TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "empty-inductor"),
+    env = {**env, "TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "empty-inductor"),
            "TRITON_CACHE_DIR": str(tmp_path / "empty-triton")}
     proc = subprocess.run([sys.executable, "-c", script, str(bundle)], capture_output=True, text=True, env=env,
                           cwd=REPO, timeout=600, check=False)
