@@ -87,7 +87,7 @@ def merge(result_path: Path, raw: dict[str, Any]) -> None:
                                       "dynamo and inductor once; replica_ready_fresh_process_s: a fresh "
                                       "process importing everything itself, same machine and run"},
     })
-    result_path.write_text(json.dumps(doc, indent=1) + "\n")
+    result_path.write_text(json.dumps(doc, indent=2, default=str))
 
 
 def main(argv: list[str] | None = None) -> None:
