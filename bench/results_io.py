@@ -12,11 +12,12 @@ import contextlib
 import datetime as dt
 import json
 import os
-import platform
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from aipipe.host import cpu_model
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 
@@ -30,13 +31,13 @@ def machine_name() -> str:
             return torch.cuda.get_device_name(0)
     except ImportError:
         pass
-    model = _cpu_model()
+    model = cpu_model()
     return f"cpu:{model}"
 
 
 def host_info() -> dict[str, Any]:
     """The machine a result belongs to: GPU (name, count, driver) and host CPU (model, cores this process may use)."""
-    info: dict[str, Any] = {"cpu_model": _cpu_model(), "cpu_cores": os.cpu_count()}
+    info: dict[str, Any] = {"cpu_model": cpu_model(), "cpu_cores": os.cpu_count()}
     with contextlib.suppress(AttributeError):  # not Linux
         info["cpu_cores_usable"] = len(os.sched_getaffinity(0))
     try:
@@ -48,16 +49,6 @@ def host_info() -> dict[str, Any]:
     except ImportError:
         pass
     return info
-
-
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def commit_id() -> str:

@@ -16,18 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from aipipe.host import cpu_model
+
 COMPILE_CACHE_FILE = "compile_cache.bin"
 MAX_CACHE_BYTES = 512 * 2**20  # a bundle's cache larger than this is refused, not read into memory
-
-
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def build_target(device: str) -> dict[str, str]:
@@ -38,7 +30,7 @@ def build_target(device: str) -> dict[str, str]:
         major, minor = torch.cuda.get_device_capability(0)
         name, arch = torch.cuda.get_device_name(0), f"sm_{major}{minor}"
     else:
-        name, arch = _cpu_model(), platform.machine()
+        name, arch = cpu_model(), platform.machine()
     try:
         import triton
 
