@@ -67,3 +67,17 @@ def test_chooser_switches_after_high_data_wait_and_back_when_the_trial_is_slower
     assert [faster.observe(0.5, 0.0) for _ in range(2)] == [None, None] and faster.state == "done"
     assert faster.trial_steps_per_s == 2.0 and faster.cpu_steps_per_s == 1.0
     assert DecodeChooser(enabled=False).observe(1.0, 1.0) is None
+
+
+def test_the_decoders_cpu_decoded_share_is_normalised_as_the_plain_placer_does():
+    from steps.train.accel import DevicePlacer
+    from steps.train.accel.gpu_decode import GpuJpegDecoder
+
+    mean, std = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
+    images = torch.randint(0, 256, (4, 3, 8, 8), dtype=torch.uint8)
+    labels = torch.tensor([0, 1, 1, 0])
+    decoder = GpuJpegDecoder(torch.device("cpu"), image_size=8, mean=mean, std=std, channels_last=False)
+    x, y = decoder(([], torch.empty(0, 4), torch.empty(0, dtype=torch.bool), torch.empty(0), images, labels))
+    expected, _ = DevicePlacer(torch.device("cpu"), mean, std)((images, labels))
+    assert torch.equal(y, labels) and torch.allclose(x, expected)
+    assert torch.allclose(x[:, 0], (images[:, 0].float() / 255 - mean[0]) / std[0], atol=1e-5)

@@ -29,6 +29,7 @@ from PIL import Image, UnidentifiedImageError
 from torch.utils.data import Dataset
 
 from aipipe.errors import UserError
+from steps.train.accel.prefetch import DevicePlacer
 from steps.train.data import CROP_SCALE, ImageDataset, random_resized_box
 
 log = logging.getLogger("aipipe.train")
@@ -114,21 +115,16 @@ class GpuJpegDecoder:
     mean: Sequence[float]
     std: Sequence[float]
     channels_last: bool = True
-    _scale: torch.Tensor = field(init=False, repr=False)
-    _shift: torch.Tensor = field(init=False, repr=False)
+    _placer: DevicePlacer = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        std = torch.tensor(self.std, dtype=torch.float32).view(1, -1, 1, 1)
-        mean = torch.tensor(self.mean, dtype=torch.float32).view(1, -1, 1, 1)
-        self._scale = (1.0 / (255.0 * std)).to(self.device)
-        self._shift = (-mean / std).to(self.device)
+        self._placer = DevicePlacer(self.device, self.mean, self.std)  # the CPU-decoded share, and normalising
 
     def __call__(self, batch: JpegBatch) -> tuple[torch.Tensor, torch.Tensor]:
         raws, boxes, flips, labels, cpu_images, cpu_labels = batch
         parts, part_labels = [], []
         if len(cpu_labels):
-            x = cpu_images.to(self.device, non_blocking=True)
-            parts.append(torch.addcmul(self._shift, x.float(), self._scale))
+            parts.append(self._placer((cpu_images, cpu_labels))[0])
             part_labels.append(cpu_labels)
         if raws:
             parts.append(self._decode(raws, boxes, flips))
@@ -155,7 +151,7 @@ class GpuJpegDecoder:
                       spatial_scale=1.0, sampling_ratio=0, aligned=True)
         flips = flips.to(self.device, non_blocking=True)
         x = torch.where(flips.view(-1, 1, 1, 1), x.flip(3), x)
-        return torch.addcmul(self._shift, x, self._scale)
+        return self._placer.normalise(x)
 
 
 def _decode_ahead(batches: Iterator[JpegBatch], decoder: GpuJpegDecoder, stream: torch.cuda.Stream,

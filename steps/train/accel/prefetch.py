@@ -37,11 +37,15 @@ class DevicePlacer:
         self._scale = (1.0 / (255.0 * std)).to(self.device)
         self._shift = (-mean / std).to(self.device)
 
+    def normalise(self, x: torch.Tensor) -> torch.Tensor:
+        """0..255 pixels already on the device -> float, normalised with the dataset's mean and std."""
+        return torch.addcmul(self._shift, x.float(), self._scale)
+
     def __call__(self, batch: Batch) -> Batch:
         images, labels = batch
         non_blocking = self.device.type == "cuda"
         x = images.to(self.device, non_blocking=non_blocking)
-        x = torch.addcmul(self._shift, x.float(), self._scale) if x.dtype == torch.uint8 else x.float()
+        x = self.normalise(x) if x.dtype == torch.uint8 else x.float()
         if self.channels_last:
             x = x.contiguous(memory_format=torch.channels_last)
         return x, labels.to(self.device, non_blocking=non_blocking)
