@@ -16,6 +16,7 @@ from aiohttp.web_response import StreamResponse
 from aipipe.config import Config
 from aipipe.engine.service import EngineService
 from aipipe.errors import UserError
+from aipipe.server.control import routes as control_routes
 from aipipe.server.cron import CronController
 from aipipe.server.errors import errors_middleware
 from aipipe.server.events import EventDispatcher
@@ -24,6 +25,7 @@ from aipipe.server.limits import DEFAULT_MAX_BODY_MIB
 from aipipe.server.resources import add_resource_routes
 from aipipe.server.runner import RunManager
 from aipipe.server.security import index, login_routes, security_middleware
+from aipipe.server.streams import routes as stream_routes
 from aipipe.server.token import load_or_create_token, token_path
 from aipipe.server.workflows import routes as workflow_routes
 
@@ -79,6 +81,8 @@ def create_app(service: EngineService, token: str | None, max_body_mib: float = 
     app.router.add_get("/api/v1/info", info)
     app.router.add_get("/api/v1/userinfo", userinfo)
     app.add_routes(workflow_routes)
+    app.add_routes(control_routes)
+    app.add_routes(stream_routes)
     add_resource_routes(app)
     app.add_routes(event_routes)
 

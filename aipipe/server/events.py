@@ -30,12 +30,13 @@ from aipipe.engine.expr import ExprError, evaluate, to_text
 from aipipe.engine.service import EngineService
 from aipipe.engine.store import WORKFLOW_EVENT_BINDING
 from aipipe.errors import NotFoundError, UserError
+from aipipe.server.common import blocking
 from aipipe.server.errors import error_response
 from aipipe.server.limits import parse_json
 from aipipe.server.names import check_object_names, path_name, path_namespace
 from aipipe.server.runner import RunManager
 from aipipe.server.trigger_store import TriggerStore
-from aipipe.server.workflows import blocking, selector_matches
+from aipipe.server.workflows import selector_matches
 
 log = logging.getLogger(__name__)
 

@@ -11,8 +11,9 @@ from aiohttp import web
 from aipipe.engine.service import EngineService
 from aipipe.engine.store import CLUSTER_WORKFLOW_TEMPLATE, CRON_WORKFLOW, WORKFLOW_TEMPLATE
 from aipipe.errors import ConflictError, NotFoundError, UserError
+from aipipe.server.common import blocking, is_dry_run, read_body, service_of
 from aipipe.server.names import check_object_names, path_name, path_namespace
-from aipipe.server.workflows import blocking, is_dry_run, read_body, selector_matches
+from aipipe.server.workflows import selector_matches
 
 Handler = Callable[[web.Request], Awaitable[web.Response]]
 
@@ -80,10 +81,6 @@ def add_resource_routes(app: web.Application) -> None:
     app.router.add_put(cron.base + "/{name}/resume", _set_suspend(cron, False))
 
 
-def _service(request: web.Request) -> EngineService:
-    return request.app["service"]
-
-
 def _namespace(request: web.Request) -> str:
     """The route's namespace, checked; "" for cluster-scoped kinds."""
     return path_namespace(request) if "namespace" in request.match_info else ""
@@ -91,7 +88,7 @@ def _namespace(request: web.Request) -> str:
 
 def _list(rk: ResourceKind) -> Handler:
     async def handler(request: web.Request) -> web.Response:
-        service = _service(request)
+        service = service_of(request)
         items = await blocking(service.store.list_resources, rk.kind, _namespace(request) or None)
         labels = request.query.get("listOptions.labelSelector", "")
         pattern = request.query.get("namePattern", "")
@@ -108,7 +105,7 @@ def _create(rk: ResourceKind) -> Handler:
         body = await read_body(request, rk.create_type)
         obj = _object(body, rk)
         check_object_names(obj, rk.kind, namespace or None)
-        service = _service(request)
+        service = service_of(request)
         await blocking(lint_resource, service, rk.kind, obj, namespace)
         if is_dry_run(body):  # like the Kubernetes API server: everything but the write, conflicts included
             name = (obj.get("metadata") or {}).get("name")
@@ -126,7 +123,7 @@ def _lint(rk: ResourceKind) -> Handler:
         namespace = _namespace(request)
         obj = _object(await read_body(request, rk.lint_type), rk)
         check_object_names(obj, rk.kind, namespace or None)
-        await blocking(lint_resource, _service(request), rk.kind, obj, namespace)
+        await blocking(lint_resource, service_of(request), rk.kind, obj, namespace)
         return web.json_response(obj)
 
     return handler
@@ -135,7 +132,7 @@ def _lint(rk: ResourceKind) -> Handler:
 def _get(rk: ResourceKind) -> Handler:
     async def handler(request: web.Request) -> web.Response:
         name, namespace = path_name(request, rk.kind), _namespace(request)
-        obj = await blocking(_service(request).store.get_resource, rk.kind, name, namespace)
+        obj = await blocking(service_of(request).store.get_resource, rk.kind, name, namespace)
         if obj is None:
             raise NotFoundError(f'{rk.kind.lower()}s.argoproj.io "{name}" not found')
         return web.json_response(obj)
@@ -152,7 +149,7 @@ def _update(rk: ResourceKind) -> Handler:
         if obj.setdefault("metadata", {}).setdefault("name", name) != name:
             raise UserError(f"does not match the name in the path ({name!r})", field="metadata.name")
         check_object_names(obj, rk.kind, namespace or None)
-        service = _service(request)
+        service = service_of(request)
         await blocking(lint_resource, service, rk.kind, obj, namespace)
         return web.json_response(await blocking(service.store.put_resource, rk.kind, obj, namespace,
                                                 must_exist=True))
@@ -162,7 +159,7 @@ def _update(rk: ResourceKind) -> Handler:
 
 def _delete(rk: ResourceKind) -> Handler:
     async def handler(request: web.Request) -> web.Response:
-        await blocking(_service(request).store.delete_resource, rk.kind, path_name(request, rk.kind),
+        await blocking(service_of(request).store.delete_resource, rk.kind, path_name(request, rk.kind),
                        _namespace(request))
         return web.json_response({})
 
@@ -171,7 +168,7 @@ def _delete(rk: ResourceKind) -> Handler:
 
 def _set_suspend(rk: ResourceKind, suspend: bool) -> Handler:
     async def handler(request: web.Request) -> web.Response:
-        service = _service(request)
+        service = service_of(request)
         name, namespace = path_name(request, rk.kind), path_namespace(request)
         obj = await blocking(service.store.get_resource, rk.kind, name, namespace)
         if obj is None:
