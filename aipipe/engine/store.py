@@ -210,6 +210,11 @@ class RunStore(SqliteFile):
             raise NotFoundError(f'workflows.argoproj.io "{name}" not found')
         return self._load(row)
 
+    def workflow_by_uid(self, uid: str) -> dict[str, Any] | None:
+        """A run by its uid, or None."""
+        row = self._conn().execute(f"SELECT {self._COLUMNS} FROM workflows WHERE uid = ?", (uid,)).fetchone()
+        return None if row is None else self._load(row)
+
     def find_workflow(self, name: str, namespace: str | None = None) -> dict[str, Any]:
         """A run by name, in ``namespace`` or (when None) in whichever namespace holds it."""
         if namespace is not None:

@@ -16,6 +16,7 @@ from aiohttp.web_response import StreamResponse
 from aipipe.config import Config
 from aipipe.engine.service import EngineService
 from aipipe.errors import UserError
+from aipipe.server.archived import routes as archived_routes
 from aipipe.server.control import routes as control_routes
 from aipipe.server.cron import CronController
 from aipipe.server.errors import errors_middleware
@@ -81,6 +82,7 @@ def create_app(service: EngineService, token: str | None, max_body_mib: float = 
     app.router.add_get("/api/v1/info", info)
     app.router.add_get("/api/v1/userinfo", userinfo)
     app.add_routes(workflow_routes)
+    app.add_routes(archived_routes)
     app.add_routes(control_routes)
     app.add_routes(stream_routes)
     add_resource_routes(app)

@@ -2,66 +2,29 @@
 
 from __future__ import annotations
 
+import copy
 import uuid
 from typing import Any
 
 from aiohttp import web
 
+from aipipe.engine.names import now_rfc3339
 from aipipe.engine.service import EngineService
-from aipipe.engine.store import CRON_WORKFLOW
+from aipipe.engine.store import CLUSTER_WORKFLOW_TEMPLATE, CRON_WORKFLOW, WORKFLOW_TEMPLATE
 from aipipe.errors import NotFoundError, UserError
 from aipipe.server.common import blocking, is_dry_run, read_body, runs_of, service_of
-from aipipe.server.limits import query_int
+from aipipe.server.cron import CRON_LABEL, SCHEDULED_TIME_ANNOTATION
 from aipipe.server.names import check_object_names, path_name, path_namespace
+from aipipe.server.queries import ListQuery, project, project_list, selector_matches
 from aipipe.validation import check_name, qualified
+
+__all__ = ["routes", "selector_matches", "workflow_from_resource"]
 
 routes = web.RouteTableDef()
 
 
 def _list_meta(service: EngineService) -> dict[str, Any]:
     return {"resourceVersion": str(service.store.current_version())}
-
-
-# -- selectors ---------------------------------------------------------------------------------
-def _get_path(obj: dict[str, Any], dotted: str) -> str:
-    value: Any = obj
-    for part in dotted.split("."):
-        value = value.get(part, "") if isinstance(value, dict) else ""
-    return str(value)
-
-
-def selector_matches(obj: dict[str, Any], label_selector: str, field_selector: str) -> bool:
-    """Kubernetes equality selectors: ``k=v``, ``k==v``, ``k!=v``, and label existence ``k`` / ``!k``."""
-    labels = obj.get("metadata", {}).get("labels", {})
-    for term in filter(None, (t.strip() for t in label_selector.split(","))):
-        if "!=" in term:
-            key, value = term.split("!=", 1)
-            if labels.get(key.strip()) == value.strip():
-                return False
-        elif "=" in term:
-            key, value = term.replace("==", "=").split("=", 1)
-            if labels.get(key.strip()) != value.strip():
-                return False
-        elif term.startswith("!"):
-            if term[1:] in labels:
-                return False
-        elif term not in labels:
-            return False
-    for term in filter(None, (t.strip() for t in field_selector.split(","))):
-        if "=" not in term:
-            raise UserError(f"expected key=value or key!=value, got {term[:64]!r}", field="listOptions.fieldSelector")
-        negate = "!=" in term
-        key, value = term.replace("==", "=").split("!=" if negate else "=", 1)
-        if (_get_path(obj, key.strip()) == value.strip()) == negate:
-            return False
-    return True
-
-
-def _filtered(items: list[dict[str, Any]], query: Any) -> list[dict[str, Any]]:
-    labels = query.get("listOptions.labelSelector", "")
-    fields = query.get("listOptions.fieldSelector", "")
-    selector_matches({}, labels, fields)  # a malformed selector is a 400 even when nothing matches
-    return [w for w in items if selector_matches(w, labels, fields)]
 
 
 # -- create / list / get / delete ------------------------------------------------------------
@@ -106,34 +69,68 @@ async def submit_from(request: web.Request) -> web.Response:
     return web.json_response(created)
 
 
+# Argo's accepted spellings of resourceKind: kind, singular, plural, short name (case-sensitive)
+SUBMIT_KINDS = {name: kind for kind, names in (
+    (WORKFLOW_TEMPLATE, ("WorkflowTemplate", "workflowtemplate", "workflowtemplates", "wftmpl")),
+    (CLUSTER_WORKFLOW_TEMPLATE, ("ClusterWorkflowTemplate", "clusterworkflowtemplate", "clusterworkflowtemplates",
+                                 "cwftmpl")),
+    (CRON_WORKFLOW, ("CronWorkflow", "cronworkflow", "cronworkflows", "cronwf"))) for name in names}
+TEMPLATE_LABEL = "workflows.argoproj.io/workflow-template"
+CLUSTER_TEMPLATE_LABEL = "workflows.argoproj.io/cluster-workflow-template"
+
+
 def workflow_from_resource(service: EngineService, namespace: str, body: dict[str, Any]) -> dict[str, Any]:
-    """The Workflow that ``argo submit --from kind/name`` makes (submitOptions applied)."""
-    kind = (body.get("resourceKind") or "").lower()
+    """The Workflow that ``argo submit --from kind/name`` makes (submitOptions applied), labelled with the
+    template (or cron workflow) it came from, as Argo labels it."""
+    kind = SUBMIT_KINDS.get(body.get("resourceKind") or "")
     name = body.get("resourceName") or ""
-    opts = body.get("submitOptions") or {}
+    if kind is None:
+        raise UserError(f"resource kind {str(body.get('resourceKind') or '')[:64]!r} is not supported for submitting;"
+                        f" expected one of {', '.join(SUBMIT_KINDS)}", field="resourceKind")
     if not name:
         raise UserError("resourceName is required", field="resourceName")
-    kinds = {"workflowtemplate": "WorkflowTemplate", "clusterworkflowtemplate": "ClusterWorkflowTemplate",
-             "cronworkflow": CRON_WORKFLOW}
-    if kind in kinds:
-        check_name(name, qualified(kinds[kind]), field="resourceName")
-    if kind in ("workflowtemplate", "clusterworkflowtemplate"):
-        cluster = kind == "clusterworkflowtemplate"
-        spec: dict[str, Any] = {"workflowTemplateRef": {"name": name, "clusterScope": True} if cluster
-                                else {"name": name}}
-        found = service.store.get_resource("ClusterWorkflowTemplate" if cluster else "WorkflowTemplate", name,
-                                           namespace)
-    elif kind == "cronworkflow":
-        found = service.store.get_resource(CRON_WORKFLOW, name, namespace)
-        spec = dict((found or {}).get("spec", {}).get("workflowSpec", {}))
-    else:
-        raise UserError("must be WorkflowTemplate, ClusterWorkflowTemplate or CronWorkflow", field="resourceKind")
+    check_name(name, qualified(kind), field="resourceName")
+    found = service.store.get_resource(kind, name, namespace)
     if found is None:
-        raise NotFoundError(f'{kind} "{name}" not found')
+        raise NotFoundError(f'{kind.lower()}s.argoproj.io "{name}" not found')
+    meta: dict[str, Any] = {"generateName": f"{name}-", "labels": {}, "annotations": {}}
+    if kind == CRON_WORKFLOW:
+        spec = copy.deepcopy((found.get("spec") or {}).get("workflowSpec") or {})
+        wf_meta = (found.get("spec") or {}).get("workflowMetadata") or {}
+        meta["labels"] = {CRON_LABEL: name, **(wf_meta.get("labels") or {})}
+        meta["annotations"] = {SCHEDULED_TIME_ANNOTATION: now_rfc3339(), **(wf_meta.get("annotations") or {})}
+        meta["ownerReferences"] = [{"apiVersion": "argoproj.io/v1alpha1", "kind": CRON_WORKFLOW, "name": name,
+                                    "uid": found["metadata"].get("uid", ""), "controller": True,
+                                    "blockOwnerDeletion": True}]
+    else:
+        cluster = kind == CLUSTER_WORKFLOW_TEMPLATE
+        spec = {"workflowTemplateRef": {"name": name, "clusterScope": True} if cluster else {"name": name}}
+        meta["labels"] = {CLUSTER_TEMPLATE_LABEL if cluster else TEMPLATE_LABEL: name}
+    _apply_submit_options(meta, spec, body.get("submitOptions") or {})
+    return {"apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow", "metadata": meta, "spec": spec}
+
+
+def _pairs(text: str, field: str) -> dict[str, str]:
+    """``k1=v1,k2=v2`` (submitOptions.labels / annotations)."""
+    out = {}
+    for item in filter(None, (i.strip() for i in text.split(","))):
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise UserError(f"expected NAME1=VALUE1,NAME2=VALUE2, got {item[:64]!r}", field=field)
+        out[key] = value
+    return out
+
+
+def _apply_submit_options(meta: dict[str, Any], spec: dict[str, Any], opts: dict[str, Any]) -> None:
+    """Argo's ApplySubmitOpts: entrypoint, service account, labels, annotations, parameters, name."""
     if opts.get("entryPoint"):
         spec["entrypoint"] = opts["entryPoint"]
     if opts.get("serviceAccount"):
         spec["serviceAccountName"] = opts["serviceAccount"]
+    if opts.get("podPriorityClassName"):
+        spec["podPriorityClassName"] = opts["podPriorityClassName"]
+    meta["labels"].update(_pairs(opts.get("labels") or "", "submitOptions.labels"))
+    meta["annotations"].update(_pairs(opts.get("annotations") or "", "submitOptions.annotations"))
     params = []
     for item in opts.get("parameters") or []:
         key, sep, value = item.partition("=")
@@ -141,29 +138,37 @@ def workflow_from_resource(service: EngineService, namespace: str, body: dict[st
             raise UserError(f"expected name=value, got {item!r}", field="submitOptions.parameters")
         params.append({"name": key, "value": value})
     if params:
-        spec["arguments"] = {"parameters": params}
-    labels = dict(item.split("=", 1) for item in (opts.get("labels") or "").split(",") if "=" in item)
-    meta: dict[str, Any] = {"labels": labels} if labels else {}
-    meta.update({"name": opts["name"]} if opts.get("name") else {"generateName": opts.get("generateName") or
-                                                                  f"{name}-"})
-    return {"apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow", "metadata": meta, "spec": spec}
+        given = {p["name"]: p for p in spec.get("arguments", {}).get("parameters", [])}
+        given.update({p["name"]: p for p in params})
+        spec["arguments"] = {**spec.get("arguments", {}), "parameters": list(given.values())}
+    if opts.get("name"):
+        meta["name"] = opts["name"]
+        meta.pop("generateName")
+    elif opts.get("generateName"):
+        meta["generateName"] = opts["generateName"]
+    if not meta["annotations"]:
+        meta.pop("annotations")
 
 
+def _list(service: EngineService, query: ListQuery, fields: str) -> dict[str, Any]:
+    items, paging = query.page(service.store.list_workflows(query.namespace or None))
+    return project_list({"metadata": {**_list_meta(service), **paging}, "items": items}, fields)
+
+
+@routes.get("/api/v1/workflows/")
 @routes.get("/api/v1/workflows/{namespace}")
 async def list_workflows(request: web.Request) -> web.Response:
-    service = service_of(request)
-    namespace = path_namespace(request)
-    limit = query_int(request.query, "listOptions.limit")
-    items = _filtered(await blocking(service.store.list_workflows, namespace), request.query)
-    if limit > 0:
-        items = items[:limit]
-    return web.json_response({"metadata": _list_meta(service), "items": items})
+    """One namespace, or every namespace under ``/api/v1/workflows/`` (Argo's empty namespace)."""
+    namespace = path_namespace(request) if "namespace" in request.match_info else ""
+    query = ListQuery.parse(request.query, namespace)
+    return web.json_response(await blocking(_list, service_of(request), query, request.query.get("fields", "")))
 
 
 @routes.get("/api/v1/workflows/{namespace}/{name}")
 async def get_workflow(request: web.Request) -> web.Response:
-    return web.json_response(await blocking(service_of(request).store.get_workflow, path_namespace(request),
-                                            path_name(request, "Workflow")))
+    workflow = await blocking(service_of(request).store.get_workflow, path_namespace(request),
+                              path_name(request, "Workflow"))
+    return web.json_response(project(workflow, request.query.get("fields", "")))
 
 
 @routes.delete("/api/v1/workflows/{namespace}/{name}")
