@@ -137,12 +137,3 @@ def login_routes(token: str | None) -> list[web.RouteDef]:
         return _sign_in(value if isinstance(value, str) else None)
 
     return [web.get(LOGIN_PATH, get_login), web.post(LOGIN_PATH, post_login)]
-
-
-async def index(request: web.Request) -> web.Response:
-    """``/``: where ``/login`` lands (the run pages will live here)."""
-    namespace = html.escape(request.app["service"].default_namespace)
-    return web.Response(content_type="text/html", text=(
-        "<!doctype html><html><head><meta charset=\"utf-8\"><title>aipipe server</title></head><body>"
-        "<h1>aipipe server</h1><p>Signed in. The Argo Server API is at "
-        f"<a href=\"/api/v1/workflows/{namespace}\">/api/v1/workflows/{namespace}</a>.</p></body></html>"))

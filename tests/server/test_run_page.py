@@ -1,0 +1,231 @@
+"""The run pages of ``aipipe server`` in headless Chromium: sign-in, runs list, DAG graph, logs, actions.
+
+A real server runs real workflows; Debian's chromium is driven by selenium. A screenshot of the failed
+diamond's page goes to ``$AIPIPE_SCREENSHOT_DIR/run-page.png`` (else the test's tmp dir)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+
+from tests.server.conftest import ServerProcess, start_server
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+NS = "argo"
+RED = "#e96d76"
+
+pytestmark = pytest.mark.skipif(not (shutil.which(CHROMEDRIVER) and shutil.which(CHROMIUM)),
+                                reason="needs Debian's chromium and chromium-driver (/usr/bin/chromedriver)")
+
+
+def _container(name: str, script: str) -> dict[str, Any]:
+    return {"name": name, "container": {"image": "alpine", "command": ["sh", "-c", script]}}
+
+
+DIAMOND: dict[str, Any] = {"metadata": {"generateName": "diamond-", "labels": {"team": "vision"}}, "spec": {
+    "entrypoint": "main", "templates": [
+        {"name": "main", "dag": {"tasks": [
+            {"name": "a", "template": "ok"},
+            {"name": "b", "template": "ok", "dependencies": ["a"]},
+            {"name": "c", "template": "bad", "dependencies": ["a"]},
+            {"name": "d", "template": "ok", "dependencies": ["b", "c"]}]}},
+        _container("ok", "echo fine"),
+        _container("bad", "echo 'the <b>data</b> is bad' >&2; exit 3")]}}
+
+SLOW: dict[str, Any] = {"metadata": {"generateName": "slow-"}, "spec": {"entrypoint": "main", "templates": [
+    {"name": "main", "steps": [[{"name": "talk", "template": "talk"}]]},
+    _container("talk", "for i in 1 2 3 4 5 6 7 8 9 10 11 12; do echo log line $i; sleep 1; done")]}}
+
+
+def _wait(what: str, probe: Callable[[], Any], timeout: float = 30) -> Any:
+    """The first truthy value of ``probe`` (exceptions count as not yet)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            got = probe()
+        except Exception:  # a stale element or a page mid-refresh: try again
+            got = None
+        if got:
+            return got
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.2)
+
+
+@pytest.fixture(scope="module")
+def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    server = start_server(tmp_path_factory.mktemp("page") / "home")
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                "--window-size=1500,950"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+    driver.set_page_load_timeout(30)
+    yield driver
+    driver.quit()
+
+
+def _submit(srv: ServerProcess, workflow: dict[str, Any]) -> str:
+    created = srv.http.post(f"{srv.url}/api/v1/workflows/{NS}", json={"workflow": workflow}, timeout=30)
+    assert created.ok, created.text
+    return str(created.json()["metadata"]["name"])
+
+
+def _get(srv: ServerProcess, name: str) -> dict[str, Any]:
+    got = srv.http.get(f"{srv.url}/api/v1/workflows/{NS}/{name}", timeout=30)
+    assert got.ok, got.text
+    return dict(got.json())
+
+
+def _finished(srv: ServerProcess, name: str) -> dict[str, Any]:
+    return _wait(f"{name} to finish", lambda: (w := _get(srv, name))["status"].get("phase")
+                 in ("Succeeded", "Failed", "Error") and w, timeout=60)
+
+
+GRAPH_JS = """
+const all = (selector) => Array.from(document.querySelectorAll(selector));
+return {nodes: all("svg.graph g.node").map((g) => [g.dataset.nodeId, g.dataset.phase,
+          g.querySelector("rect").getAttribute("fill"), g.querySelector("text.name").textContent]),
+        edges: all("svg.graph path.edge").map((p) => [p.dataset.from, p.dataset.to, p.getAttribute("marker-end"),
+          p.getAttribute("d")])};"""
+
+
+def _graph(browser: Any) -> dict[str, list[list[str]]]:
+    """The drawn graph in one read (the page redraws it on every change)."""
+    return dict(browser.execute_script(GRAPH_JS))
+
+
+def _click(browser: Any, selector: str) -> None:
+    def attempt() -> bool:
+        browser.find_element("css selector", selector).click()
+        return True
+
+    _wait(f"a click on {selector}", attempt)
+
+
+def _sign_in(browser: Any, srv: ServerProcess) -> None:
+    browser.get(f"{srv.url}/login?token={srv.token}")
+    _wait("the runs page after sign-in", lambda: browser.find_elements("id", "runs"))
+
+
+def test_pages_refuse_without_the_token(srv: ServerProcess, browser: Any) -> None:
+    for path in ("/", f"/runs/{NS}/anything", "/triggers", f"/fragments/runs/{NS}/anything"):
+        plain = requests.get(f"{srv.url}{path}", allow_redirects=False, timeout=30)
+        assert plain.status_code == 302 and plain.headers["Location"] == "/login", path
+    wrong = requests.get(f"{srv.url}/", cookies={"authorization": "Bearer wrong"}, allow_redirects=False, timeout=30)
+    assert wrong.status_code == 302
+    browser.delete_all_cookies()
+    browser.get(f"{srv.url}/")
+    assert browser.current_url.endswith("/login")
+    assert browser.find_elements("css selector", "form[action='/login']") and not browser.find_elements("id", "runs")
+
+
+def test_runs_list_filters_and_updates_live(srv: ServerProcess, browser: Any) -> None:
+    _sign_in(browser, srv)
+    diamond = _submit(srv, DIAMOND)
+    row = f"#runs tr[data-name='{diamond}']"
+    _wait("the new run to appear without a reload",
+          lambda: browser.find_elements("css selector", f"{row}[data-phase='Failed']"), timeout=60)
+    cells = [c.text for c in browser.find_elements("css selector", f"{row} td")]
+    assert cells[1] == "diamond" and cells[2] == "Failed" and cells[3] == "manual"
+    assert cells[6] == _get(srv, diamond)["status"]["progress"]
+    quiet = _finished(srv, _submit(srv, {"metadata": {"generateName": "quiet-"}, "spec": {
+        "entrypoint": "main", "templates": [_container("main", "true")]}}))["metadata"]["name"]
+    browser.get(f"{srv.url}/?phase=Failed")
+    names = {r.get_attribute("data-name") for r in browser.find_elements("css selector", "#runs tr[data-name]")}
+    assert diamond in names and quiet not in names
+    browser.get(f"{srv.url}/?label=team%3Dvision")
+    names = {r.get_attribute("data-name") for r in browser.find_elements("css selector", "#runs tr[data-name]")}
+    assert names == {diamond}
+    bad = requests.get(f"{srv.url}/?label=a%20in%20(", cookies=browser_cookies(browser), timeout=30)
+    assert bad.status_code == 400 and "label" in bad.text and "Traceback" not in bad.text
+
+
+def browser_cookies(browser: Any) -> dict[str, str]:
+    return {c["name"]: c["value"] for c in browser.get_cookies()}
+
+
+def test_run_graph_phases_arrows_and_failure(srv: ServerProcess, browser: Any, tmp_path: Path) -> None:
+    _sign_in(browser, srv)
+    name = _submit(srv, DIAMOND)
+    workflow = _finished(srv, name)
+    nodes = workflow["status"]["nodes"]
+    browser.get(f"{srv.url}/runs/{NS}/{name}")
+    phases = {i: n["phase"] for i, n in nodes.items()}
+    graph = _wait("every node with its final phase",
+                  lambda: (g := _graph(browser)) and {n[0]: n[1] for n in g["nodes"]} == phases and g)
+    assert len(graph["nodes"]) == len(nodes) == 5
+    edges = {(i, c) for i, n in nodes.items() for c in n.get("children") or []}
+    assert {(e[0], e[1]) for e in graph["edges"]} == edges and len(graph["edges"]) == len(edges) >= 4
+    assert all(e[2] == "url(#arrow)" and e[3].startswith("M") for e in graph["edges"])
+    failed_id = next(i for i, n in nodes.items() if n.get("displayName") == "c")
+    assert {n[0]: n[2] for n in graph["nodes"]}[failed_id] == RED
+    summary = browser.find_element("css selector", "#live .summary .message.failed")
+    assert summary.text == workflow["status"]["message"]
+    _click(browser, f"svg.graph g.node[data-node-id='{failed_id}']")
+    message = _wait("the failed node's message", lambda: browser.find_elements(
+        "css selector", f"#node-panel .node-info[data-node-id='{failed_id}'] .message.failed"))[0]
+    assert message.text == nodes[failed_id]["message"] and message.text
+    assert message.value_of_css_property("color") in ("rgba(198, 40, 40, 1)", "rgb(198, 40, 40)")
+    logs = _wait("the failed node's log", lambda: browser.find_element("id", "logs").text)
+    assert "the <b>data</b> is bad" in logs  # shown as text, not markup
+    folder = Path(os.environ.get("AIPIPE_SCREENSHOT_DIR") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    assert browser.save_screenshot(str(folder / "run-page.png"))
+    assert (folder / "run-page.png").stat().st_size > 10_000
+
+
+def test_logs_follow_a_running_node_and_terminate_works(srv: ServerProcess, browser: Any) -> None:
+    _sign_in(browser, srv)
+    name = _submit(srv, SLOW)
+    browser.get(f"{srv.url}/runs/{NS}/{name}")
+    talk = _wait("the talking node to run", lambda: [
+        n[0] for n in _graph(browser)["nodes"] if n[1] == "Running" and n[3] == "talk"], timeout=60)[0]
+    _click(browser, f"svg.graph g.node[data-node-id='{talk}']")
+    _wait("a log line while the node runs", lambda: "log line 1" in browser.find_element("id", "logs").text)
+    assert _get(srv, name)["status"]["phase"] == "Running"
+    seen = browser.find_element("id", "logs").text
+    _wait("more lines to follow", lambda: len(browser.find_element("id", "logs").text.splitlines())
+          > len(seen.splitlines()) and _get(srv, name)["status"]["phase"] == "Running")
+    _click(browser, "button.action[data-action='terminate']")
+    _wait("the run to end after Terminate",
+          lambda: browser.find_elements("css selector", "#live .summary[data-phase='Failed']"), timeout=30)
+    finished = _finished(srv, name)
+    assert finished["status"]["phase"] == "Failed"
+    assert "log line 12" not in browser.find_element("id", "logs").text
+
+
+def test_triggers_page_lists_schedules_and_bindings(srv: ServerProcess, browser: Any) -> None:
+    _sign_in(browser, srv)
+    cron: dict[str, Any] = {"metadata": {"name": "nightly"}, "spec": {
+        "schedules": ["0 3 * * *"], "timezone": "UTC", "suspend": True,
+        "workflowSpec": {"entrypoint": "main", "templates": [_container("main", "true")]}}}
+    made = srv.http.post(f"{srv.url}/api/v1/cron-workflows/{NS}", json={"cronWorkflow": cron}, timeout=30)
+    assert made.ok, made.text
+    binding: dict[str, Any] = {"metadata": {"name": "new-data"}, "spec": {
+        "event": {"selector": "payload.Records != nil"}, "submit": {"workflowTemplateRef": {"name": "retrain"}}}}
+    made = srv.http.post(f"{srv.url}/api/v1/workflow-event-bindings/{NS}", json=binding, timeout=30)
+    assert made.ok, made.text
+    browser.get(f"{srv.url}/triggers")
+    row = browser.find_element("css selector", "table.crons tr[data-name='nightly']")
+    assert "0 3 * * *" in row.text and "suspended" in row.text
+    row = browser.find_element("css selector", f"table.bindings tr[data-name='{binding['metadata']['name']}']")
+    assert "payload.Records != nil" in row.text and "retrain" in row.text
