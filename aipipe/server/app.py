@@ -17,6 +17,7 @@ from aipipe.config import Config
 from aipipe.engine.service import EngineService
 from aipipe.errors import UserError
 from aipipe.server.archived import routes as archived_routes
+from aipipe.server.artifacts import routes as artifact_routes
 from aipipe.server.control import routes as control_routes
 from aipipe.server.cron import CronController
 from aipipe.server.errors import errors_middleware
@@ -27,6 +28,7 @@ from aipipe.server.page import routes as page_routes
 from aipipe.server.resources import add_resource_routes
 from aipipe.server.runner import RunManager
 from aipipe.server.security import login_routes, security_middleware
+from aipipe.server.shapes import shapes_middleware
 from aipipe.server.streams import routes as stream_routes
 from aipipe.server.token import load_or_create_token, token_path
 from aipipe.server.workflows import routes as workflow_routes
@@ -70,7 +72,7 @@ def create_app(service: EngineService, token: str | None, max_body_mib: float = 
     """The API app over ``service``; ``token`` None turns authentication off (``--auth-mode=server``).
 
     Runs it drives are let go (left resumable) when it shuts down."""
-    app = web.Application(middlewares=[errors_middleware, security_middleware(token)],
+    app = web.Application(middlewares=[errors_middleware, security_middleware(token), shapes_middleware],
                           client_max_size=int(max_body_mib * 2**20))
     app["service"] = service
     app["runs"] = RunManager(service)
@@ -86,6 +88,7 @@ def create_app(service: EngineService, token: str | None, max_body_mib: float = 
     app.add_routes(archived_routes)
     app.add_routes(control_routes)
     app.add_routes(stream_routes)
+    app.add_routes(artifact_routes)
     add_resource_routes(app)
     app.add_routes(event_routes)
 

@@ -1,20 +1,21 @@
-"""Streams: the workflow watch and node logs."""
+"""Streams: the workflow watch and node logs (framing, keep-alives and disconnects: :mod:`aipipe.server.sse`)."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
 from typing import Any
 
 from aiohttp import web
 
 from aipipe.engine.names import pod_name
 from aipipe.engine.store import COMPLETED_PHASES
-from aipipe.errors import UserError
+from aipipe.errors import NotFoundError, UserError
 from aipipe.server.common import blocking, service_of
+from aipipe.server.errors import INVALID_ARGUMENT, NOT_FOUND
 from aipipe.server.limits import query_bool, query_int
 from aipipe.server.names import path_name, path_namespace
+from aipipe.server.shapes import repository_of, shaped_workflow
+from aipipe.server.sse import EventStream
 from aipipe.server.workflows import selector_matches
 
 POLL_SECONDS = 0.25
@@ -22,27 +23,21 @@ POLL_SECONDS = 0.25
 routes = web.RouteTableDef()
 
 
-async def _open_stream(request: web.Request) -> web.StreamResponse:
-    response = web.StreamResponse(headers={"Content-Type": "application/json"})
-    await response.prepare(request)
-    return response
-
-
-def _connected(request: web.Request) -> bool:
-    """False once the client went away (aiohttp does not cancel handlers on disconnect)."""
-    return request.transport is not None and not request.transport.is_closing()
-
-
-async def _send(response: web.StreamResponse, result: dict[str, Any]) -> None:
-    """One line of a stream; a client that went away ends the stream quietly (``_connected`` turns False)."""
-    with contextlib.suppress(ConnectionResetError):
-        await response.write(json.dumps({"result": result}).encode() + b"\n")
+async def _run(stream: EventStream, body: Any) -> web.StreamResponse:
+    """Drive an open stream; a run deleted or a bad value found after the headers went out ends it with an
+    error frame (the status line is already sent)."""
+    try:
+        await body
+    except NotFoundError as exc:
+        await stream.send_error(404, NOT_FOUND, str(exc))
+    except UserError as exc:
+        await stream.send_error(400, INVALID_ARGUMENT, str(exc))
+    return stream.response
 
 
 @routes.get("/api/v1/workflow-events/{namespace}")
 async def watch_workflows(request: web.Request) -> web.StreamResponse:
-    """ADDED for each matching run, then MODIFIED/DELETED as the store changes (one JSON per line)."""
-    service = service_of(request)
+    """ADDED for each matching run, then MODIFIED/DELETED as the store changes."""
     namespace = path_namespace(request)
     labels = request.query.get("listOptions.labelSelector", "")
     fields = request.query.get("listOptions.fieldSelector", "")
@@ -52,19 +47,26 @@ async def watch_workflows(request: web.Request) -> web.StreamResponse:
     if since_param and not since_param.isdigit():
         raise UserError(f"expected a resource version (digits), got {since_param[:64]!r}",
                         field="listOptions.resourceVersion")
-    response = await _open_stream(request)
+    stream = await EventStream(request).open()
+    since = int(since_param) if since_param else None
+    return await _run(stream, _watch(stream, namespace, labels, fields, timeout, since))
+
+
+async def _watch(stream: EventStream, namespace: str, labels: str, fields: str, timeout: int,
+                 since: int | None) -> None:
+    service = service_of(stream.request)
+    repository = repository_of(stream.request.app)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout if timeout > 0 else None
     seen: set[str] = set()
-    if since_param.isdigit():
-        since = int(since_param)
-    else:
+    if since is None:
         since = await blocking(service.store.current_version)
         for workflow in await blocking(service.store.list_workflows, namespace):
             if selector_matches(workflow, labels, fields):
                 seen.add(workflow["metadata"]["uid"])
-                await _send(response, {"type": "ADDED", "object": workflow})
-    while (deadline is None or loop.time() < deadline) and _connected(request):
+                if not await stream.send({"type": "ADDED", "object": shaped_workflow(workflow, repository)}):
+                    return
+    while (deadline is None or loop.time() < deadline) and await stream.keepalive():
         await asyncio.sleep(POLL_SECONDS)
         for kind, workflow in await blocking(service.store.workflow_changes, since, namespace):
             since = max(since, int(workflow["metadata"]["resourceVersion"]))
@@ -73,8 +75,8 @@ async def watch_workflows(request: web.Request) -> web.StreamResponse:
             uid = workflow["metadata"]["uid"]
             event = kind if kind == "DELETED" or uid in seen else "ADDED"
             seen.add(uid)
-            await _send(response, {"type": event, "object": workflow})
-    return response
+            if not await stream.send({"type": event, "object": shaped_workflow(workflow, repository)}):
+                return
 
 
 def _pod_names(workflow: dict[str, Any]) -> dict[str, str]:
@@ -84,14 +86,18 @@ def _pod_names(workflow: dict[str, Any]) -> dict[str, str]:
 
 
 async def stream_logs(request: web.Request, pod_filter: str) -> web.StreamResponse:
-    """Node output as ``{"result": {"content": line, "podName": …}}`` lines; ``follow`` waits for the end."""
-    service = service_of(request)
+    """Node output as ``{"content": line, "podName": …}`` messages; ``follow`` waits for the run's end."""
     namespace, name = path_namespace(request), path_name(request, "Workflow")
     follow = query_bool(request.query, "logOptions.follow")
-    workflow = await blocking(service.store.get_workflow, namespace, name)
-    grep = request.query.get("grep", "")
-    response = await _open_stream(request)
-    uid, after = workflow["metadata"]["uid"], 0
+    workflow = await blocking(service_of(request).store.get_workflow, namespace, name)
+    stream = await EventStream(request).open()
+    return await _run(stream, _logs(stream, workflow, pod_filter, follow, request.query.get("grep", "")))
+
+
+async def _logs(stream: EventStream, workflow: dict[str, Any], pod_filter: str, follow: bool, grep: str) -> None:
+    service = service_of(stream.request)
+    namespace, name, uid = (workflow["metadata"][k] for k in ("namespace", "name", "uid"))
+    after = 0
     partial: dict[str, str] = {}  # node id -> its last line while it has no newline yet
     while True:
         chunks = await blocking(service.store.read_logs, uid, after)
@@ -106,18 +112,17 @@ async def stream_logs(request: web.Request, pod_filter: str) -> web.StreamRespon
             if rest:
                 partial[chunk.node_id] = rest
             for line in lines:
-                if grep in line:
-                    await _send(response, {"content": line, "podName": pod})
+                if grep in line and not await stream.send({"content": line, "podName": pod}):
+                    return
         finished = workflow.get("status", {}).get("phase") in COMPLETED_PHASES
-        if not follow or (finished and not chunks) or not _connected(request):
+        if not follow or (finished and not chunks) or not await stream.keepalive():
             break
         await asyncio.sleep(POLL_SECONDS)
         workflow = await blocking(service.store.get_workflow, namespace, name)
     for node_id, rest in partial.items():
         pod = _pod_names(workflow).get(node_id, node_id)
-        if grep in rest:
-            await _send(response, {"content": rest, "podName": pod})
-    return response
+        if grep in rest and not await stream.send({"content": rest, "podName": pod}):
+            return
 
 
 @routes.get("/api/v1/workflows/{namespace}/{name}/log")

@@ -1,0 +1,190 @@
+"""The watch and log streams of a real ``aipipe server``: Server-Sent Events for ``Accept: text/event-stream``
+(browsers, Argo's CLI), newline-delimited JSON for everyone else (the official SDK, Hera), headers at once,
+keep-alive comments, and a client that goes away ending its stream without a traceback in the log."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import argo_workflows
+import pytest
+import requests
+from argo_workflows.api import workflow_service_api
+
+from aipipe.server.sse import KEEPALIVE_SECONDS
+from tests.server.conftest import ServerProcess
+
+NS = "argo"
+SSE = {"Accept": "text/event-stream"}
+DONE = ("Succeeded", "Failed", "Error")
+
+
+def _submit(server: ServerProcess, script: str, generate_name: str = "sse-") -> str:
+    body = {"workflow": {"metadata": {"generateName": generate_name}, "spec": {"entrypoint": "main", "templates": [
+        {"name": "main", "container": {"image": "alpine", "command": ["sh", "-c", script]}}]}}}
+    created = server.http.post(f"{server.url}/api/v1/workflows/{NS}", json=body, timeout=30)
+    assert created.ok, created.text
+    return created.json()["metadata"]["name"]
+
+
+def _wait(server: ServerProcess, name: str, timeout: float = 120) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        obj = server.http.get(f"{server.url}/api/v1/workflows/{NS}/{name}", timeout=30).json()
+        if obj.get("status", {}).get("phase") in DONE:
+            return obj
+        time.sleep(0.2)
+    raise AssertionError(f"{name} did not finish")
+
+
+def sse_messages(resp: requests.Response) -> Iterator[dict[str, Any] | str]:
+    """Parse an event stream as a browser does: ``data:`` lines up to a blank line make one message;
+    a ``:`` comment line is yielded as the string ``":"``."""
+    data: list[str] = []
+    for raw in resp.iter_lines(chunk_size=1, decode_unicode=True):
+        if raw.startswith(":"):
+            yield ":"
+        elif raw.startswith("data:"):
+            data.append(raw[5:].lstrip(" "))
+        elif raw == "" and data:
+            yield json.loads("\n".join(data))
+            data = []
+
+
+def _no_nulls(value: Any, where: str = "") -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            assert item is not None, f"null at {where}.{key}"
+            _no_nulls(item, f"{where}.{key}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _no_nulls(item, f"{where}[{i}]")
+
+
+def test_watch_is_server_sent_events(server: ServerProcess) -> None:
+    name = _submit(server, "echo one; sleep 1; echo two")
+    params = {"listOptions.fieldSelector": f"metadata.name={name}"}
+    events = []
+    with server.http.get(f"{server.url}/api/v1/workflow-events/{NS}", params=params, headers=SSE, stream=True,
+                         timeout=60) as resp:
+        assert resp.status_code == 200
+        assert resp.headers["Content-Type"] == "text/event-stream"
+        assert resp.headers["Cache-Control"] == "no-cache"
+        assert resp.headers["X-Accel-Buffering"] == "no"
+        for message in sse_messages(resp):
+            if message == ":":
+                continue
+            assert isinstance(message, dict) and set(message) == {"result"}
+            events.append(message["result"])
+            if message["result"]["object"]["status"].get("phase") in DONE:
+                break
+    assert events[0]["type"] == "ADDED" and all(e["type"] == "MODIFIED" for e in events[1:])
+    assert events[-1]["object"]["status"]["phase"] == "Succeeded"
+    for event in events:
+        _no_nulls(event)
+        assert event["object"]["spec"]["arguments"] == {}
+
+
+def test_watch_is_json_lines_for_other_clients(server: ServerProcess) -> None:
+    name = _submit(server, "echo hello")
+    _wait(server, name)
+    params = {"listOptions.fieldSelector": f"metadata.name={name}", "listOptions.timeoutSeconds": "1"}
+    for accept in ("application/json", "*/*"):
+        resp = server.http.get(f"{server.url}/api/v1/workflow-events/{NS}", params=params,
+                               headers={"Accept": accept}, timeout=30)
+        assert resp.status_code == 200 and resp.headers["Content-Type"] == "application/json"
+        lines = resp.text.splitlines()
+        assert len(lines) == 1, resp.text
+        event = json.loads(lines[0])["result"]
+        assert event["type"] == "ADDED" and event["object"]["metadata"]["name"] == name
+        assert not resp.text.startswith("data:")
+
+
+def test_sdk_reads_the_json_streams_typed(server: ServerProcess) -> None:
+    """The official SDK (Accept: application/json) reads one watch event and one log line, typed."""
+    name = _submit(server, "echo only line")
+    _wait(server, name)
+    config = argo_workflows.Configuration(host=server.url)
+    config.api_key["BearerToken"] = server.token
+    config.api_key_prefix["BearerToken"] = "Bearer"
+    with argo_workflows.ApiClient(config) as client:
+        api = workflow_service_api.WorkflowServiceApi(client)
+        watched = api.watch_workflows(NS, list_options_field_selector=f"metadata.name={name}",
+                                      list_options_timeout_seconds="1")
+        assert watched.result.type == "ADDED"
+        assert watched.result.object.metadata.name == name
+        assert watched.result.object.status.phase == "Succeeded"
+        logs = api.workflow_logs(NS, name, log_options_container="main")
+        assert logs.result.content == "only line"
+        assert logs.result.pod_name == name
+
+
+def test_log_stream_is_server_sent_events(server: ServerProcess) -> None:
+    name = _submit(server, "for i in 1 2 3; do echo line $i; sleep 0.3; done")
+    with server.http.get(f"{server.url}/api/v1/workflows/{NS}/{name}/log", headers=SSE, stream=True, timeout=60,
+                         params={"logOptions.container": "main", "logOptions.follow": "true"}) as resp:
+        assert resp.headers["Content-Type"] == "text/event-stream"
+        messages = [m for m in sse_messages(resp) if m != ":"]
+    assert [m["result"]["content"] for m in messages if isinstance(m, dict)] == ["line 1", "line 2", "line 3"]
+    with server.http.get(f"{server.url}/api/v1/workflows/{NS}/{name}/{name}/log", headers=SSE, stream=True,
+                         timeout=60, params={"logOptions.container": "main"}) as resp:
+        assert [m["result"]["podName"] for m in sse_messages(resp) if isinstance(m, dict)] == [name] * 3
+
+
+def test_headers_at_once_then_keepalive_comments(server: ServerProcess) -> None:
+    """A watch with nothing to send answers its headers at once and keeps the connection with ``:`` comments."""
+    params = {"listOptions.fieldSelector": "metadata.name=nothing-here"}
+    started = time.monotonic()
+    with server.http.get(f"{server.url}/api/v1/workflow-events/{NS}", params=params, headers=SSE, stream=True,
+                         timeout=KEEPALIVE_SECONDS + 20) as resp:
+        assert time.monotonic() - started < 5, "headers were held back"
+        assert resp.headers["Content-Type"] == "text/event-stream"
+        first = next(sse_messages(resp))
+        waited = time.monotonic() - started
+    assert first == ":"
+    assert KEEPALIVE_SECONDS - 1 <= waited <= KEEPALIVE_SECONDS + 10
+
+
+def test_no_keepalive_comments_in_json_lines(server: ServerProcess) -> None:
+    params = {"listOptions.fieldSelector": "metadata.name=nothing-here",
+              "listOptions.timeoutSeconds": str(int(KEEPALIVE_SECONDS) + 2)}
+    resp = server.http.get(f"{server.url}/api/v1/workflow-events/{NS}", params=params,
+                           headers={"Accept": "application/json"}, timeout=KEEPALIVE_SECONDS + 30)
+    assert resp.status_code == 200 and resp.text == ""
+
+
+def test_bad_selector_is_a_400_before_the_stream(server: ServerProcess) -> None:
+    resp = server.http.get(f"{server.url}/api/v1/workflow-events/{NS}", headers=SSE, timeout=30,
+                           params={"listOptions.fieldSelector": "no-equals-sign"})
+    assert resp.status_code == 400
+    assert "listOptions.fieldSelector" in resp.json()["message"]
+
+
+def _raw_get(server: ServerProcess, path: str, accept: str) -> socket.socket:
+    """A GET sent on a plain socket (so the test can drop the connection mid-stream)."""
+    port = int(server.url.rsplit(":", 1)[1])
+    sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAccept: {accept}\r\n"
+                 f"Authorization: Bearer {server.token}\r\n\r\n".encode())
+    return sock
+
+
+@pytest.mark.parametrize("accept", ["text/event-stream", "application/json"])
+def test_client_going_away_ends_the_stream_quietly(server: ServerProcess, accept: str) -> None:
+    name = _submit(server, "for i in $(seq 1 30); do echo line $i; sleep 0.1; done", "gone-")
+    socks = [_raw_get(server, f"/api/v1/workflows/{NS}/{name}/log?logOptions.follow=true", accept),
+             _raw_get(server, f"/api/v1/workflow-events/{NS}", accept)]
+    for sock in socks:
+        assert sock.recv(4096).startswith(b"HTTP/1.1 200")
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")  # RST on close
+        sock.close()
+    _wait(server, name)
+    time.sleep(2 * KEEPALIVE_SECONDS / 10 + 1)
+    assert server.http.get(f"{server.url}/api/v1/version", timeout=10).ok
+    log = (server.home / "server.log").read_text()
+    assert "GET /api/v1/workflow-events/argo 200" in log  # the watch ended and was logged
+    assert "Traceback" not in log, log
