@@ -8,7 +8,7 @@ from typing import Any
 
 from aipipe.engine import graph
 from aipipe.engine.calls import Call, NodeFailure, Slots, int_or_none
-from aipipe.engine.nodes import node_id
+from aipipe.engine.nodes import node_id, outbound_nodes
 from aipipe.engine.template import Scope, item_label, item_scope, render
 
 
@@ -27,6 +27,8 @@ class DagMixin:
                 raise NodeFailure(f"dag.target: unknown task(s) {unknown}")
             wanted = graph.ancestors(targets, trees)
         else:
+            targets = [t for t in tasks if not any(t in graph.deps_of(trees[o]) for o in tasks
+                                                   if trees[o] is not None)]
             wanted = set(tasks)
         fail_fast = dag.get("failFast", True) not in (False, "false")
         slots = Slots(int_or_none(render(str(call.template.get("parallelism") or ""), scope)), self.cancelled)
@@ -63,9 +65,14 @@ class DagMixin:
                 node = self._fail_node(f"{name}.{tname}", tname, nid, nid, NodeFailure(f"engine error: {exc!r}"))
                 finish(tname, node, [])
 
+        def link(tname: str) -> None:
+            deps = graph.deps_of(trees[tname]) if trees[tname] is not None else set()
+            self._link_from(f"{name}.{tname}", [node_id(self.name, f"{name}.{d}") for d in order if d in deps], nid)
+
         def launch_unguarded(tname: str) -> None:
             task = tasks[tname]
             tname_full = f"{name}.{tname}"
+            link(tname)
             try:
                 items = self._expand_items(task, scope, tname)
             except NodeFailure as exc:
@@ -83,7 +90,7 @@ class DagMixin:
             group_id, kept = self._start_node(tname_full, tname, "TaskGroup", None, nid, nid)
             if kept is not None:
                 kids = [self.tree.get(c) for c in kept.get("children", [])]
-                finish(tname, kept, [k for k in kids if k])
+                finish(tname, kept, [k for k in kids if k and str(k.get("name", "")).startswith(tname_full + "(")])
                 return
             self.tree.commit()
             children: list[dict[str, Any]] = []
@@ -129,6 +136,7 @@ class DagMixin:
                                                                       **_missing_as_omitted(tree, states)}):
                         cond.release()
                         try:
+                            link(tname)
                             node = self._skip_node(f"{name}.{tname}", tname, nid, nid, "Omitted",
                                                    "omitted: depends condition not met", None)
                             self._register_outputs(f"tasks.{tname}", tasks[tname], [node], scope, call.tset)
@@ -150,14 +158,15 @@ class DagMixin:
                     break
                 cond.wait()
         unhandled = [t for t, st in states.items() if _failed_unhandled(t, st, handled)]
-        leaves = [node_id(self.name, f"{name}.{t}") for t in order if t in states
-                  and not any(t in graph.deps_of(trees[o]) for o in order if trees[o] is not None and o in states)]
         if unhandled:
             phase = "Error" if any(states[t].phase == "Error" for t in unhandled) else "Failed"
-            return {"phase": phase, "message": f"task '{name}.{unhandled[0]}' failed", "outboundNodes": leaves}
+            return {"phase": phase, "message": f"task '{name}.{unhandled[0]}' failed"}
         if self.cancelled.is_set():
-            return {"phase": "Failed", "message": self.abort_reason, "outboundNodes": leaves}
-        return {"phase": "Succeeded", "outputs": self._template_outputs(call, scope), "outboundNodes": leaves}
+            return {"phase": "Failed", "message": self.abort_reason}
+        with self.tree.lock:  # as Argo, only a Succeeded DAG gets outbound nodes: its target (or leaf) tasks'
+            nodes = dict(self.tree.nodes)
+        outbound = [o for t in targets for o in outbound_nodes(nodes, node_id(self.name, f"{name}.{t}"))]
+        return {"phase": "Succeeded", "outputs": self._template_outputs(call, scope), "outboundNodes": outbound}
 
 
 def _failed_unhandled(task: str, state: graph.TaskState, handled: set[str]) -> bool:

@@ -37,7 +37,16 @@ from aipipe.engine.gpu import GpuPool, detect_gpu_count
 from aipipe.engine.images import ImageMap
 from aipipe.engine.locks import MutexRegistry
 from aipipe.engine.names import pod_name
-from aipipe.engine.nodes import DONE_PHASES, KEPT_ON_RESUME, Clock, NodeTree, node_id, now_iso, subtree_progress
+from aipipe.engine.nodes import (
+    DONE_PHASES,
+    KEPT_ON_RESUME,
+    Clock,
+    NodeTree,
+    node_id,
+    now_iso,
+    outbound_nodes,
+    subtree_progress,
+)
 from aipipe.engine.outputs import OutputsMixin
 from aipipe.engine.pod import PodRunner
 from aipipe.engine.retry import RetryStrategy, parse_duration
@@ -87,6 +96,7 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
         self.max_nodes = int(ctx.config.get("engine.max_nodes"))
         self.node_count = len(self.tree.nodes)
         self.depths: dict[str, int] = {}  # node id -> template call depth of the invocation it belongs to
+        self.links: dict[str, list[str]] = {}  # node id -> the nodes whose ``children`` it joins (Argo's edges)
         self.user_stopped = False
         self.clock = Clock()
         self.global_params: dict[str, str] = {}
@@ -372,7 +382,7 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
         nid = node_id(self.name, name)
         existing = self.tree.get(nid)
         if existing is not None and existing.get("phase") in KEPT_ON_RESUME and self.resuming:
-            self.tree.add_child(parent, nid)
+            self._link(nid, parent)
             return nid, existing
         if existing is None:
             self._reserve_nodes(1, take=True)
@@ -390,8 +400,22 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
             record["templateScope"] = f"namespaced/{call.tset.name}" if call.tset.kind else "local/" + self.name
         record.update(fields)
         self.tree.put(nid, **{k: v for k, v in record.items() if v is not None or k in ("finishedAt",)})
-        self.tree.add_child(parent, nid)
+        self._link(nid, parent)
         return nid, None
+
+    def _link_from(self, name: str, sources: list[str], fallback: str) -> None:
+        """Argo's edges into the node ``name``: from the outbound nodes of the ``sources`` (node ids;
+        a source without any, e.g. a failed DAG, stands for itself), or from ``fallback`` without sources."""
+        with self.tree.lock:
+            nodes = dict(self.tree.nodes)
+        ids = [o for sid in sources if sid in nodes for o in (outbound_nodes(nodes, sid) or [sid])]
+        self.links[node_id(self.name, name)] = list(dict.fromkeys(ids)) or [fallback]
+
+    def _link(self, nid: str, parent: str | None) -> None:
+        """Add the graph edges into a new node: from the sources its scheduler chose (a DAG task's
+        dependencies, the previous step group), else from its parent."""
+        for source in self.links.get(nid) or [parent]:
+            self.tree.add_child(source, nid)
 
     def _reserve_nodes(self, count: int, take: bool = False) -> None:
         """Refuse (and end the run ``Error``) when ``count`` more nodes would pass ``engine.max_nodes``;

@@ -106,21 +106,50 @@ class Clock:
         return time.monotonic() - self.start
 
 
+_OWN_OUTBOUND = frozenset({"Pod", "Container", "Skipped", "Suspend", "HTTP", "Plugin"})
+
+
+def outbound_nodes(nodes: dict[str, dict[str, Any]], nid: str) -> list[str]:
+    """The nodes a dependant's edge starts from, as Argo's controller finds them.
+
+    A leaf is its own outbound node; a TaskGroup's are its items' (itself when it has none); a
+    Retry's is its last attempt; a DAG or Steps node's are those its ``outboundNodes`` lead to.
+    """
+    node = nodes.get(nid)
+    if node is None:
+        return []
+    kind = node.get("type")
+    children = node.get("children", [])
+    if kind in _OWN_OUTBOUND:
+        return [nid]
+    if kind == "TaskGroup":
+        items = [c for c in children if str(nodes.get(c, {}).get("name", "")).startswith(node.get("name", "") + "(")]
+        return [o for c in items for o in outbound_nodes(nodes, c)] if items else [nid]
+    if kind == "Retry":
+        attempts = [c for c in children if str(nodes.get(c, {}).get("name", "")).startswith(node.get("name", "") + "(")]
+        if attempts:
+            return [attempts[-1]]
+    out: list[str] = []
+    for target in node.get("outboundNodes", []):
+        out += [target] if nodes.get(target, {}).get("type") == "Pod" else outbound_nodes(nodes, target)
+    return out
+
+
+def owned_nodes(nodes: dict[str, dict[str, Any]], nid: str) -> list[str]:
+    """``nid`` and the nodes it contains (its tasks, steps, attempts, loop items, hooks), found by Argo's
+    hierarchical node names: ``children`` are graph edges and also lead to the tasks after a node."""
+    top = nodes.get(nid)
+    if top is None:
+        return []
+    name = str(top.get("name", ""))
+    return [i for i, n in nodes.items() if i == nid or (str(n.get("name", "")).startswith(name)
+                                                         and str(n.get("name", ""))[len(name):][:1] in (".", "(", "["))]
+
+
 def subtree_progress(nodes: dict[str, dict[str, Any]], nid: str) -> str:
-    """``done/total`` over the Pod nodes below (and including) ``nid``."""
-    done = total = 0
-    stack, seen = [nid], set()
-    while stack:
-        current = stack.pop()
-        if current in seen or current not in nodes:
-            continue
-        seen.add(current)
-        node = nodes[current]
-        if node.get("type") == "Pod":
-            total += 1
-            done += node.get("phase") in DONE_PHASES
-        stack.extend(node.get("children", []))
-    return f"{done}/{total}"
+    """``done/total`` over the Pod nodes ``nid`` contains (itself included)."""
+    pods = [nodes[i] for i in owned_nodes(nodes, nid) if nodes[i].get("type") == "Pod"]
+    return f"{sum(1 for n in pods if n.get('phase') in DONE_PHASES)}/{len(pods)}"
 
 
 def reset_for_retry(workflow: dict[str, Any]) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from typing import Any
 
 from aipipe.engine.calls import Call, NodeFailure, Slots, TemplateSet, int_or_none
 from aipipe.engine.expr import ExprError, evaluate_condition
-from aipipe.engine.nodes import node_id
+from aipipe.engine.nodes import node_id, outbound_nodes
 from aipipe.engine.template import (
     ABSENT,
     Scope,
@@ -29,14 +29,16 @@ class StepsMixin:
         tmpl = call.template
         slots = Slots(int_or_none(render(str(tmpl.get("parallelism") or ""), scope)), self.cancelled)
         scope = scope.child()
-        last_children: list[str] = []
-        for gi, group in enumerate(tmpl.get("steps") or []):
+        groups = tmpl.get("steps") or []
+        for gi, group in enumerate(groups):
             gname = f"{name}[{gi}]"
+            if gi:  # Argo chains the groups: the previous group's steps (their outbound nodes) lead to this one
+                prev = node_id(self.name, f"{name}[{gi - 1}]")
+                self._link_from(gname, self._group_members(prev) or [prev], nid)
             gid, kept = self._start_node(gname, f"[{gi}]", "StepGroup", None, nid, nid)
             if kept is not None:
                 for step in group:
                     self._register_kept(step, gname, scope, call.tset)
-                last_children = kept.get("children", [])
                 continue
             self.tree.commit()
             results: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
@@ -49,15 +51,24 @@ class StepsMixin:
             failed = [(s, n) for s, ns in results for n in ns if _unhandled(s, n)]
             for step, nodes in results:
                 self._register_outputs(f"steps.{step['name']}", step, nodes, scope, call.tset)
-            last_children = self.tree.get(gid).get("children", []) if self.tree.get(gid) else []
             if failed:
                 step, node = failed[0]
                 self._finish_node(gid, "Failed", f"child '{node.get('name')}' failed")
-                return {"phase": "Failed", "message": f"child '{node.get('name')}' failed",
-                        "outboundNodes": last_children}
+                return {"phase": "Failed", "message": f"child '{node.get('name')}' failed"}
             self._finish_node(gid, "Succeeded")
         outputs = self._template_outputs(call, scope)
-        return {"phase": "Succeeded", "outputs": outputs, "outboundNodes": last_children}
+        last = self._group_members(node_id(self.name, f"{name}[{len(groups) - 1}]")) if groups else []
+        with self.tree.lock:  # as Argo, only a Succeeded steps node gets outbound nodes: its last group's
+            nodes = dict(self.tree.nodes)
+        outbound = [o for child in last for o in outbound_nodes(nodes, child)]
+        return {"phase": "Succeeded", "outputs": outputs, "outboundNodes": outbound}
+
+    def _group_members(self, gid: str) -> list[str]:
+        """A step group's own children (its steps and their loop items), not the next group it leads to."""
+        group = self.tree.get(gid) or {}
+        prefix = f"{group.get('name', '')}."
+        return [c for c in group.get("children", [])
+                if str((self.tree.get(c) or {}).get("name", "")).startswith(prefix)]
 
     def _launch_step(self, step: dict[str, Any], gname: str, gid: str, boundary: str, scope: Scope,
                      tset: TemplateSet, slots: Slots, results: list, threads: list, group_lock: threading.Lock) -> None:

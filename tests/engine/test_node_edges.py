@@ -1,0 +1,139 @@
+"""Graph edges as Argo's controller sets them: ``children`` follow the dependencies, ``outboundNodes`` the leaves.
+
+The expected structures are written by hand from Argo's controller rules (workflow/controller/dag.go
+and steps.go): a DAG node's children are its root tasks and a task's children are the tasks that
+depend on it, linked from the task's outbound nodes (a nested DAG's leaves, a retry's last attempt,
+a loop's items); step groups chain ``[0] -> its steps -> [1]``; a Succeeded DAG or Steps node lists the
+outbound nodes of its target (leaf) tasks or of its last group's steps.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.engine.conftest import EngineRun
+
+ECHO = {"name": "echo", "container": {"image": "busybox", "command": ["echo", "hi"]}}
+
+
+def _short(wf: dict[str, Any], nid: str) -> str:
+    """A node's name without the workflow's (the root is ``/``)."""
+    name = wf["status"]["nodes"][nid]["name"]
+    return name[len(wf["metadata"]["name"]):] or "/"
+
+
+def edges(wf: dict[str, Any]) -> dict[str, list[str]]:
+    """node -> its children, by short name (only nodes with children)."""
+    return {_short(wf, nid): sorted(_short(wf, c) for c in node["children"])
+            for nid, node in wf["status"]["nodes"].items() if node.get("children")}
+
+
+def outbound(wf: dict[str, Any]) -> dict[str, list[str]]:
+    """node -> its outboundNodes, by short name (only nodes that have them)."""
+    return {_short(wf, nid): sorted(_short(wf, c) for c in node["outboundNodes"])
+            for nid, node in wf["status"]["nodes"].items() if node.get("outboundNodes")}
+
+
+def workflow(name: str, templates: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow", "metadata": {"name": name},
+            "spec": {"entrypoint": "main", "templates": [*templates, ECHO]}}
+
+
+def task(name: str, depends: str | None = None, template: str = "echo", **extra: Any) -> dict[str, Any]:
+    return {"name": name, "template": template, **({"depends": depends} if depends else {}), **extra}
+
+
+def test_diamond_dag(engine: EngineRun) -> None:
+    out = engine.run(workflow("diamond", [{"name": "main", "dag": {"tasks": [
+        task("A"), task("B", "A"), task("C", "A"), task("D", "B && C")]}}]))
+    assert out["status"]["phase"] == "Succeeded"
+    assert edges(out) == {"/": [".A"], ".A": [".B", ".C"], ".B": [".D"], ".C": [".D"]}
+    assert outbound(out) == {"/": [".D"]}
+
+
+def test_dag_with_dependencies_field_and_two_roots(engine: EngineRun) -> None:
+    out = engine.run(workflow("roots", [{"name": "main", "dag": {"tasks": [
+        task("A"), task("B"), task("C", dependencies=["A", "B"]), task("D", dependencies=["A"])]}}]))
+    assert edges(out) == {"/": [".A", ".B"], ".A": [".C", ".D"], ".B": [".C"]}
+    assert outbound(out) == {"/": [".C", ".D"]}
+
+
+def test_steps_groups_chain_through_their_steps(engine: EngineRun) -> None:
+    nested = {"name": "nested", "steps": [[{"name": "x", "template": "echo"}], [{"name": "y", "template": "echo"}]]}
+    main = {"name": "main", "steps": [
+        [{"name": "hello1", "template": "echo"}],
+        [{"name": "hello2a", "template": "echo"}, {"name": "inner", "template": "nested"},
+         {"name": "skipped", "template": "echo", "when": "1 == 2"}],
+        [{"name": "last", "template": "echo"}],
+    ]}
+    out = engine.run(workflow("steps", [main, nested]))
+    assert out["status"]["phase"] == "Succeeded"
+    assert edges(out) == {
+        "/": ["[0]"],
+        "[0]": ["[0].hello1"],
+        "[0].hello1": ["[1]"],
+        "[1]": ["[1].hello2a", "[1].inner", "[1].skipped"],
+        "[1].inner": ["[1].inner[0]"],
+        "[1].inner[0]": ["[1].inner[0].x"],
+        "[1].inner[0].x": ["[1].inner[1]"],
+        "[1].inner[1]": ["[1].inner[1].y"],
+        # the nested steps node leads on from its own outbound node (y); a Skipped step is its own
+        "[1].hello2a": ["[2]"], "[1].inner[1].y": ["[2]"], "[1].skipped": ["[2]"],
+        "[2]": ["[2].last"],
+    }
+    assert outbound(out) == {"/": ["[2].last"], "[1].inner": ["[1].inner[1].y"]}
+
+
+def test_nested_dag_links_from_its_leaves(engine: EngineRun) -> None:
+    inner = {"name": "inner", "dag": {"tasks": [task("X"), task("Y", "X"), task("Z", "X")]}}
+    out = engine.run(workflow("nested", [
+        {"name": "main", "dag": {"tasks": [task("A"), task("sub", "A", "inner"), task("B", "sub")]}}, inner]))
+    assert out["status"]["phase"] == "Succeeded"
+    assert edges(out) == {"/": [".A"], ".A": [".sub"], ".sub": [".sub.X"], ".sub.X": [".sub.Y", ".sub.Z"],
+                          ".sub.Y": [".B"], ".sub.Z": [".B"]}
+    assert outbound(out) == {"/": [".B"], ".sub": [".sub.Y", ".sub.Z"]}
+    progress = {_short(out, nid): n.get("progress") for nid, n in out["status"]["nodes"].items()}
+    assert progress["/"] == "5/5" and progress[".sub"] == "3/3"  # a node counts the pods it contains, not B
+
+
+def test_retry_and_loop_tasks_link_from_their_attempt_and_items(engine: EngineRun) -> None:
+    flaky = {"name": "flaky", "retryStrategy": {"limit": 2},
+             "script": {"image": "python:3.11", "command": ["python"],
+                        "source": "import sys; sys.exit(0 if {{retries}} >= 1 else 1)"}}
+    out = engine.run(workflow("retryloop", [{"name": "main", "dag": {"tasks": [
+        task("A", template="flaky"), task("L", "A", withItems=[1, 2]), task("E", "L")]}}, flaky]))
+    assert out["status"]["phase"] == "Succeeded"
+    assert edges(out) == {"/": [".A"], ".A": [".A(0)", ".A(1)"], ".A(1)": [".L"],
+                          ".L": [".L(0:1)", ".L(1:2)"], ".L(0:1)": [".E"], ".L(1:2)": [".E"]}
+    assert outbound(out) == {"/": [".E"]}
+
+
+def test_retrain_shape(engine: EngineRun) -> None:
+    """The retrain DAG: export -> train (when) -> evaluate -> convert (when) -> deploy, each on Succeeded."""
+    out = engine.run(workflow("retrain", [{"name": "main", "dag": {"tasks": [
+        task("export"), task("train", "export", when="1 == 1"), task("evaluate", "train.Succeeded"),
+        task("convert", "evaluate.Succeeded", when="1 == 2"), task("deploy", "convert.Succeeded")]}}]))
+    assert out["status"]["phase"] == "Succeeded"
+    phases = {_short(out, nid): n["phase"] for nid, n in out["status"]["nodes"].items()}
+    assert phases[".convert"] == "Skipped" and phases[".deploy"] == "Omitted"
+    assert edges(out) == {"/": [".export"], ".export": [".train"], ".train": [".evaluate"],
+                          ".evaluate": [".convert"], ".convert": [".deploy"]}
+    assert outbound(out) == {"/": [".deploy"]}
+
+
+def test_failed_dag_has_no_outbound_nodes(engine: EngineRun) -> None:
+    fail = {"name": "fail", "container": {"image": "busybox", "command": ["sh", "-c", "exit 3"]}}
+    out = engine.run(workflow("faildag", [{"name": "main", "dag": {"tasks": [
+        task("A", template="fail"), task("B", "A")]}}, fail]))
+    assert out["status"]["phase"] == "Failed"
+    assert edges(out) == {"/": [".A"], ".A": [".B"]}
+    assert outbound(out) == {}
+
+
+def test_every_edge_names_a_node(engine: EngineRun) -> None:
+    """Every child and outbound id is a node of the run (what the UI's graph looks up)."""
+    out = engine.run(workflow("ids", [{"name": "main", "dag": {"tasks": [task("A"), task("B", "A", "sub")]}},
+                                      {"name": "sub", "steps": [[{"name": "s", "template": "echo"}]]}]))
+    nodes = out["status"]["nodes"]
+    refs = {c for n in nodes.values() for c in [*n.get("children", []), *n.get("outboundNodes", [])]}
+    assert refs and refs <= set(nodes)
