@@ -213,6 +213,32 @@ def test_logs_follow_a_running_node_and_terminate_works(srv: ServerProcess, brow
     assert "log line 12" not in browser.find_element("id", "logs").text
 
 
+LINKS: dict[str, Any] = {"metadata": {"generateName": "links-"}, "spec": {"entrypoint": "deploy", "templates": [{
+    **_container("deploy", "printf http://127.0.0.1:5000/#/runs/abc > /tmp/run-url; printf javascript:alert >"
+                           " /tmp/evil-url; printf http://127.0.0.1:8123 > /tmp/endpoint; echo '{}' > /tmp/r.json"),
+    "outputs": {"parameters": [{"name": "mlflow_run_url", "valueFrom": {"path": "/tmp/run-url"}},
+                               {"name": "evil_url", "valueFrom": {"path": "/tmp/evil-url"}},
+                               {"name": "endpoint", "valueFrom": {"path": "/tmp/endpoint"}}],
+                "artifacts": [{"name": "report", "path": "/tmp/r.json"}]}}]}}
+
+
+def test_links_out_and_artifact_downloads(srv: ServerProcess, browser: Any) -> None:
+    _sign_in(browser, srv)
+    name = _submit(srv, LINKS)
+    node_id = next(iter(_finished(srv, name)["status"]["nodes"]))
+    browser.get(f"{srv.url}/runs/{NS}/{name}")
+    links = {a.text: a.get_attribute("href") for a in browser.find_elements("css selector", "#live .links a")}
+    assert links == {f"{name}: mlflow_run_url": "http://127.0.0.1:5000/#/runs/abc",
+                     "Deployed endpoint": "http://127.0.0.1:8123/"}
+    _click(browser, f"svg.graph g.node[data-node-id='{node_id}']")
+    artifact = _wait("the artifact link", lambda: browser.find_elements("css selector", "#node-panel a.artifact"))[0]
+    assert artifact.get_attribute("href") == (f"{srv.url}/artifact-files/{NS}/workflows/{name}/{node_id}"
+                                              "/outputs/report")
+    page = requests.get(f"{srv.url}/runs/{NS}/{name}", cookies=browser_cookies(browser), timeout=30)
+    assert "frame-ancestors 'none'" in page.headers["Content-Security-Policy"]
+    assert "script-src 'self'" in page.headers["Content-Security-Policy"]
+
+
 def test_triggers_page_lists_schedules_and_bindings(srv: ServerProcess, browser: Any) -> None:
     _sign_in(browser, srv)
     cron: dict[str, Any] = {"metadata": {"name": "nightly"}, "spec": {
