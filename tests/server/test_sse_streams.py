@@ -55,14 +55,15 @@ def sse_messages(resp: requests.Response) -> Iterator[dict[str, Any] | str]:
             data = []
 
 
-def _no_nulls(value: Any, where: str = "") -> None:
+def assert_no_nulls(value: Any, where: str = "") -> None:
+    """Fail naming the first JSON null found in ``value``."""
     if isinstance(value, dict):
         for key, item in value.items():
             assert item is not None, f"null at {where}.{key}"
-            _no_nulls(item, f"{where}.{key}")
+            assert_no_nulls(item, f"{where}.{key}")
     elif isinstance(value, list):
         for i, item in enumerate(value):
-            _no_nulls(item, f"{where}[{i}]")
+            assert_no_nulls(item, f"{where}[{i}]")
 
 
 def test_watch_is_server_sent_events(server: ServerProcess) -> None:
@@ -85,7 +86,7 @@ def test_watch_is_server_sent_events(server: ServerProcess) -> None:
     assert events[0]["type"] == "ADDED" and all(e["type"] == "MODIFIED" for e in events[1:])
     assert events[-1]["object"]["status"]["phase"] == "Succeeded"
     for event in events:
-        _no_nulls(event)
+        assert_no_nulls(event)
         assert event["object"]["spec"]["arguments"] == {}
 
 
