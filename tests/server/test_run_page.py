@@ -5,8 +5,10 @@ diamond's page goes to ``$AIPIPE_SCREENSHOT_DIR/run-page.png`` (else the test's 
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
+import tarfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -214,10 +216,14 @@ def test_logs_follow_a_running_node_and_terminate_works(srv: ServerProcess, brow
 
 
 LINKS: dict[str, Any] = {"metadata": {"generateName": "links-"}, "spec": {"entrypoint": "deploy", "templates": [{
-    **_container("deploy", "printf http://127.0.0.1:5000/#/runs/abc > /tmp/run-url; printf javascript:alert >"
-                           " /tmp/evil-url; printf http://127.0.0.1:8123 > /tmp/endpoint; echo '{}' > /tmp/r.json"),
-    "outputs": {"parameters": [{"name": "mlflow_run_url", "valueFrom": {"path": "/tmp/run-url"}},
-                               {"name": "evil_url", "valueFrom": {"path": "/tmp/evil-url"}},
+    **_container("deploy", "printf http://127.0.0.1:5000/#/runs/abc > /tmp/run; printf 3 > /tmp/v; printf "
+                           "http://127.0.0.1:5000/#/models/cats/versions/3 > /tmp/mv; printf javascript:alert > "
+                           "/tmp/evil; printf http://127.0.0.1:8123 > /tmp/endpoint; echo '{}' > /tmp/r.json"),
+    "inputs": {"parameters": [{"name": "model-name", "value": "cats"}]},
+    "outputs": {"parameters": [{"name": "mlflow_run_url", "valueFrom": {"path": "/tmp/run"}},
+                               {"name": "model_version", "valueFrom": {"path": "/tmp/v"}},
+                               {"name": "model_version_url", "valueFrom": {"path": "/tmp/mv"}},
+                               {"name": "evil_url", "valueFrom": {"path": "/tmp/evil"}},
                                {"name": "endpoint", "valueFrom": {"path": "/tmp/endpoint"}}],
                 "artifacts": [{"name": "report", "path": "/tmp/r.json"}]}}]}}
 
@@ -228,12 +234,18 @@ def test_links_out_and_artifact_downloads(srv: ServerProcess, browser: Any) -> N
     node_id = next(iter(_finished(srv, name)["status"]["nodes"]))
     browser.get(f"{srv.url}/runs/{NS}/{name}")
     links = {a.text: a.get_attribute("href") for a in browser.find_elements("css selector", "#live .links a")}
-    assert links == {f"{name}: mlflow_run_url": "http://127.0.0.1:5000/#/runs/abc",
+    assert links == {"MLflow run": "http://127.0.0.1:5000/#/runs/abc",
+                     "MLflow cats version 3": "http://127.0.0.1:5000/#/models/cats/versions/3",
                      "Deployed endpoint": "http://127.0.0.1:8123/"}
     _click(browser, f"svg.graph g.node[data-node-id='{node_id}']")
     artifact = _wait("the artifact link", lambda: browser.find_elements("css selector", "#node-panel a.artifact"))[0]
     assert artifact.get_attribute("href") == (f"{srv.url}/artifact-files/{NS}/workflows/{name}/{node_id}"
                                               "/outputs/report")
+    download = requests.get(artifact.get_attribute("href"), cookies=browser_cookies(browser), timeout=30)
+    assert download.status_code == 200
+    with tarfile.open(fileobj=io.BytesIO(download.content)) as tar:  # stored as Argo stores it: a .tgz
+        member = next(m for m in tar.getmembers() if m.isfile())
+        assert (tar.extractfile(member) or io.BytesIO()).read().strip() == b"{}"
     page = requests.get(f"{srv.url}/runs/{NS}/{name}", cookies=browser_cookies(browser), timeout=30)
     assert "frame-ancestors 'none'" in page.headers["Content-Security-Policy"]
     assert "script-src 'self'" in page.headers["Content-Security-Policy"]

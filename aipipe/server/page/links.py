@@ -1,8 +1,9 @@
 """Links out of a run: MLflow (run, registered model version) and the deployed endpoint.
 
-They come from what the run carries: output parameters of its nodes (train's ``mlflow_run_id`` and
-``model_version``, deploy's ``endpoint``, any ``*url*``/``*mlflow*`` parameter holding an http(s) URL) and
-annotations holding such URLs. MLflow ids become links only when the tracking URI is an http(s) server."""
+They come from what the run carries: output parameters of its nodes (train's ``mlflow_run_url`` and
+``model_version_url``, deploy's ``endpoint``, any ``*url*``/``*mlflow*`` parameter holding an http(s) URL) and
+annotations holding such URLs. Without the URL outputs, train's ``mlflow_run_id``/``model_version`` become links
+when the tracking URI is an http(s) server."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from aipipe.server.page.render import esc
 
 ENDPOINT_PARAM = "endpoint"
 RUN_ID_PARAM = "mlflow_run_id"
+RUN_URL_PARAM = "mlflow_run_url"
 VERSION_PARAM = "model_version"
+VERSION_URL_PARAM = "model_version_url"
 MODEL_NAME_INPUT = "model-name"
 
 
@@ -37,18 +40,18 @@ def run_links(workflow: dict[str, Any], tracking_uri: str) -> list[tuple[str, st
     for node in sorted(nodes.values(), key=lambda n: str(n.get("startedAt") or "")):
         outputs, inputs = _params(node.get("outputs")), _params(node.get("inputs"))
         step = str(node.get("displayName") or node.get("name") or "")
+        model = inputs.get(MODEL_NAME_INPUT) or "model"
+        version_label = f"MLflow {model} version {outputs.get(VERSION_PARAM, '')}".rstrip()
+        labels = {ENDPOINT_PARAM: "Deployed endpoint", RUN_URL_PARAM: "MLflow run", VERSION_URL_PARAM: version_label}
         for name, value in outputs.items():
-            if name == ENDPOINT_PARAM and _is_http(value):
-                found.append(("Deployed endpoint", value))
-            elif _is_http(value) and ("mlflow" in name.lower() or "url" in name.lower()):
-                found.append((f"{step}: {name}", value))
-        if server and outputs.get(RUN_ID_PARAM):
+            if _is_http(value) and (name in labels or "mlflow" in name.lower() or "url" in name.lower()):
+                found.append((labels.get(name, f"{step}: {name}"), value))
+        if server and outputs.get(RUN_ID_PARAM) and not _is_http(outputs.get(RUN_URL_PARAM)):
             found.append(("MLflow run", f"{server}/#/runs/{quote(outputs[RUN_ID_PARAM], safe='')}"))
-        model = inputs.get(MODEL_NAME_INPUT)
-        if server and model and outputs.get(VERSION_PARAM):
-            version = quote(outputs[VERSION_PARAM], safe="")
-            found.append((f"MLflow model {model} v{outputs[VERSION_PARAM]}",
-                          f"{server}/#/models/{quote(model, safe='')}/versions/{version}"))
+        if server and outputs.get(VERSION_PARAM) and inputs.get(MODEL_NAME_INPUT) \
+                and not _is_http(outputs.get(VERSION_URL_PARAM)):
+            found.append((version_label, f"{server}/#/models/{quote(model, safe='')}/versions/"
+                                         f"{quote(outputs[VERSION_PARAM], safe='')}"))
     unique: dict[str, str] = {}
     for label, url in found:
         unique.setdefault(url, label)
