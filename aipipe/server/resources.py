@@ -13,7 +13,7 @@ from aipipe.engine.store import CLUSTER_WORKFLOW_TEMPLATE, CRON_WORKFLOW, WORKFL
 from aipipe.errors import ConflictError, NotFoundError, UserError
 from aipipe.server.common import blocking, is_dry_run, read_body, service_of
 from aipipe.server.names import check_object_names, path_name, path_namespace
-from aipipe.server.workflows import selector_matches
+from aipipe.server.queries import LABELS, labels_match, parse_label_selector
 
 Handler = Callable[[web.Request], Awaitable[web.Response]]
 
@@ -89,10 +89,10 @@ def _namespace(request: web.Request) -> str:
 def _list(rk: ResourceKind) -> Handler:
     async def handler(request: web.Request) -> web.Response:
         service = service_of(request)
+        requirements = parse_label_selector(request.query.get(LABELS, ""))  # 400 when malformed, items or not
         items = await blocking(service.store.list_resources, rk.kind, _namespace(request) or None)
-        labels = request.query.get("listOptions.labelSelector", "")
         pattern = request.query.get("namePattern", "")
-        items = [i for i in items if selector_matches(i, labels, "") and pattern in i["metadata"]["name"]]
+        items = [i for i in items if labels_match(i, requirements) and pattern in i["metadata"]["name"]]
         return web.json_response({"metadata": {"resourceVersion": str(service.store.current_version())},
                                   "items": items})
 

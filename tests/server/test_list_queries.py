@@ -281,3 +281,19 @@ def test_submit_refuses_kinds_argo_does_not_know(srv: ServerProcess, kind: str) 
     resp = srv.http.post(f"{srv.url}/api/v1/workflows/{NS}/submit", timeout=30,
                          json={"resourceKind": kind, "resourceName": "tmpl"})
     _refused(resp, "resourceKind")
+
+
+def test_template_and_cron_lists_take_the_same_selectors(srv: ServerProcess) -> None:
+    base = f"{srv.url}/api/v1/workflow-templates/tpl"
+    for name, labels in (("t-red", {"team": "red"}), ("t-blue", {"team": "blue"}), ("t-none", {})):
+        resp = srv.http.post(base, timeout=30, json={"template": {"metadata": {"name": name, "labels": labels},
+                                                                   "spec": _spec("true")}})
+        assert resp.ok, resp.text
+    for selector, expected in (("team in (red,blue)", {"t-red", "t-blue"}), ("team notin (red)", {"t-blue", "t-none"}),
+                               ("!team", {"t-none"})):
+        assert set(_names(srv, "/api/v1/workflow-templates/tpl", **{"listOptions.labelSelector": selector})) \
+            == expected
+    for path in ("/api/v1/workflow-templates/empty", "/api/v1/cron-workflows/empty",
+                 "/api/v1/cluster-workflow-templates"):
+        _refused(srv.http.get(srv.url + path, params={"listOptions.labelSelector": "team in (red"}, timeout=30),
+                 "listOptions.labelSelector")
