@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import shutil
 import tarfile
 import time
@@ -44,7 +45,8 @@ DIAMOND: dict[str, Any] = {"metadata": {"generateName": "diamond-", "labels": {"
 
 SLOW: dict[str, Any] = {"metadata": {"generateName": "slow-"}, "spec": {"entrypoint": "main", "templates": [
     {"name": "main", "steps": [[{"name": "talk", "template": "talk"}]]},
-    _container("talk", "for i in 1 2 3 4 5 6 7 8 9 10 11 12; do echo log line $i; sleep 1; done")]}}
+    _container("talk", "for i in 1 2 3 4 5 6 7 8 9 10 11 12; do echo log line $i; "
+               "echo $i/12 > $ARGO_PROGRESS_FILE; sleep 1; done")]}}
 
 
 def _wait(what: str, probe: Callable[[], Any], timeout: float = 30) -> Any:
@@ -105,7 +107,8 @@ def _finished(srv: ServerProcess, name: str) -> dict[str, Any]:
 GRAPH_JS = """
 const all = (selector) => Array.from(document.querySelectorAll(selector));
 return {nodes: all("svg.graph g.node").map((g) => [g.dataset.nodeId, g.dataset.phase,
-          g.querySelector("rect").getAttribute("fill"), g.querySelector("text.name").textContent]),
+          g.querySelector("rect").getAttribute("fill"), g.querySelector("text.name").textContent,
+          g.querySelector("text.detail").textContent]),
         edges: all("svg.graph path.edge").map((p) => [p.dataset.from, p.dataset.to, p.getAttribute("marker-end"),
           p.getAttribute("d")])};"""
 
@@ -161,6 +164,42 @@ def test_runs_list_filters_and_updates_live(srv: ServerProcess, browser: Any) ->
     assert bad.status_code == 400 and "label" in bad.text and "Traceback" not in bad.text
 
 
+def test_runs_list_names_the_trigger_and_pipeline(srv: ServerProcess, browser: Any) -> None:
+    template: dict[str, Any] = {"metadata": {"name": "hello"},
+                                "spec": {"entrypoint": "main", "templates": [_container("main", "true")]}}
+    made = srv.http.post(f"{srv.url}/api/v1/workflow-templates/{NS}", json={"template": template}, timeout=30)
+    assert made.ok, made.text
+    for binding, selector in (("on-upload", "payload.Records != nil"),
+                              ("on-annotation", 'discriminator == "labelstudio"')):
+        made = srv.http.post(f"{srv.url}/api/v1/workflow-event-bindings/{NS}", json={"metadata": {"name": binding},
+                             "spec": {"event": {"selector": selector},
+                                      "submit": {"workflowTemplateRef": {"name": "hello"}}}}, timeout=30)
+        assert made.ok, made.text
+    cron: dict[str, Any] = {"metadata": {"name": "hourly"}, "spec": {"schedules": ["0 * * * *"], "suspend": True,
+                                                      "workflowSpec": {"workflowTemplateRef": {"name": "hello"}}}}
+    made = srv.http.post(f"{srv.url}/api/v1/cron-workflows/{NS}", json={"cronWorkflow": cron}, timeout=30)
+    assert made.ok, made.text
+    _sign_in(browser, srv)
+    upload: dict[str, Any] = {"Records": [{"s3": {"bucket": {"name": "data"},
+                                                  "object": {"key": "cats/1.jpg", "eTag": "e1"}}}]}
+    annotation: dict[str, Any] = {"action": "ANNOTATION_CREATED", "project": {"id": 1}, "annotation": {"id": 7}}
+    for discriminator, payload in (("minio", upload), ("labelstudio", annotation)):
+        sent = srv.http.post(f"{srv.url}/api/v1/events/{NS}/{discriminator}", json=payload, timeout=30)
+        assert sent.ok, sent.text
+    made = srv.http.post(f"{srv.url}/api/v1/workflows/{NS}/submit", json={
+        "resourceKind": "CronWorkflow", "resourceName": "hourly"}, timeout=30)
+    assert made.ok, made.text
+
+    def triggers() -> dict[str, str] | None:
+        rows = browser.execute_script("""return Array.from(document.querySelectorAll("#runs tr[data-name]"))
+            .map((r) => [r.cells[1].textContent, r.querySelector(".trigger").textContent]);""")
+        found = {trigger: pipeline for pipeline, trigger in rows if trigger in ("s3", "webhook", "cron")}
+        return found if len(found) == 3 else None
+
+    assert _wait("runs started by each trigger", triggers, timeout=60) == {
+        "s3": "hello", "webhook": "hello", "cron": "hello"}
+
+
 def browser_cookies(browser: Any) -> dict[str, str]:
     return {c["name"]: c["value"] for c in browser.get_cookies()}
 
@@ -207,6 +246,9 @@ def test_logs_follow_a_running_node_and_terminate_works(srv: ServerProcess, brow
     seen = browser.find_element("id", "logs").text
     _wait("more lines to follow", lambda: len(browser.find_element("id", "logs").text.splitlines())
           > len(seen.splitlines()) and _get(srv, name)["status"]["phase"] == "Running")
+    _wait("the node's progress to move on the graph while it runs", lambda: any(
+        n[0] == talk and n[1] == "Running" and re.search(r"\b([2-9]|1[01])/12$", n[4])
+        for n in _graph(browser)["nodes"]), timeout=20)
     _click(browser, "button.action[data-action='terminate']")
     _wait("the run to end after Terminate",
           lambda: browser.find_elements("css selector", "#live .summary[data-phase='Failed']"), timeout=30)
