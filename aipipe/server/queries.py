@@ -333,15 +333,23 @@ def _clean(item: Any, path: str, names: frozenset[str], exclude: bool) -> Any:
     return out
 
 
+def _as_go_sends(workflow: dict[str, Any]) -> dict[str, Any]:
+    """A projected Workflow keeps what Go's struct always carries: ``metadata`` and ``spec``."""
+    workflow.setdefault("metadata", {})
+    workflow.setdefault("spec", {})
+    return workflow
+
+
+def project_workflow(workflow: dict[str, Any], fields: str) -> dict[str, Any]:
+    """``project`` on one Workflow (``metadata`` and ``spec`` stay, empty when projected away)."""
+    return _as_go_sends(project(workflow, fields)) if fields else workflow
+
+
 def project_list(doc: dict[str, Any], fields: str) -> dict[str, Any]:
-    """``project`` on a WorkflowList; what Go's structs always carry (``metadata``, ``items``, each item's
-    ``metadata`` and ``spec``) comes back empty when projected away."""
+    """``project`` on a WorkflowList; ``metadata``, ``items`` and each item's ``metadata`` and ``spec`` stay."""
     if not fields:
         return doc
     out = project(doc, fields)
     out.setdefault("metadata", {})
-    items = out.setdefault("items", [])
-    for item in items:
-        item.setdefault("metadata", {})
-        item.setdefault("spec", {})
+    out["items"] = [_as_go_sends(item) for item in out.get("items", [])]
     return out

@@ -15,7 +15,7 @@ from aipipe.errors import NotFoundError, UserError
 from aipipe.server.common import blocking, is_dry_run, read_body, runs_of, service_of
 from aipipe.server.cron import CRON_LABEL, SCHEDULED_TIME_ANNOTATION
 from aipipe.server.names import check_object_names, path_name, path_namespace
-from aipipe.server.queries import ListQuery, project, project_list, selector_matches
+from aipipe.server.queries import ListQuery, project_list, project_workflow, selector_matches
 from aipipe.validation import check_name, qualified
 
 __all__ = ["routes", "selector_matches", "workflow_from_resource"]
@@ -168,7 +168,7 @@ async def list_workflows(request: web.Request) -> web.Response:
 async def get_workflow(request: web.Request) -> web.Response:
     workflow = await blocking(service_of(request).store.get_workflow, path_namespace(request),
                               path_name(request, "Workflow"))
-    return web.json_response(project(workflow, request.query.get("fields", "")))
+    return web.json_response(project_workflow(workflow, request.query.get("fields", "")))
 
 
 @routes.delete("/api/v1/workflows/{namespace}/{name}")

@@ -171,6 +171,12 @@ def test_fields_projection_as_the_ui_asks(srv: ServerProcess) -> None:
                        timeout=30).json()
     assert one["metadata"] == {"name": "red-one"} and one["status"]["phase"] == "Succeeded"
     assert "templates" not in one.get("spec", {})
+    sdk = _sdk(srv)  # the typed calls read projected answers (Workflow's required metadata and spec stay)
+    typed = sdk.list_workflows(NS, fields=ui_fields)
+    assert {(w.metadata.name, w.status.phase) for w in typed.items} == {
+        ("red-one", "Succeeded"), ("blue-two", "Failed"), ("plain-three", "Succeeded")}
+    got = sdk.get_workflow(NS, "blue-two", fields="metadata.name,status.phase")
+    assert got.metadata.name == "blue-two" and got.status.phase == "Failed" and "templates" not in got.spec
 
 
 def test_limit_and_continue_page_without_losing_items(tmp_path: Path) -> None:
