@@ -31,7 +31,8 @@ function debounced(fn) {
 
 async function fetchText(url) {
   const response = await fetch(url, { credentials: "same-origin", cache: "no-store" });
-  if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
+  if (response.redirected) window.location.reload();  // signed out: the server sent us to /login
+  if (!response.ok || response.redirected) throw new Error(`${response.status} ${response.statusText}`);
   return response.text();
 }
 
