@@ -293,6 +293,18 @@ def test_links_out_and_artifact_downloads(srv: ServerProcess, browser: Any) -> N
     assert "script-src 'self'" in page.headers["Content-Security-Policy"]
 
 
+def test_resubmit_button_opens_the_new_run(srv: ServerProcess, browser: Any) -> None:
+    _sign_in(browser, srv)
+    name = _finished(srv, _submit(srv, {"metadata": {"generateName": "again-"}, "spec": {
+        "entrypoint": "main", "templates": [_container("main", "true")]}}))["metadata"]["name"]
+    browser.get(f"{srv.url}/runs/{NS}/{name}")
+    _click(browser, "button.action[data-action='resubmit']:not([disabled])")
+    _wait("the resubmitted run's page", lambda: browser.find_elements(
+        "css selector", f"#run[data-name^='again-']:not([data-name='{name}'])"))
+    fresh = browser.find_element("id", "run").get_attribute("data-name")
+    assert _finished(srv, fresh)["status"]["phase"] == "Succeeded"
+
+
 def test_triggers_page_lists_schedules_and_bindings(srv: ServerProcess, browser: Any) -> None:
     _sign_in(browser, srv)
     cron: dict[str, Any] = {"metadata": {"name": "nightly"}, "spec": {
