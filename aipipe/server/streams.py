@@ -35,10 +35,12 @@ async def _run(stream: EventStream, body: Any) -> web.StreamResponse:
     return stream.response
 
 
+@routes.get("/api/v1/workflow-events/")
 @routes.get("/api/v1/workflow-events/{namespace}")
 async def watch_workflows(request: web.Request) -> web.StreamResponse:
-    """ADDED for each matching run, then MODIFIED/DELETED as the store changes."""
-    namespace = path_namespace(request)
+    """ADDED for each matching run, then MODIFIED/DELETED as the store changes (every namespace when the
+    path names none, as the Argo UI asks in its all-namespaces view)."""
+    namespace = path_namespace(request) if "namespace" in request.match_info else ""
     labels = request.query.get("listOptions.labelSelector", "")
     fields = request.query.get("listOptions.fieldSelector", "")
     selector_matches({}, labels, fields)  # a malformed selector is a 400 before the stream opens

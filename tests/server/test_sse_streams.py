@@ -5,6 +5,7 @@ keep-alive comments, and a client that goes away ending its stream without a tra
 from __future__ import annotations
 
 import json
+import shutil
 import socket
 import time
 from collections.abc import Iterator
@@ -14,6 +15,7 @@ import argo_workflows
 import pytest
 import requests
 from argo_workflows.api import workflow_service_api
+from hera.workflows import WorkflowsService
 
 from aipipe.server.sse import KEEPALIVE_SECONDS
 from tests.server.conftest import ServerProcess
@@ -105,6 +107,34 @@ def test_watch_is_json_lines_for_other_clients(server: ServerProcess) -> None:
         assert not resp.text.startswith("data:")
 
 
+def test_watch_of_every_namespace(server: ServerProcess) -> None:
+    here = _submit(server, "true", "here-")
+    body = {"workflow": {"metadata": {"generateName": "there-"}, "spec": {"entrypoint": "main", "templates": [
+        {"name": "main", "container": {"image": "alpine", "command": ["true"]}}]}}}
+    there = server.http.post(f"{server.url}/api/v1/workflows/team-b", json=body, timeout=30).json()
+    _wait(server, here)
+    params = {"listOptions.timeoutSeconds": "1"}
+    resp = server.http.get(f"{server.url}/api/v1/workflow-events/", params=params, headers=SSE, timeout=30)
+    assert resp.headers["Content-Type"] == "text/event-stream"
+    seen = {(m["result"]["object"]["metadata"]["namespace"], m["result"]["object"]["metadata"]["name"])
+            for m in sse_messages(resp) if isinstance(m, dict)}
+    assert {(NS, here), ("team-b", there["metadata"]["name"])} <= seen
+    one = server.http.get(f"{server.url}/api/v1/workflow-events/team-b", params=params, headers=SSE, timeout=30)
+    assert {m["result"]["object"]["metadata"]["namespace"] for m in sse_messages(one) if isinstance(m, dict)} \
+        == {"team-b"}
+
+
+def test_hera_reads_the_log_route_as_json(server: ServerProcess) -> None:
+    """Hera's ``workflow_logs`` sends ``Accept: */*`` and parses the answer as one JSON document: it must not
+    get event-stream framing (a one-line log is one ``{"result": …}`` object, as from Argo's server)."""
+    name = _submit(server, "echo just one")
+    _wait(server, name)
+    service = WorkflowsService(host=server.url, namespace=NS, token=server.token)
+    service.workflow_logs(name, container="main")  # raises if the body is not one JSON document
+    raw = server.http.get(f"{server.url}/api/v1/workflows/{NS}/{name}/log", timeout=30)
+    assert json.loads(raw.text) == {"result": {"content": "just one", "podName": name}}
+
+
 def test_sdk_reads_the_json_streams_typed(server: ServerProcess) -> None:
     """The official SDK (Accept: application/json) reads one watch event and one log line, typed."""
     name = _submit(server, "echo only line")
@@ -189,3 +219,46 @@ def test_client_going_away_ends_the_stream_quietly(server: ServerProcess, accept
     log = (server.home / "server.log").read_text()
     assert "GET /api/v1/workflow-events/argo 200" in log  # the watch ended and was logged
     assert "Traceback" not in log, log
+
+
+CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+EVENT_SOURCE_JS = """
+const done = arguments[arguments.length - 1];
+const source = new EventSource(arguments[0]);
+const got = [], want = arguments[1];
+source.onmessage = e => { got.push(JSON.parse(e.data)); if (got.length >= want) { source.close(); done({got}); } };
+source.onerror = () => { source.close(); done({got, error: true}); };
+"""
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    if not (shutil.which(CHROMIUM) and shutil.which(CHROMEDRIVER)):
+        pytest.skip("needs Debian's chromium and chromium-driver")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+    driver.set_script_timeout(60)
+    yield driver
+    driver.quit()
+
+
+def test_browser_event_source_reads_the_streams_with_the_cookie(server: ServerProcess, browser: Any) -> None:
+    name = _submit(server, "echo first; echo second")
+    _wait(server, name)
+    browser.get(f"{server.url}/login?token={server.token}")  # sets the authorization cookie
+    watch = browser.execute_async_script(
+        EVENT_SOURCE_JS, f"/api/v1/workflow-events/{NS}?listOptions.fieldSelector=metadata.name={name}", 1)
+    assert "error" not in watch
+    event = watch["got"][0]["result"]
+    assert event["type"] == "ADDED" and event["object"]["status"]["phase"] == "Succeeded"
+    logs = browser.execute_async_script(EVENT_SOURCE_JS, f"/api/v1/workflows/{NS}/{name}/log", 99)
+    assert [m["result"]["content"] for m in logs["got"]] == ["first", "second"]
+    browser.delete_all_cookies()
+    refused = browser.execute_async_script(EVENT_SOURCE_JS, f"/api/v1/workflow-events/{NS}", 1)
+    assert refused == {"got": [], "error": True}
