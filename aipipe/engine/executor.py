@@ -31,6 +31,7 @@ from aipipe.engine.calls import (
     node_type,
 )
 from aipipe.engine.context import ExecutionContext
+from aipipe.engine.control import TERMINATE, shutdown_message
 from aipipe.engine.dag import DagMixin
 from aipipe.engine.expr import ExprError, evaluate
 from aipipe.engine.gpu import GpuPool, detect_gpu_count
@@ -50,6 +51,7 @@ from aipipe.engine.nodes import (
 from aipipe.engine.outputs import OutputsMixin
 from aipipe.engine.pod import PodRunner
 from aipipe.engine.retry import RetryStrategy, parse_duration
+from aipipe.engine.runcontrol import RunControl
 from aipipe.engine.steps import StepsMixin
 from aipipe.engine.template import (
     ABSENT,
@@ -98,6 +100,8 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
         self.depths: dict[str, int] = {}  # node id -> template call depth of the invocation it belongs to
         self.links: dict[str, list[str]] = {}  # node id -> the nodes whose ``children`` it joins (Argo's edges)
         self.user_stopped = False
+        self.stop_message = USER_STOP
+        self.control = RunControl(self.tree, self.workflow, self.cancelled, self._shutdown)
         self.clock = Clock()
         self.global_params: dict[str, str] = {}
         self.global_artifacts: dict[str, dict[str, Any]] = {}
@@ -177,7 +181,7 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
         if phase == "Succeeded" and exit_phase in ("Failed", "Error"):
             phase, message = "Failed", "exit handler failed"
         if self.user_stopped:
-            phase, message = "Failed", USER_STOP
+            phase, message = "Failed", self.stop_message
         self._set_status(phase=phase, message=message, finishedAt=now_iso())
         if self.tree.errors:
             raise self.tree.errors[0]
@@ -189,6 +193,14 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
                 return
         self.user_stopped = True
         self._abort(USER_STOP)
+
+    def _shutdown(self, strategy: str) -> None:
+        """Argo's shutdown: running nodes end Failed with the strategy's message; exit handlers still run
+        on Stop, not on Terminate."""
+        message = shutdown_message(strategy)
+        if strategy == TERMINATE:
+            self.user_stopped, self.stop_message = True, message
+        self._abort(message)
 
     def _abort(self, reason: str, phase: str = "Failed") -> None:
         with self.tree.lock:
@@ -545,6 +557,7 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
 
     def _execute_once(self, call: Call, name: str, display: str, parent: str | None, boundary: str, scope: Scope,
                       inputs: dict[str, Any], retries: int) -> dict[str, Any]:
+        self.control.wait_unsuspended()  # a suspended run starts nothing new
         tmpl = call.template
         kind = kind_of(tmpl)
         ntype = node_type(tmpl)
@@ -727,19 +740,7 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
     # ------------------------------------------------------------------ suspend
 
     def _run_suspend(self, call: Call, nid: str, scope: Scope) -> dict[str, Any]:
-        suspend = render_deep(call.template.get("suspend") or {}, scope)
-        duration = suspend.get("duration")
-        seconds = parse_duration(duration, "suspend.duration") if duration not in (None, "") else None
-        self.tree.commit()
-        if seconds is None:
-            self.cancelled.wait()
-        elif self.cancelled.wait(seconds):
-            return {"phase": "Failed", "message": self.abort_reason or USER_STOP}
+        result = self.control.run_suspend(call.template, nid, scope)
         if self.cancelled.is_set():
             return {"phase": "Failed", "message": self.abort_reason or USER_STOP}
-        outputs = []
-        for spec in (call.template.get("outputs") or {}).get("parameters") or []:
-            value_from = spec.get("valueFrom") or {}
-            if "default" in value_from or "supplied" in value_from:
-                outputs.append({"name": spec["name"], "value": as_text(value_from.get("default", ""))})
-        return {"phase": "Succeeded", **({"outputs": {"parameters": outputs}} if outputs else {})}
+        return result

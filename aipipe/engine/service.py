@@ -21,6 +21,7 @@ from typing import Any
 
 from aipipe.config import Config
 from aipipe.confine import confined
+from aipipe.engine.control import SHUTDOWN, apply_to_workflow, shutdown_message
 from aipipe.engine.logs import CappedLogWriter
 from aipipe.engine.names import now_rfc3339
 from aipipe.engine.store import (
@@ -131,9 +132,6 @@ class EngineService:
         stop = stop or threading.Event()
         detach = detach or threading.Event()
         done = threading.Event()
-        beat = threading.Thread(target=self._heartbeat, args=(uid, driver_id, stop, done), daemon=True,
-                                name=f"heartbeat-{name}")
-        beat.start()
 
         def persist(obj: dict[str, Any]) -> None:
             if detach.is_set():
@@ -147,8 +145,12 @@ class EngineService:
         logs = CappedLogWriter(self.store, uid, int(self.cfg.get("engine.max_log_bytes")))
         ctx = default_context(self.cfg, self.run_dir(uid), templates=self.template_lookup(namespace),
                               on_change=persist, on_log=logs.append)
+        executor = WorkflowExecutor(copy.deepcopy(workflow), ctx)
+        beat = threading.Thread(target=self._heartbeat, args=(uid, driver_id, stop, done, executor.control.apply),
+                                daemon=True, name=f"heartbeat-{name}")
+        beat.start()
         try:
-            final = WorkflowExecutor(copy.deepcopy(workflow), ctx).run(stop)
+            final = executor.run(stop)
             persist(final)
             return final
         except Exception as exc:
@@ -163,10 +165,13 @@ class EngineService:
             beat.join()
             self.store.release(uid, driver_id)
 
-    def _heartbeat(self, uid: str, driver_id: str, stop: threading.Event, done: threading.Event) -> None:
+    def _heartbeat(self, uid: str, driver_id: str, stop: threading.Event, done: threading.Event,
+                   on_control: Callable[[dict[str, Any]], None]) -> None:
         while not done.wait(HEARTBEAT_SECONDS):
             if self.store.heartbeat(uid, driver_id) is not None:
                 stop.set()
+            for action in self.store.take_controls(uid):
+                on_control(action)
 
     def resumable(self, name: str, namespace: str | None = None) -> dict[str, Any]:
         """A stored run that has not finished (e.g. its driver was killed with -9), ready for :meth:`drive`."""
@@ -198,6 +203,32 @@ class EngineService:
             self.store.request_stop(uid, message)
             return workflow
         return self._mark_finished(workflow, "Failed", message)
+
+    def control(self, name: str, namespace: str | None, action: dict[str, Any]) -> dict[str, Any]:
+        """Suspend, resume, set or shut down a run the way Argo's server does (``aipipe.engine.control``).
+
+        The action is checked against the stored run (a refusal is a UserError in Argo's words) and then
+        queued for the run's driver, which applies it to the live run within a heartbeat; a run nobody
+        drives is changed in the store (and a shutdown ends it at once). Returns the run as changed.
+        """
+        workflow = self.store.find_workflow(name, namespace)
+        if action.get("action") == SHUTDOWN and not action.get("nodeFieldSelector") and \
+                workflow.get("status", {}).get("phase") in COMPLETED_PHASES:
+            raise ConflictError(f"cannot shutdown a completed workflow: workflow: {name!r}, namespace: "
+                                f"{workflow['metadata']['namespace']!r}")
+        changed = apply_to_workflow(action, workflow)
+        uid = workflow["metadata"]["uid"]
+        driver = self.store.driver(uid)
+        if driver is not None and driver.is_alive():
+            self.store.push_control(uid, action)
+            return changed
+        shutdown = changed["spec"].get("shutdown") if action.get("action") == SHUTDOWN else None
+        if shutdown and not action.get("nodeFieldSelector"):
+            self.store.save_workflow(changed)
+            return self._mark_finished(self.store.get_workflow(changed["metadata"]["namespace"], name), "Failed",
+                                       shutdown_message(shutdown))
+        self.store.save_workflow(changed)
+        return self.store.get_workflow(changed["metadata"]["namespace"], name)
 
     def delete(self, name: str, namespace: str | None = None) -> None:
         """Stop the run if it runs, forget it and its logs, and remove its scratch area once nobody drives it."""

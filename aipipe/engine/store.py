@@ -56,6 +56,7 @@ CREATE TABLE IF NOT EXISTS node_logs (
 CREATE INDEX IF NOT EXISTS node_logs_workflow ON node_logs (workflow_uid, id);
 CREATE INDEX IF NOT EXISTS node_logs_node ON node_logs (workflow_uid, node_id, id);
 CREATE INDEX IF NOT EXISTS node_logs_ts ON node_logs (ts);
+CREATE TABLE IF NOT EXISTS controls (id INTEGER PRIMARY KEY AUTOINCREMENT, uid TEXT NOT NULL, action TEXT NOT NULL);
 """
 
 
@@ -246,6 +247,7 @@ class RunStore(SqliteFile):
             version = self._next_version(db)
             db.execute("DELETE FROM workflows WHERE uid = ?", (row["uid"],))
             db.execute("DELETE FROM node_logs WHERE workflow_uid = ?", (row["uid"],))
+            db.execute("DELETE FROM controls WHERE uid = ?", (row["uid"],))
             db.execute("INSERT OR REPLACE INTO deleted_workflows (uid, namespace, name, object, version) "
                        "VALUES (?, ?, ?, ?, ?)", (row["uid"], namespace, name, row["object"], version))
         obj["metadata"]["resourceVersion"] = str(version)
@@ -303,6 +305,19 @@ class RunStore(SqliteFile):
     def request_stop(self, uid: str, message: str) -> None:
         with self._write() as db:
             db.execute("UPDATE workflows SET stop_message = ? WHERE uid = ?", (message, uid))
+
+    def push_control(self, uid: str, action: dict[str, Any]) -> None:
+        """Queue a control action (suspend, resume, set, shutdown) for the run's driver."""
+        with self._write() as db:
+            db.execute("INSERT INTO controls (uid, action) VALUES (?, ?)", (uid, json.dumps(action)))
+
+    def take_controls(self, uid: str) -> list[dict[str, Any]]:
+        """The run's queued control actions, oldest first, removed from the queue."""
+        with self._write() as db:
+            rows = db.execute("SELECT id, action FROM controls WHERE uid = ? ORDER BY id", (uid,)).fetchall()
+            if rows:
+                db.execute("DELETE FROM controls WHERE uid = ? AND id <= ?", (uid, rows[-1]["id"]))
+        return [json.loads(r["action"]) for r in rows]
 
     def stop_requested(self, uid: str) -> str | None:
         row = self._conn().execute("SELECT stop_message FROM workflows WHERE uid = ?", (uid,)).fetchone()

@@ -1,0 +1,200 @@
+"""Run control through the run store, as both drivers (``aipipe run``, ``aipipe server``) see it:
+suspend/resume of a run and of ``suspend`` nodes, ``set`` of a node's outputs, stop vs terminate."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from aipipe.config import load_config
+from aipipe.engine.control import set_request
+from aipipe.engine.service import EngineService
+from aipipe.errors import ConflictError, UserError
+
+
+class Driven:
+    """A stored run driven by ``EngineService.drive`` in a thread (as ``aipipe run`` does in-process)."""
+
+    def __init__(self, service: EngineService, workflow: dict[str, Any]) -> None:
+        self.service = service
+        self.created = service.submit(workflow)
+        self.name = self.created["metadata"]["name"]
+        self.final: dict[str, Any] | None = None
+        self.thread = threading.Thread(target=self._drive, daemon=True)
+        self.thread.start()
+
+    def _drive(self) -> None:
+        self.final = self.service.drive(self.created)
+
+    def stored(self) -> dict[str, Any]:
+        return self.service.store.find_workflow(self.name)
+
+    def node(self, display: str) -> dict[str, Any] | None:
+        return next((n for n in (self.stored().get("status") or {}).get("nodes", {}).values()
+                     if n["displayName"] == display), None)
+
+    def wait(self, what: str, check: Callable[[], Any], timeout: float = 60) -> Any:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            value = check()
+            if value:
+                return value
+            time.sleep(0.1)
+        raise AssertionError(f"timed out waiting for {what}: {self.stored().get('status')}")
+
+    def finish(self, timeout: float = 60) -> dict[str, Any]:
+        self.thread.join(timeout)
+        assert not self.thread.is_alive(), "the run did not finish"
+        assert self.final is not None
+        return self.final
+
+    def control(self, action: str, **fields: Any) -> dict[str, Any]:
+        return self.service.control(self.name, None, {"action": action, **fields})
+
+
+@pytest.fixture
+def service(tmp_path: Path) -> Iterator[EngineService]:
+    yield EngineService(load_config(env={"AIPIPE_HOME": str(tmp_path / "home")}))
+
+
+def sh(name: str, script: str, **extra: Any) -> dict[str, Any]:
+    return {"name": name, "container": {"image": "busybox", "command": ["sh", "-c", script]}, **extra}
+
+
+def wf(prefix: str, templates: list[dict[str, Any]], **spec: Any) -> dict[str, Any]:
+    return {"apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow", "metadata": {"generateName": prefix},
+            "spec": {"entrypoint": "main", "templates": templates, **spec}}
+
+
+APPROVAL = wf("approve-", [
+    {"name": "main", "steps": [[{"name": "approve", "template": "approve"}],
+                               [{"name": "use", "template": "use", "arguments": {"parameters": [
+                                   {"name": "v", "value": "{{steps.approve.outputs.parameters.answer}}"}]}}]]},
+    {"name": "approve", "suspend": {},
+     "outputs": {"parameters": [{"name": "answer", "valueFrom": {"supplied": {}}},
+                                {"name": "level", "valueFrom": {"default": "low", "supplied": {}}}]}},
+    {"name": "use", "inputs": {"parameters": [{"name": "v"}]},
+     "container": {"image": "busybox", "command": ["echo", "got {{inputs.parameters.v}}"]}},
+])
+
+
+def test_suspend_node_waits_until_set_and_resumed(service: EngineService) -> None:
+    run = Driven(service, APPROVAL)
+    waiting = run.wait("the suspend node", lambda: (n := run.node("approve")) and n["phase"] == "Running" and n)
+    assert waiting["type"] == "Suspend"
+    assert waiting["outputs"]["parameters"][0] == {"name": "answer", "valueFrom": {"supplied": {}}}
+    time.sleep(1.0)
+    assert run.node("use") is None and run.stored()["status"]["phase"] == "Running"
+    with pytest.raises(UserError, match="has not been set and does not have a default value"):
+        run.control("resume")  # 'answer' has no default: Argo refuses to resume it blind
+    with pytest.raises(UserError, match="node is not expecting output parameter 'nope'"):
+        run.control("set", nodeFieldSelector="displayName=approve", outputParameters={"nope": "x"})
+    with pytest.raises(UserError, match="no suspend nodes matching nodeFieldSelector: displayName=other"):
+        run.control("set", nodeFieldSelector="displayName=other", outputParameters={"answer": "x"})
+    answered = run.control("set", nodeFieldSelector="displayName=approve", outputParameters={"answer": "yes"})
+    node = next(n for n in answered["status"]["nodes"].values() if n["displayName"] == "approve")
+    assert node["phase"] == "Running" and {"name": "answer", "value": "yes"} in node["outputs"]["parameters"]
+    run.control("resume", nodeFieldSelector="displayName=approve")
+    final = run.finish()
+    assert final["status"]["phase"] == "Succeeded"
+    nodes = {n["displayName"]: n for n in final["status"]["nodes"].values()}
+    assert nodes["approve"]["phase"] == "Succeeded"
+    assert nodes["approve"]["outputs"]["parameters"] == [{"name": "answer", "value": "yes"},
+                                                         {"name": "level", "value": "low"}]
+    assert nodes["use"]["inputs"]["parameters"] == [{"name": "v", "value": "yes"}]
+
+
+def test_set_phase_fails_a_suspend_node(service: EngineService) -> None:
+    run = Driven(service, wf("gate-", [{"name": "main", "steps": [[{"name": "gate", "template": "gate"}],
+                                                                  [{"name": "after", "template": "after"}]]},
+                                       {"name": "gate", "suspend": {}}, sh("after", "true")]))
+    run.wait("the gate", lambda: (n := run.node("gate")) and n["phase"] == "Running")
+    with pytest.raises(UserError, match="Running is an invalid phase to set to"):
+        set_request({"nodeFieldSelector": "displayName=gate", "phase": "Running"})
+    run.control("set", nodeFieldSelector="displayName=gate", phase="Failed", message="rejected by a reviewer")
+    final = run.finish()
+    nodes = {n["displayName"]: n for n in final["status"]["nodes"].values()}
+    assert final["status"]["phase"] == "Failed"
+    assert nodes["gate"]["phase"] == "Failed" and nodes["gate"]["message"] == "rejected by a reviewer"
+    assert "after" not in nodes
+
+
+def test_suspending_a_run_starts_nothing_new_until_resumed(service: EngineService) -> None:
+    run = Driven(service, wf("pause-", [{"name": "main", "dag": {"tasks": [
+        {"name": "first", "template": "slow"}, {"name": "second", "template": "quick", "depends": "first"}]}},
+        sh("slow", "sleep 2"), sh("quick", "echo done")]))
+    run.wait("the first task", lambda: (n := run.node("first")) and n["phase"] == "Running")
+    suspended = run.control("suspend")
+    assert suspended["spec"]["suspend"] is True
+    run.wait("the first task to finish", lambda: (n := run.node("first")) and n["phase"] == "Succeeded", 30)
+    assert run.stored()["spec"]["suspend"] is True  # the driver keeps it in the run it writes
+    time.sleep(2.0)
+    assert run.node("second") is None and run.stored()["status"]["phase"] == "Running"
+    resumed = run.control("resume")
+    assert "suspend" not in resumed["spec"]
+    final = run.finish()
+    assert final["status"]["phase"] == "Succeeded" and "suspend" not in final["spec"]
+    assert {n["displayName"]: n["phase"] for n in final["status"]["nodes"].values()}["second"] == "Succeeded"
+    with pytest.raises(UserError, match="cannot suspend completed workflows"):
+        run.control("suspend")
+
+
+def test_suspend_duration_still_ends_a_suspend_node(service: EngineService) -> None:
+    run = Driven(service, wf("nap-", [{"name": "main", "steps": [[{"name": "nap", "template": "nap"}]]},
+                                      {"name": "nap", "suspend": {"duration": "1s"}}]))
+    final = run.finish(30)
+    assert final["status"]["phase"] == "Succeeded"
+
+
+def _exit_handler_run(service: EngineService) -> Driven:
+    return Driven(service, wf("shutdown-", [
+        {"name": "main", "dag": {"tasks": [{"name": "work", "template": "work"}]}},
+        sh("work", "sleep 60"), sh("cleanup", "echo cleaned up")], onExit="cleanup"))
+
+
+def test_stop_runs_the_exit_handler(service: EngineService) -> None:
+    run = _exit_handler_run(service)
+    run.wait("the work node", lambda: (n := run.node("work")) and n["phase"] == "Running")
+    run.control("shutdown", strategy="Stop")
+    final = run.finish()
+    nodes = {n["displayName"]: n for n in final["status"]["nodes"].values()}
+    assert final["status"]["phase"] == "Failed"
+    assert final["status"]["message"] == "Stopped with strategy 'Stop'"
+    assert final["spec"]["shutdown"] == "Stop"
+    assert nodes["work"]["phase"] == "Failed" and nodes["work"]["message"] == "Stopped with strategy 'Stop'"
+    assert nodes[f"{run.name}.onExit"]["phase"] == "Succeeded"
+    with pytest.raises(ConflictError, match="cannot shutdown a completed workflow"):
+        run.control("shutdown", strategy="Terminate")
+
+
+def test_terminate_skips_the_exit_handler(service: EngineService) -> None:
+    run = _exit_handler_run(service)
+    run.wait("the work node", lambda: (n := run.node("work")) and n["phase"] == "Running")
+    run.control("shutdown", strategy="Terminate")
+    final = run.finish()
+    nodes = {n["displayName"]: n for n in final["status"]["nodes"].values()}
+    assert final["status"]["phase"] == "Failed"
+    assert final["status"]["message"] == "Stopped with strategy 'Terminate'"
+    assert nodes["work"]["phase"] == "Failed" and nodes["work"]["message"] == "Stopped with strategy 'Terminate'"
+    assert f"{run.name}.onExit" not in nodes
+
+
+def test_resume_of_a_run_nobody_drives_changes_the_store(service: EngineService) -> None:
+    created = service.submit(APPROVAL)
+    name = created["metadata"]["name"]
+    node = {"id": f"{name}-1", "name": f"{name}[0].approve", "displayName": "approve", "type": "Suspend",
+            "phase": "Running", "outputs": {"parameters": [{"name": "answer",
+                                                            "valueFrom": {"default": "ok", "supplied": {}}}]}}
+    created["status"] = {"phase": "Running", "nodes": {node["id"]: node}}
+    created["spec"]["suspend"] = True
+    service.store.save_workflow(created)
+    resumed = service.control(name, None, {"action": "resume"})
+    stored = service.store.find_workflow(name)
+    assert resumed["status"]["nodes"][node["id"]]["phase"] == "Succeeded"
+    assert stored["status"]["nodes"][node["id"]]["outputs"]["parameters"] == [{"name": "answer", "value": "ok"}]
+    assert "suspend" not in stored["spec"]
