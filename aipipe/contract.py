@@ -112,7 +112,10 @@ TRAIN = StepSpec(
         Output("model_uri", "MLflow model URI (models:/<name>/<version>)"),
         Output("onnx_uri", "storage URI of the exported ONNX model"),
         Output("mlflow_run_id", "MLflow run id"),
+        Output("mlflow_run_url", "MLflow UI page of the run (empty when tracking is not an http(s) server)"),
         Output("model_version", "registered model version"),
+        Output("model_version_url", "MLflow UI page of the registered model version (empty without an http(s) "
+               "server)"),
         Output("val_accuracy", "top-1 accuracy on the validation split"),
     ),
     artifacts=(Artifact("train-metrics", f"{OUTPUTS_DIR}/train-metrics.json", "per-epoch metrics"),),

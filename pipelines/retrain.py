@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from hera.workflows import DAG, Task, Workflow
 from hera.workflows.models import TemplateRef
 
+from aipipe.compile.links import MODEL_NAME_ANNOTATION, mlflow_ui_url, model_page
 from aipipe.compile.params import PipelineParam
 from aipipe.config import Config
 from aipipe.contract import CONVERT, DEPLOY, EVALUATE, EXPORT, PRECISIONS, TRAIN, StepSpec
@@ -30,6 +31,7 @@ from pipelines.templates._common import (
     TITLE_ANNOTATION,
     TRIGGER_LABEL,
 )
+from pipelines.templates.metrics import run_metrics
 
 NAME = "retrain"
 GENERATE_NAME = "aipipe-retrain-"
@@ -142,6 +144,23 @@ def label_value(raw: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", raw)[:63].strip("._-") or "none"
 
 
+def description(cfg: Config, params: Mapping[str, str]) -> str:
+    """The run's description in the Argo UI (Markdown): project, dataset version, model, where it deploys."""
+    lines = [
+        f"Label Studio project **{params['project']}** → MLflow model **{params['model_name']}**.",
+        "",
+        "Dataset version: the snapshot `export-annotations` takes when the run starts (its `dataset_version` "
+        "output, also the `dataset_version` tag of the MLflow run and model version).",
+        "",
+        f"export-annotations → train → evaluate → convert → deploy (target {params['target']}, "
+        f"{params['gpu_memory_mib']} MiB, {params['gpu_compute_percent']}% GPU).",
+    ]
+    ui = mlflow_ui_url(cfg)
+    if ui is not None:
+        lines += ["", f"[Model in MLflow]({model_page(ui, params['model_name'])})"]
+    return "\n".join(lines)
+
+
 def workflow_kwargs(cfg: Config, params: Mapping[str, str], trigger: str) -> dict:
     """Metadata and spec fields shared by the Workflow and the CronWorkflow of this pipeline."""
     return {
@@ -153,13 +172,13 @@ def workflow_kwargs(cfg: Config, params: Mapping[str, str], trigger: str) -> dic
         },
         "annotations": {
             TITLE_ANNOTATION: f"Retrain {params['model_name']} from Label Studio project {params['project']}",
-            DESCRIPTION_ANNOTATION: "export-annotations -> train -> evaluate -> convert -> deploy "
-                                    f"(target {params['target']}, {params['gpu_memory_mib']} MiB, "
-                                    f"{params['gpu_compute_percent']}% GPU)",
+            DESCRIPTION_ANNOTATION: description(cfg, params),
+            MODEL_NAME_ANNOTATION: params["model_name"],
         },
         "entrypoint": NAME,
         "service_account_name": cfg.get("kubernetes.service_account"),
         "active_deadline_seconds": WORKFLOW_DEADLINE_SECONDS,
+        "metrics": run_metrics(trigger),
         "arguments": [p.hera(params[p.name]) for p in PARAMETERS],
     }
 

@@ -22,6 +22,7 @@ from typing import Any
 import yaml
 from hera.workflows import CronWorkflow, Workflow, WorkflowTemplate
 
+from aipipe.compile.links import links_configmap
 from aipipe.compile.loader import describe, import_root, load_module, where
 from aipipe.compile.params import check_declared, resolve_params
 from aipipe.config import Config
@@ -42,6 +43,7 @@ class CompiledPipeline:
     cron_workflows: list[dict[str, Any]] = field(default_factory=list)
     parameters: dict[str, str | None] = field(default_factory=dict)
     events: list[dict[str, Any]] = field(default_factory=list)  # argo-events EventSource/Sensor
+    links: dict[str, Any] | None = None  # the Argo UI's links to MLflow (workflow-controller ConfigMap)
 
     def documents(self) -> list[dict[str, Any]]:
         """The Argo Workflows manifests: the Workflow first, then templates and cron workflows."""
@@ -99,7 +101,7 @@ def _compile_python(path: Path, module: ModuleType, cfg: Config,
     templates = [_to_dict(t, "templates()", path) for t in found]
     return CompiledPipeline(source=path, workflow=workflow, templates=templates,
                             cron_workflows=cron_workflows_for(path, cfg), parameters=values,
-                            events=events_for(path, cfg))
+                            events=events_for(path, cfg), links=links_configmap(cfg))
 
 
 def _untabled_workflow(module: ModuleType, build: Any, cfg: Config, path: Path) -> Any:

@@ -7,7 +7,9 @@ Semantic checks, each reported with file, resource, template and field:
   ``{{tasks.t.outputs.parameters.y}}`` and ``{{steps.s.outputs.parameters.y}}`` references, and
   references to tasks a task does not depend on (or steps of a later group);
 - ``cycle``: dependency cycles (and dependencies on unknown tasks) in DAGs;
-- ``argument``: required inputs without an argument, workflow arguments without a value.
+- ``argument``: required inputs without an argument, workflow arguments without a value;
+- ``links``: the ``links`` of a workflow-controller ConfigMap (the Argo UI's links, see
+  :mod:`aipipe.compile.links`): a YAML list of ``{name, scope, url, target}`` with a known scope.
 Expression tags (``{{=…}}``) are not parsed here.
 """
 
@@ -19,6 +21,7 @@ from typing import Any
 
 from aipipe.compile.dag import check_dag, depends_tasks
 from aipipe.compile.diagnostics import ERROR, WARNING, Diagnostic, Resource, format_path
+from aipipe.compile.links import CONTROLLER_CONFIGMAP, link_errors
 from aipipe.compile.references import KnownTemplates, calls, check_references, param_names
 from aipipe.compile.schema import load_validators, schema_errors, unknown_fields
 
@@ -45,6 +48,9 @@ def lint_documents(docs: Sequence[tuple[str, dict[str, Any]]], schema_dir: Path 
         library = dict(template_library([("", t) for t in known_templates or ()]))
     library.update(template_library(manifests))
     for file, doc in manifests:
+        if _is_controller_config(doc):
+            found += [Diagnostic(file, "ConfigMap", CONTROLLER_CONFIGMAP, message, field, check="links")
+                      for field, message in link_errors(doc)]
         resource = _resource(file, doc, found)
         if resource is not None:
             _lint_spec(resource, library)
@@ -57,6 +63,8 @@ def _structural(docs: Sequence[tuple[str, dict[str, Any]]], schema_dir: Path) ->
     for file, doc in docs:
         kind, name = str(doc.get("kind")), _name(doc)
         validator = validators.get(kind)
+        if _is_controller_config(doc):
+            continue  # a core ConfigMap, no CRD: its links are checked in lint_documents
         if validator is None:
             severity = ERROR if kind in WORKFLOW_KINDS or not str(doc.get("apiVersion", "")).startswith(
                 "argoproj.io/") else WARNING  # argo-events kinds have no full CRD: not checked here
@@ -70,6 +78,10 @@ def _structural(docs: Sequence[tuple[str, dict[str, Any]]], schema_dir: Path) ->
             found.append(Diagnostic(file, kind, name, f"unknown field {key!r} (the API server would drop it)",
                                     format_path(path), _template_at(doc, path), check="schema"))
     return found
+
+
+def _is_controller_config(doc: Mapping[str, Any]) -> bool:
+    return doc.get("apiVersion") == "v1" and doc.get("kind") == "ConfigMap" and _name(doc) == CONTROLLER_CONFIGMAP
 
 
 def _name(doc: Mapping[str, Any]) -> str:

@@ -28,6 +28,7 @@ from hera.workflows.models import Backoff, IntOrString, Quantity, Toleration, Va
 from aipipe.config import KEYS_BY_NAME, Config
 from aipipe.contract import CONTRACT_VERSION, OUTPUTS_DIR, StepSpec
 from aipipe.errors import ExitCode
+from pipelines.templates.metrics import step_metrics
 
 # Exit code 2 (user/input error) is never retried; 3 (service unavailable) and crashes are, except in a step
 # that already waited out its own bounded retries (StepResources.retries_unavailable=False).
@@ -173,6 +174,7 @@ def step_template(spec: StepSpec, cfg: Config, resources: StepResources) -> Work
                                          retry_policy=RETRY_POLICY),
             active_deadline_seconds=resources.deadline_seconds,
             labels={STEP_LABEL: spec.name},
+            metrics=step_metrics(spec),
         )
     return template
 

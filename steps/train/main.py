@@ -164,7 +164,7 @@ def _fetch_pretrained(storage: Storage, uri: str, workdir: Path) -> Path | None:
 def publish_model(result: TrainResult, data: DatasetVersion, cfg: TrainConfig, args: dict[str, Any],
                   tracker: Any, storage: Storage, storage_root: str) -> dict[str, Any]:
     """Write the model bundle, log it, register a version, copy it to storage; returns the outputs."""
-    from steps.train.tracking import TAG_DATASET_VERSION, TAG_WORKFLOW_RUN, register_bundle
+    from steps.train.tracking import TAG_DATASET_VERSION, TAG_WORKFLOW_RUN, model_version_url, register_bundle
 
     name = args["model-name"]
     with tempfile.TemporaryDirectory(prefix="aipipe-bundle-") as tmp:
@@ -185,7 +185,8 @@ def publish_model(result: TrainResult, data: DatasetVersion, cfg: TrainConfig, a
         version, bundle_uri = register_bundle(tracker, bundle, name, storage, storage_root,
                                               {TAG_DATASET_VERSION: data.version, TAG_WORKFLOW_RUN: args["run-id"]})
     return {"model_uri": f"models:/{name}/{version}", "onnx_uri": join(bundle_uri, MODEL_ONNX),
-            "mlflow_run_id": tracker.run_id, "model_version": version,
+            "mlflow_run_id": tracker.run_id, "mlflow_run_url": tracker.run_url, "model_version": version,
+            "model_version_url": model_version_url(tracker.tracking_uri, name, version),
             "val_accuracy": f"{result.val_accuracy:.6f}"}
 
 

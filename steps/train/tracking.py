@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
+from urllib.parse import quote, urlparse
 
 from aipipe.errors import AipipeError, NotFoundError, ServiceUnavailable, UserError
 from aipipe.storage import Storage, join
@@ -81,6 +81,17 @@ def client(tracking_uri: str) -> Any:
     return MlflowClient(tracking_uri=tracking_uri, registry_uri=tracking_uri)
 
 
+def ui_base(tracking_uri: str) -> str | None:
+    """The MLflow UI's base URL: the tracking server itself, when it is an http(s) server."""
+    return tracking_uri.rstrip("/") if urlparse(tracking_uri).scheme in ("http", "https") else None
+
+
+def model_version_url(tracking_uri: str, name: str, version: str) -> str:
+    """The MLflow UI page of a registered model version; empty without a server."""
+    base = ui_base(tracking_uri)
+    return f"{base}/#/models/{quote(name, safe='')}/versions/{version}" if base else ""
+
+
 def default_artifact_location(tracking_uri: str, storage_root: str, experiment: str) -> str | None:
     """For the embedded sqlite tracking store, artifacts land under the storage root; a server decides itself."""
     if urlparse(tracking_uri).scheme in ("http", "https", "databricks"):
@@ -99,6 +110,7 @@ class MlflowTracker:
             found = self.client.get_experiment_by_name(experiment)
             experiment_id = (found.experiment_id if found is not None
                              else self.client.create_experiment(experiment, artifact_location=artifact_location))
+            self.experiment_id = str(experiment_id)
             if run_id:
                 self.client.update_run(run_id, status="RUNNING")
                 self.run_id = run_id
@@ -106,6 +118,12 @@ class MlflowTracker:
                 created = self.client.create_run(experiment_id, run_name=run_name, tags=dict(tags or {}))
                 self.run_id = created.info.run_id
             self._params = dict(self.client.get_run(self.run_id).data.params)
+
+    @property
+    def run_url(self) -> str:
+        """The MLflow UI page of this run; empty without a server."""
+        base = ui_base(self.tracking_uri)
+        return f"{base}/#/experiments/{self.experiment_id}/runs/{self.run_id}" if base else ""
 
     def log_params(self, params: Mapping[str, Any]) -> None:
         """Log params not logged yet (a resumed run keeps its first values)."""
