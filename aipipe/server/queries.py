@@ -169,18 +169,18 @@ def _stamp(obj: Mapping[str, Any], *path: str) -> datetime | None:
         return None
 
 
-def sort_key(obj: Mapping[str, Any]) -> tuple[str, str, str]:
+def sort_key(obj: Mapping[str, Any]) -> tuple[str, ...]:
     """Newest first: creation time, then namespace and name (stable while runs change)."""
     meta = obj.get("metadata") or {}
     return str(meta.get("creationTimestamp") or ""), str(meta.get("namespace") or ""), str(meta.get("name") or "")
 
 
-def _encode_continue(key: tuple[str, str, str]) -> str:
+def _encode_continue(key: tuple[str, ...]) -> str:
     return base64.urlsafe_b64encode(json.dumps(list(key)).encode()).decode().rstrip("=")
 
 
-def _decode_continue(token: str) -> tuple[str, str, str] | int | None:
-    """The key of the last item served, or an offset (Argo's own tokens are offsets)."""
+def _decode_continue(token: str, size: int = 3) -> tuple[str, ...] | int | None:
+    """The sort key of the last item served (``size`` strings), or an offset (Argo's own tokens are offsets)."""
     if not token:
         return None
     if token.isdigit():
@@ -189,9 +189,34 @@ def _decode_continue(token: str) -> tuple[str, str, str] | int | None:
         key = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
     except (ValueError, binascii.Error):
         key = None
-    if not (isinstance(key, list) and len(key) == 3 and all(isinstance(k, str) for k in key)):
+    if not (isinstance(key, list) and len(key) == size and all(isinstance(k, str) for k in key)):
         raise UserError(f"not a continue token from this server: {token[:64]!r}", field=CONTINUE)
-    return key[0], key[1], key[2]
+    return tuple(key)
+
+
+def _after(items: list[dict[str, Any]], key: Callable[[Mapping[str, Any]], tuple[str, ...]],
+           after: tuple[str, ...] | int | None, descending: bool) -> list[dict[str, Any]]:
+    """``items`` (sorted by ``key``) past a continue position."""
+    if isinstance(after, int):
+        return items[after:]
+    if after is None:
+        return items
+    return [i for i in items if (key(i) < after if descending else key(i) > after)]
+
+
+def page_by_name(items: list[dict[str, Any]], query: Mapping[str, str]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Templates and cron workflows by namespace and name, one ``listOptions.limit`` page after
+    ``listOptions.continue``; the list metadata's ``continue`` when more follow."""
+    limit = query_int(query, "listOptions.limit")
+    chosen = _after(sorted(items, key=_name_key), _name_key, _decode_continue(query.get(CONTINUE, ""), 2), False)
+    if limit <= 0 or len(chosen) <= limit:
+        return chosen, {}
+    return chosen[:limit], {"continue": _encode_continue(_name_key(chosen[limit - 1]))}
+
+
+def _name_key(obj: Mapping[str, Any]) -> tuple[str, ...]:
+    meta = obj.get("metadata") or {}
+    return str(meta.get("namespace") or ""), str(meta.get("name") or "")
 
 
 @dataclass
@@ -208,7 +233,7 @@ class ListQuery:
     started_before: datetime | None = None
     labels: list[Requirement] = field(default_factory=list)
     limit: int = 0
-    after: tuple[str, str, str] | int | None = None
+    after: tuple[str, ...] | int | None = None
     show_remaining: bool = False
 
     @classmethod
@@ -284,11 +309,8 @@ class ListQuery:
 
     def page(self, items: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         """The matching items of this page (Argo's order within it) and the list metadata's paging fields."""
-        chosen = sorted((i for i in items if self.matches(i)), key=sort_key, reverse=True)
-        if isinstance(self.after, int):
-            chosen = chosen[self.after:]
-        elif self.after is not None:
-            chosen = [i for i in chosen if sort_key(i) < self.after]
+        chosen = _after(sorted((i for i in items if self.matches(i)), key=sort_key, reverse=True), sort_key,
+                        self.after, True)
         meta: dict[str, Any] = {}
         if self.limit > 0 and len(chosen) > self.limit:
             meta["continue"] = _encode_continue(sort_key(chosen[self.limit - 1]))

@@ -13,7 +13,7 @@ from aipipe.engine.store import CLUSTER_WORKFLOW_TEMPLATE, CRON_WORKFLOW, WORKFL
 from aipipe.errors import ConflictError, NotFoundError, UserError
 from aipipe.server.common import blocking, is_dry_run, read_body, service_of
 from aipipe.server.names import check_object_names, path_name, path_namespace
-from aipipe.server.queries import LABELS, labels_match, parse_label_selector
+from aipipe.server.queries import LABELS, labels_match, page_by_name, parse_label_selector
 
 Handler = Callable[[web.Request], Awaitable[web.Response]]
 
@@ -71,6 +71,8 @@ def add_resource_routes(app: web.Application) -> None:
     for rk in KINDS:
         item = rk.base + "/{name}"
         app.router.add_get(rk.base, _list(rk))
+        if "{namespace}" in rk.base:  # every namespace, as Argo's empty namespace
+            app.router.add_get(rk.base.replace("{namespace}", ""), _list(rk))
         app.router.add_post(rk.base, _create(rk))
         app.router.add_post(rk.base + "/lint", _lint(rk))
         app.router.add_get(item, _get(rk))
@@ -92,8 +94,9 @@ def _list(rk: ResourceKind) -> Handler:
         requirements = parse_label_selector(request.query.get(LABELS, ""))  # 400 when malformed, items or not
         items = await blocking(service.store.list_resources, rk.kind, _namespace(request) or None)
         pattern = request.query.get("namePattern", "")
-        items = [i for i in items if labels_match(i, requirements) and pattern in i["metadata"]["name"]]
-        return web.json_response({"metadata": {"resourceVersion": str(service.store.current_version())},
+        items, paging = page_by_name([i for i in items if labels_match(i, requirements)
+                                      and pattern in i["metadata"]["name"]], request.query)
+        return web.json_response({"metadata": {"resourceVersion": str(service.store.current_version()), **paging},
                                   "items": items})
 
     return handler

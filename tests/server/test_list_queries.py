@@ -303,3 +303,23 @@ def test_template_and_cron_lists_take_the_same_selectors(srv: ServerProcess) -> 
                  "/api/v1/cluster-workflow-templates"):
         _refused(srv.http.get(srv.url + path, params={"listOptions.labelSelector": "team in (red"}, timeout=30),
                  "listOptions.labelSelector")
+
+
+def test_template_lists_page_and_list_every_namespace(srv: ServerProcess) -> None:
+    for namespace, name in (("pg-a", "t1"), ("pg-a", "t2"), ("pg-a", "t3"), ("pg-b", "t4")):
+        resp = srv.http.post(f"{srv.url}/api/v1/workflow-templates/{namespace}", timeout=30,
+                             json={"template": {"metadata": {"name": name, "labels": {"pg": "yes"}},
+                                                "spec": _spec("true")}})
+        assert resp.ok, resp.text
+    seen: list[str] = []
+    params = {"listOptions.limit": "2", "listOptions.labelSelector": "pg"}
+    while True:
+        body = srv.http.get(f"{srv.url}/api/v1/workflow-templates/", params=params, timeout=30).json()
+        assert len(body["items"]) <= 2
+        seen += [f'{i["metadata"]["namespace"]}/{i["metadata"]["name"]}' for i in body["items"]]
+        if not body["metadata"].get("continue"):
+            break
+        params["listOptions.continue"] = body["metadata"]["continue"]
+    assert seen == ["pg-a/t1", "pg-a/t2", "pg-a/t3", "pg-b/t4"]
+    assert _names(srv, "/api/v1/workflow-templates/pg-b") == ["t4"]
+    assert srv.http.get(f"{srv.url}/api/v1/cron-workflows/", timeout=30).ok
