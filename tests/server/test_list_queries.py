@@ -4,6 +4,7 @@ all-namespaces list, and ``resourceKind`` names with the labels submit-from-temp
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -323,3 +324,13 @@ def test_template_lists_page_and_list_every_namespace(srv: ServerProcess) -> Non
     assert seen == ["pg-a/t1", "pg-a/t2", "pg-a/t3", "pg-b/t4"]
     assert _names(srv, "/api/v1/workflow-templates/pg-b") == ["t4"]
     assert srv.http.get(f"{srv.url}/api/v1/cron-workflows/", timeout=30).ok
+
+
+def test_the_watch_takes_set_based_selectors(srv: ServerProcess) -> None:
+    resp = srv.http.get(f"{srv.url}/api/v1/workflow-events/{NS}", timeout=30, stream=True, params={
+        "listOptions.labelSelector": "team in (red, blue),tier notin (2)", "listOptions.timeoutSeconds": "1"})
+    assert resp.status_code == 200, resp.text
+    events = [json.loads(line)["result"] for line in resp.iter_lines() if line.strip()]
+    assert [(e["type"], e["object"]["metadata"]["name"]) for e in events] == [("ADDED", "red-one")]
+    _refused(srv.http.get(f"{srv.url}/api/v1/workflow-events/{NS}", params={"listOptions.labelSelector": "x in ("},
+                          timeout=30), "listOptions.labelSelector")
