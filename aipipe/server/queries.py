@@ -183,7 +183,7 @@ def _decode_continue(token: str, size: int = 3) -> tuple[str, ...] | int | None:
     """The sort key of the last item served (``size`` strings), or an offset (Argo's own tokens are offsets)."""
     if not token:
         return None
-    if token.isdigit():
+    if token.isascii() and token.isdigit():
         return int(token)
     try:
         key = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))

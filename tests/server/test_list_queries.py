@@ -209,8 +209,9 @@ def test_limit_and_continue_page_without_losing_items(tmp_path: Path) -> None:
         assert remaining["metadata"]["remainingItemCount"] == 5 and remaining["metadata"]["continue"]
         # Argo's own continue tokens are offsets
         assert len(_names(srv, **{"listOptions.limit": "4", "listOptions.continue": "5"})) == 2
-        _refused(srv.http.get(f"{srv.url}/api/v1/workflows/{NS}", params={"listOptions.continue": "not-a-token"},
-                              timeout=30), "listOptions.continue")
+        for token in ("not-a-token", "\u00b2", "WyJhIl0"):  # garbage, a non-ASCII digit, a key of the wrong size
+            _refused(srv.http.get(f"{srv.url}/api/v1/workflows/{NS}", params={"listOptions.continue": token},
+                                  timeout=30), "listOptions.continue")
     finally:
         srv.stop()
 
