@@ -304,6 +304,26 @@ def test_resubmit_button_opens_the_new_run(srv: ServerProcess, browser: Any) -> 
     assert _finished(srv, fresh)["status"]["phase"] == "Succeeded"
 
 
+GATE: dict[str, Any] = {"metadata": {"generateName": "gate-"}, "spec": {"entrypoint": "main", "templates": [
+    {"name": "main", "steps": [[{"name": "approve", "template": "wait"}], [{"name": "after", "template": "ok"}]]},
+    {"name": "wait", "suspend": {}}, _container("ok", "true")]}}
+
+
+def test_resume_button_releases_a_suspended_run(srv: ServerProcess, browser: Any) -> None:
+    _sign_in(browser, srv)
+    name = _submit(srv, GATE)
+    browser.get(f"{srv.url}/runs/{NS}/{name}")
+    _wait("the run to wait at its suspend node", lambda: browser.find_elements(
+        "css selector", "button.action[data-action='resume']:not([disabled])"), timeout=30)
+    assert _get(srv, name)["status"]["phase"] == "Running"
+    _click(browser, "button.action[data-action='resume']")
+    _wait("the run to go on and succeed", lambda: browser.find_elements(
+        "css selector", "#live .summary[data-phase='Succeeded']"), timeout=30)
+    phases = {n[3]: n[1] for n in _graph(browser)["nodes"]}
+    assert phases["approve"] == phases["after"] == "Succeeded"
+    assert browser.find_element("id", "action-status").text == "resume: done"
+
+
 def test_triggers_page_lists_schedules_and_bindings(srv: ServerProcess, browser: Any) -> None:
     _sign_in(browser, srv)
     cron: dict[str, Any] = {"metadata": {"name": "nightly"}, "spec": {
