@@ -128,6 +128,7 @@ def test_runs_say_project_dataset_version_and_model(compiled: CompiledPipeline) 
     (cron,) = compiled.cron_workflows  # built with the configured defaults: project 1, aipipe-classifier
     for notes, project, model in (
             (compiled.workflow["metadata"]["annotations"], "Street signs", "signs"),
+            (cron["metadata"]["annotations"], "1", "aipipe-classifier"),
             (cron["spec"]["workflowSpec"]["workflowMetadata"]["annotations"], "1", "aipipe-classifier")):
         assert notes[TITLE] == f"Retrain {model} from Label Studio project {project}"
         text = notes[DESCRIPTION]
