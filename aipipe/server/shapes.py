@@ -14,6 +14,8 @@ from typing import Any
 
 from aiohttp import web
 
+from aipipe.server.queries import project
+
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 SHAPED_PREFIXES = ("/api/v1/workflows", "/api/v1/archived-workflows")
 
@@ -41,30 +43,57 @@ def artifact_repository_ref(artifact_root: Path) -> dict[str, Any]:
                                    "s3": {"endpoint": artifact_root.as_uri(), "bucket": "local"}}}
 
 
-def shaped_workflow(workflow: dict[str, Any], repository: dict[str, Any]) -> dict[str, Any]:
-    """One Workflow as Argo's server sends it."""
+def shaped_workflow(workflow: dict[str, Any], repository: dict[str, Any] | None) -> dict[str, Any]:
+    """One Workflow as Argo's server sends it (``repository`` None: a ``fields`` projection left the
+    reference out). Argo projects the JSON, decodes it into its Go struct and encodes that again, so
+    ``metadata``, ``spec`` and ``spec.arguments`` are there whatever the projection kept."""
     out = omitempty(workflow)
-    spec = out.get("spec")
+    out.setdefault("metadata", {})
+    spec = out.setdefault("spec", {})
     if isinstance(spec, dict):
         spec.setdefault("arguments", {})
     status = out.get("status")
-    if isinstance(status, dict) and status.get("phase") and "artifactRepositoryRef" not in status:
+    if repository and isinstance(status, dict) and status.get("phase") and "artifactRepositoryRef" not in status:
         status["artifactRepositoryRef"] = repository
     return out
 
 
-def shaped(body: Any, repository: dict[str, Any]) -> Any:
-    """A workflow API answer: a Workflow, a WorkflowList (``items`` stays a list), or anything else."""
+def keeps(fields: str, dotted: str) -> bool:
+    """Whether a ``fields`` projection keeps the value at ``dotted`` (no projection keeps everything)."""
+    if not fields:
+        return True
+    probe: dict[str, Any] = {}
+    node = probe
+    *parents, leaf = dotted.split(".")
+    for part in parents:
+        node = node.setdefault(part, {})
+    node[leaf] = True
+    return bool(project(probe, fields) == probe)
+
+
+def shaped(body: Any, repository: dict[str, Any], fields: str = "") -> Any:
+    """A workflow API answer (already projected by ``fields``): a Workflow, a WorkflowList (``items`` stays
+    a list), or anything else."""
     if not isinstance(body, dict):
         return body
     if "items" in body:
         items = body.get("items") or []
         out = omitempty({k: v for k, v in body.items() if k != "items"})
-        out["items"] = [shaped_workflow(w, repository) if isinstance(w, dict) else w for w in items]
+        ref = repository if keeps(fields, "items.status.artifactRepositoryRef") else None
+        out["items"] = [shaped_workflow(w, ref) if isinstance(w, dict) else w for w in items]
         return out
     if isinstance(body.get("metadata"), dict) and isinstance(body.get("spec"), dict):
-        return shaped_workflow(body, repository)
+        return shaped_workflow(body, repository if keeps(fields, "status.artifactRepositoryRef") else None)
     return omitempty(body)
+
+
+def watch_message(kind: str, workflow: dict[str, Any], repository: dict[str, Any], fields: str = "") -> dict[str, Any]:
+    """One watch event, ``{"result": {"type": …, "object": …}}``, with ``fields`` (``result.…`` paths) applied."""
+    message = project({"result": {"type": kind, "object": shaped_workflow(workflow, repository)}}, fields)
+    result = message.setdefault("result", {})
+    if isinstance(result.get("object"), dict):
+        result["object"] = shaped_workflow(result["object"], None)
+    return message
 
 
 def repository_of(app: web.Application) -> dict[str, Any]:
@@ -84,5 +113,6 @@ async def shapes_middleware(request: web.Request, handler: Handler) -> web.Strea
             or response.content_type != "application/json" or not isinstance(response.body, bytes)):
         return response
     body = json.loads(response.body)
-    response.body = json.dumps(shaped(body, repository_of(request.app))).encode()
+    fields = request.query.get("fields", "")
+    response.body = json.dumps(shaped(body, repository_of(request.app), fields)).encode()
     return response

@@ -58,8 +58,12 @@ class EventStream:
         return not self._gone and transport is not None and not transport.is_closing()
 
     async def send(self, result: dict[str, Any]) -> bool:
-        """One message; False when the client is gone."""
-        return await self._write(self._frame({"result": result}))
+        """One ``{"result": …}`` message; False when the client is gone."""
+        return await self.send_message({"result": result})
+
+    async def send_message(self, message: dict[str, Any]) -> bool:
+        """One message as given (already wrapped); False when the client is gone."""
+        return await self._write(self._frame(message))
 
     async def send_error(self, http_code: int, grpc_code: int, message: str) -> bool:
         """An error after the stream opened, in grpc-gateway's stream error shape."""

@@ -14,7 +14,7 @@ from aipipe.server.common import blocking, service_of
 from aipipe.server.errors import INVALID_ARGUMENT, NOT_FOUND
 from aipipe.server.limits import query_bool, query_int
 from aipipe.server.names import path_name, path_namespace
-from aipipe.server.shapes import repository_of, shaped_workflow
+from aipipe.server.shapes import repository_of, watch_message
 from aipipe.server.sse import EventStream
 from aipipe.server.workflows import selector_matches
 
@@ -39,7 +39,7 @@ async def _run(stream: EventStream, body: Any) -> web.StreamResponse:
 @routes.get("/api/v1/workflow-events/{namespace}")
 async def watch_workflows(request: web.Request) -> web.StreamResponse:
     """ADDED for each matching run, then MODIFIED/DELETED as the store changes (every namespace when the
-    path names none, as the Argo UI asks in its all-namespaces view)."""
+    path names none, as the Argo UI asks in its all-namespaces view); ``fields`` projects each event."""
     namespace = path_namespace(request) if "namespace" in request.match_info else ""
     labels = request.query.get("listOptions.labelSelector", "")
     fields = request.query.get("listOptions.fieldSelector", "")
@@ -58,6 +58,7 @@ async def _watch(stream: EventStream, namespace: str, labels: str, fields: str, 
                  since: int | None) -> None:
     service = service_of(stream.request)
     repository = repository_of(stream.request.app)
+    fields_param = stream.request.query.get("fields", "")
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout if timeout > 0 else None
     seen: set[str] = set()
@@ -66,7 +67,7 @@ async def _watch(stream: EventStream, namespace: str, labels: str, fields: str, 
         for workflow in await blocking(service.store.list_workflows, namespace):
             if selector_matches(workflow, labels, fields):
                 seen.add(workflow["metadata"]["uid"])
-                if not await stream.send({"type": "ADDED", "object": shaped_workflow(workflow, repository)}):
+                if not await stream.send_message(watch_message("ADDED", workflow, repository, fields_param)):
                     return
     while (deadline is None or loop.time() < deadline) and await stream.keepalive():
         await asyncio.sleep(POLL_SECONDS)
@@ -77,7 +78,7 @@ async def _watch(stream: EventStream, namespace: str, labels: str, fields: str, 
             uid = workflow["metadata"]["uid"]
             event = kind if kind == "DELETED" or uid in seen else "ADDED"
             seen.add(uid)
-            if not await stream.send({"type": event, "object": shaped_workflow(workflow, repository)}):
+            if not await stream.send_message(watch_message(event, workflow, repository, fields_param)):
                 return
 
 

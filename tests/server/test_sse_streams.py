@@ -135,6 +135,30 @@ def test_hera_reads_the_log_route_as_json(server: ServerProcess) -> None:
     assert json.loads(raw.text) == {"result": {"content": "just one", "podName": name}}
 
 
+def test_watch_fields_projection_as_the_ui_asks(server: ServerProcess) -> None:
+    """The Argo UI's list page watches with ``fields=result.object.metadata.name,…``: only those come back
+    (plus what Argo's Go struct always carries: ``spec.arguments``)."""
+    name = _submit(server, "echo projected")
+    _wait(server, name)
+    fields = ("result.object.metadata.name,result.object.metadata.namespace,result.object.status.phase,"
+              "result.object.status.progress,result.type")
+    params = {"listOptions.fieldSelector": f"metadata.name={name}", "listOptions.timeoutSeconds": "1",
+              "fields": fields}
+    resp = server.http.get(f"{server.url}/api/v1/workflow-events/{NS}", params=params, headers=SSE, timeout=30)
+    [message] = [m for m in sse_messages(resp) if isinstance(m, dict)]
+    assert message == {"result": {"type": "ADDED", "object": {
+        "metadata": {"name": name, "namespace": NS}, "spec": {"arguments": {}},
+        "status": {"phase": "Succeeded", "progress": "1/1"}}}}
+    whole = server.http.get(f"{server.url}/api/v1/workflow-events/{NS}", params={**params, "fields": ""},
+                            headers=SSE, timeout=30)
+    [full] = [m for m in sse_messages(whole) if isinstance(m, dict)]
+    assert full["result"]["object"]["status"]["artifactRepositoryRef"]["default"] is True
+    listed = server.http.get(f"{server.url}/api/v1/workflows/{NS}", timeout=30,
+                             params={"fields": "items.metadata.name,items.status.phase"}).json()
+    item = next(i for i in listed["items"] if i["metadata"]["name"] == name)
+    assert item == {"metadata": {"name": name}, "spec": {"arguments": {}}, "status": {"phase": "Succeeded"}}
+
+
 def test_sdk_reads_the_json_streams_typed(server: ServerProcess) -> None:
     """The official SDK (Accept: application/json) reads one watch event and one log line, typed."""
     name = _submit(server, "echo only line")
