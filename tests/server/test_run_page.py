@@ -256,7 +256,11 @@ def test_logs_follow_a_running_node_and_terminate_works(srv: ServerProcess, brow
     assert "log line 30" not in browser.find_element("id", "logs").text
 
 
-LINKS: dict[str, Any] = {"metadata": {"generateName": "links-"}, "spec": {"entrypoint": "deploy", "templates": [{
+LINKS: dict[str, Any] = {"metadata": {
+    "generateName": "links-", "labels": {"aipipe.io/trigger": "webhook"},
+    "annotations": {"workflows.argoproj.io/title": "Retrain <cats>", "workflows.argoproj.io/description":
+                    "Project **pets**.\n\n[Model in MLflow](http://127.0.0.1:5000/#/models/cats) "
+                    "[evil](javascript:alert(1))"}}, "spec": {"entrypoint": "deploy", "templates": [{
     **_container("deploy", "printf http://127.0.0.1:5000/#/runs/abc > /tmp/run; printf 3 > /tmp/v; printf "
                            "http://127.0.0.1:5000/#/models/cats/versions/3 > /tmp/mv; printf javascript:alert > "
                            "/tmp/evil; printf http://127.0.0.1:8123 > /tmp/endpoint; echo '{}' > /tmp/r.json"),
@@ -278,6 +282,13 @@ def test_links_out_and_artifact_downloads(srv: ServerProcess, browser: Any) -> N
     assert links == {"MLflow run": "http://127.0.0.1:5000/#/runs/abc",
                      "MLflow cats version 3": "http://127.0.0.1:5000/#/models/cats/versions/3",
                      "Deployed endpoint": "http://127.0.0.1:8123/"}
+    assert browser.find_element("css selector", "#live .summary h2.title").text == "Retrain <cats>"
+    described = browser.find_elements("css selector", "#live .description a")
+    assert [(a.text, a.get_attribute("href")) for a in described] == [
+        ("Model in MLflow", "http://127.0.0.1:5000/#/models/cats")]
+    assert browser.find_element("css selector", "#live .description strong").text == "pets"
+    assert "[evil](javascript:alert(1))" in browser.find_element("css selector", "#live .description").text
+    assert "webhook" in browser.find_element("css selector", "#live .summary dl").text
     _click(browser, f"svg.graph g.node[data-node-id='{node_id}']")
     artifact = _wait("the artifact link", lambda: browser.find_elements("css selector", "#node-panel a.artifact"))[0]
     assert artifact.get_attribute("href") == (f"{srv.url}/artifact-files/{NS}/workflows/{name}/{node_id}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import re
 import time
 from datetime import UTC, datetime
 from typing import Any
@@ -68,6 +69,22 @@ def format_time(value: Any) -> str:
     if stamp is None:
         return ""
     return datetime.fromtimestamp(stamp, UTC).strftime("%Y-%m-%d %H:%M:%S")
+
+
+_LINK = re.compile(r"\[([^\]\n]+)\]\((https?://[^)\s]+)\)")
+_STRONG = re.compile(r"\*\*([^*\n]+)\*\*")
+_CODE = re.compile(r"`([^`\n]+)`")
+
+
+def markdown_lite(text: str) -> str:
+    """The Markdown an Argo description uses (paragraphs, http(s) links, **strong**, `code`), escaped first."""
+    out = []
+    for block in filter(None, (b.strip() for b in re.split(r"\n\s*\n", text))):
+        inner = _CODE.sub(r"<code>\1</code>", esc(block))
+        inner = _STRONG.sub(r"<strong>\1</strong>", inner)
+        inner = _LINK.sub(r'<a href="\2" target="_blank" rel="noopener noreferrer">\1</a>', inner)
+        out.append(f"<p>{inner}</p>")
+    return "".join(out)
 
 
 def page(title: str, body: str, script: str = "", active: str = "") -> str:

@@ -9,8 +9,16 @@ from urllib.parse import quote, urlencode
 from aipipe.engine.store import COMPLETED_PHASES
 from aipipe.server.page.graph import render_svg
 from aipipe.server.page.links import links_html, run_links
-from aipipe.server.page.render import FAILED_PHASES, duration_of, esc, format_duration, format_time, phase_badge
-from aipipe.server.page.runs import pipeline_of, trigger_of
+from aipipe.server.page.render import (
+    FAILED_PHASES,
+    duration_of,
+    esc,
+    format_duration,
+    format_time,
+    markdown_lite,
+    phase_badge,
+)
+from aipipe.server.page.runs import DESCRIPTION_ANNOTATION, TITLE_ANNOTATION, annotation, pipeline_of, trigger_of
 
 ACTIONS = ("retry", "resubmit", "stop", "terminate", "resume")
 POD_TYPES = frozenset({"Pod", "Container"})
@@ -59,7 +67,10 @@ def live_fragment(workflow: dict[str, Any], bindings: Mapping[str, dict[str, Any
         _fact("Duration", esc(format_duration(duration_of(status)))),
         _fact("Progress", esc(status.get("progress") or "")),
     ))
-    return (f'<section class="summary" data-phase="{esc(phase)}"><dl>{facts}</dl>'
+    title, description = annotation(workflow, TITLE_ANNOTATION), annotation(workflow, DESCRIPTION_ANNOTATION)
+    heading = (f'<h2 class="title">{esc(title)}</h2>' if title else "") + (
+        f'<div class="description">{markdown_lite(description)}</div>' if description else "")
+    return (f'<section class="summary" data-phase="{esc(phase)}">{heading}<dl>{facts}</dl>'
             f'{_message(status.get("message"), phase)}<div class="actions">{buttons}</div>'
             f'{links_html(run_links(workflow, tracking_uri))}</section>'
             f'<section class="graph-box">{render_svg(workflow)}</section>')

@@ -12,6 +12,13 @@ from aipipe.server.page.render import duration_of, esc, format_duration, format_
 from aipipe.server.queries import labels_match, parse_label_selector
 
 PHASES = ("Pending", "Running", "Succeeded", "Failed", "Error")
+TRIGGER_LABEL = "aipipe.io/trigger"  # what aipipe's own pipelines say started them (pipelines/templates/_common.py)
+TITLE_ANNOTATION = "workflows.argoproj.io/title"
+DESCRIPTION_ANNOTATION = "workflows.argoproj.io/description"
+
+
+def annotation(workflow: dict[str, Any], key: str) -> str:
+    return str((workflow["metadata"].get("annotations") or {}).get(key) or "")
 
 
 def run_href(workflow: dict[str, Any]) -> str:
@@ -31,9 +38,11 @@ def pipeline_of(workflow: dict[str, Any]) -> str:
 
 
 def trigger_of(workflow: dict[str, Any], bindings: Mapping[str, dict[str, Any]]) -> str:
-    """``cron``, ``s3`` (a binding whose selector reads S3 ``Records``), ``webhook`` (another binding) or
-    ``manual``; ``bindings`` are the namespace's WorkflowEventBindings by name."""
+    """The run's ``aipipe.io/trigger`` label when it has one, else ``cron``, ``s3`` (a binding whose selector
+    reads S3 ``Records``), ``webhook`` (another binding) or ``manual``; ``bindings`` by ``namespace/name``."""
     labels = workflow["metadata"].get("labels") or {}
+    if labels.get(TRIGGER_LABEL):
+        return str(labels[TRIGGER_LABEL])
     if labels.get(CRON_LABEL):
         return "cron"
     binding_name = labels.get(BINDING_LABEL)
@@ -65,7 +74,7 @@ def runs_table(workflows: list[dict[str, Any]], bindings: Mapping[str, dict[str,
         rows.append(
             f'<tr data-name="{esc(meta["name"])}" data-phase="{esc(status.get("phase") or "")}">'
             f'<td><a href="{esc(run_href(workflow))}">{esc(meta["name"])}</a>'
-            f'<div class="muted small">{esc(meta["namespace"])}</div></td>'
+            f'<div class="muted small">{esc(annotation(workflow, TITLE_ANNOTATION) or meta["namespace"])}</div></td>'
             f"<td>{esc(pipeline_of(workflow))}</td><td>{phase_badge(status.get('phase'))}</td>"
             f'<td class="trigger">{esc(trigger_of(workflow, bindings))}</td>'
             f"<td>{esc(format_time(status.get('startedAt')))}</td>"
