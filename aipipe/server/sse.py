@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from http import HTTPStatus
 from typing import Any
 
 from aiohttp import ClientConnectionResetError, web
@@ -68,7 +69,8 @@ class EventStream:
     async def send_error(self, http_code: int, grpc_code: int, message: str) -> bool:
         """An error after the stream opened, in grpc-gateway's stream error shape."""
         return await self._write(self._frame({"error": {"grpc_code": grpc_code, "http_code": http_code,
-                                                        "message": message}}))
+                                                        "message": message,
+                                                        "http_status": HTTPStatus(http_code).phrase}}))
 
     async def keepalive(self) -> bool:
         """A ``:`` comment when nothing was written for :data:`KEEPALIVE_SECONDS` (SSE only)."""

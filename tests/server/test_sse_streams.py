@@ -190,6 +190,21 @@ def test_log_stream_is_server_sent_events(server: ServerProcess) -> None:
         assert [m["result"]["podName"] for m in sse_messages(resp) if isinstance(m, dict)] == [name] * 3
 
 
+def test_run_deleted_while_following_ends_with_an_error_frame(server: ServerProcess) -> None:
+    name = _submit(server, "for i in $(seq 1 100); do echo tick $i; sleep 0.1; done", "deleted-")
+    messages: list[dict[str, Any]] = []
+    with server.http.get(f"{server.url}/api/v1/workflows/{NS}/{name}/log", headers=SSE, stream=True, timeout=60,
+                         params={"logOptions.follow": "true"}) as resp:
+        for message in sse_messages(resp):
+            if isinstance(message, dict):
+                messages.append(message)
+                if len(messages) == 1:
+                    assert server.http.delete(f"{server.url}/api/v1/workflows/{NS}/{name}", timeout=30).ok
+    assert messages[0]["result"]["content"] == "tick 1"
+    assert messages[-1] == {"error": {"grpc_code": 5, "http_code": 404, "http_status": "Not Found",
+                                      "message": f'workflows.argoproj.io "{name}" not found'}}
+
+
 def test_headers_at_once_then_keepalive_comments(server: ServerProcess) -> None:
     """A watch with nothing to send answers its headers at once and keeps the connection with ``:`` comments."""
     params = {"listOptions.fieldSelector": "metadata.name=nothing-here"}
