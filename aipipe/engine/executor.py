@@ -99,6 +99,7 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
         self.node_count = len(self.tree.nodes)
         self.depths: dict[str, int] = {}  # node id -> template call depth of the invocation it belongs to
         self.links: dict[str, list[str]] = {}  # node id -> the nodes whose ``children`` it joins (Argo's edges)
+        self.pending_links: dict[str, list[str]] = {}  # node id not created yet -> children waiting for it
         self.user_stopped = False
         self.stop_message = USER_STOP
         self.control = RunControl(self.tree, self.workflow, self.cancelled, self._shutdown)
@@ -332,6 +333,8 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
                 if nid in self.tree.nodes:
                     continue
                 self.tree.put(nid, id=nid, name=name, displayName=name, type="Pod", phase="Pending")
+                if parent is not None:  # as Argo, a step's or task's hook hangs off that node
+                    self.links[nid] = [node_id(self.name, owner_name)]
 
             def run_hook(hook: Mapping[str, Any] = hook, name: str = name) -> None:
                 try:
@@ -425,9 +428,16 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
 
     def _link(self, nid: str, parent: str | None) -> None:
         """Add the graph edges into a new node: from the sources its scheduler chose (a DAG task's
-        dependencies, the previous step group), else from its parent."""
-        for source in self.links.get(nid) or [parent]:
-            self.tree.add_child(source, nid)
+        dependencies, the previous step group, the step a hook belongs to), else from its parent.
+        A source not created yet (a step whose hook fires as it starts) gets the edge when it is."""
+        with self.tree.lock:
+            for source in self.links.get(nid) or [parent]:
+                if source is not None and self.tree.get(source) is None:
+                    self.pending_links.setdefault(source, []).append(nid)
+                else:
+                    self.tree.add_child(source, nid)
+            for child in self.pending_links.pop(nid, []):
+                self.tree.add_child(nid, child)
 
     def _reserve_nodes(self, count: int, take: bool = False) -> None:
         """Refuse (and end the run ``Error``) when ``count`` more nodes would pass ``engine.max_nodes``;

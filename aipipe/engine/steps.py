@@ -153,6 +153,7 @@ class StepsMixin:
     def _run_step_exit(self, hook: Mapping[str, Any], owner: str, display: str, parent: str, boundary: str,
                        scope: Scope, tset: TemplateSet) -> None:
         name = f"{owner}.onExit"
+        self.links[node_id(self.name, name)] = [node_id(self.name, owner)]  # as Argo: a child of its step
         try:
             call = self._resolve_call(hook, tset)
             call.arguments = self._render_arguments(hook.get("arguments") or {}, scope, f"{display}.onExit")

@@ -137,3 +137,18 @@ def test_every_edge_names_a_node(engine: EngineRun) -> None:
     nodes = out["status"]["nodes"]
     refs = {c for n in nodes.values() for c in [*n.get("children", []), *n.get("outboundNodes", [])]}
     assert refs and refs <= set(nodes)
+
+
+def test_exit_and_lifecycle_hooks_hang_off_their_step_or_task(engine: EngineRun) -> None:
+    """Argo adds a step's or task's onExit and lifecycle-hook nodes as children of that node."""
+    steps = {"name": "main", "steps": [
+        [{"name": "a", "template": "echo", "onExit": "echo",
+          "hooks": {"running": {"expression": 'steps.a.status == "Running"', "template": "echo"}}}],
+        [{"name": "b", "template": "dag"}]]}
+    dag = {"name": "dag", "dag": {"tasks": [task("X", hooks={"exit": {"template": "echo"}}), task("Y", "X")]}}
+    out = engine.run(workflow("hooks", [steps, dag]))
+    assert out["status"]["phase"] == "Succeeded"
+    assert edges(out) == {
+        "/": ["[0]"], "[0]": ["[0].a"], "[0].a": ["[0].a.hooks.running", "[0].a.onExit", "[1]"], "[1]": ["[1].b"],
+        "[1].b": ["[1].b.X"], "[1].b.X": ["[1].b.X.onExit", "[1].b.Y"]}
+    assert outbound(out) == {"/": ["[1].b.Y"], "[1].b": ["[1].b.Y"]}
