@@ -29,6 +29,7 @@ from aipipe.storage import Storage
 from aipipe.validation import check_name
 
 UID_RE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+UNSAFE_IN_FILENAME = re.compile(r'[^A-Za-z0-9._+-]')
 DIRECTIONS = {"outputs": False, "inputs": True}
 SECURITY_HEADERS = {"Content-Security-Policy": "sandbox; base-uri 'none'; default-src 'none'; img-src 'self'; "
                                                "style-src 'self' 'unsafe-inline'",
@@ -71,7 +72,7 @@ async def _serve(request: web.Request, workflow: dict[str, Any], node_id: str, n
     raw = artifact.get("raw")
     if isinstance(raw, dict) and not file_path:
         return web.Response(body=str(raw.get("data", "")).encode(), content_type="text/plain",
-                            headers={"Content-Disposition": f'filename="{name}"', **SECURITY_HEADERS})
+                            headers={"Content-Disposition": _disposition(name), **SECURITY_HEADERS})
     key = artifact_key(artifact)
     if key is None:
         raise NotFoundError(f'artifact "{name}" of node "{node_id}" is not stored in the artifact repository')
@@ -96,7 +97,12 @@ def _file_headers(uri: str) -> dict[str, str]:
     base = posixpath.basename(uri)
     kind, encoding = mimetypes.guess_type(base)
     kind = "application/gzip" if encoding == "gzip" else kind or "application/octet-stream"
-    return {"Content-Disposition": f'filename="{base}"', "Content-Type": kind, **SECURITY_HEADERS}
+    return {"Content-Disposition": _disposition(base), "Content-Type": kind, **SECURITY_HEADERS}
+
+
+def _disposition(filename: str) -> str:
+    """``filename="…"`` with only characters safe in a quoted header value."""
+    return 'filename="{}"'.format(UNSAFE_IN_FILENAME.sub("_", filename))
 
 
 def _listing(files: list[str], uri: str) -> str:
