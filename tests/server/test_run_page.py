@@ -130,6 +130,12 @@ def _sign_in(browser: Any, srv: ServerProcess) -> None:
     _wait("the runs page after sign-in", lambda: browser.find_elements("id", "runs"))
 
 
+def _streaming(browser: Any) -> None:
+    """The page's EventSource on the watch stream is open (Server-Sent Events, not polling)."""
+    _wait("the page's event stream to open",
+          lambda: browser.execute_script("return document.body.dataset.live") == "live")
+
+
 def test_pages_refuse_without_the_token(srv: ServerProcess, browser: Any) -> None:
     for path in ("/", f"/runs/{NS}/anything", "/triggers", f"/fragments/runs/{NS}/anything"):
         plain = requests.get(f"{srv.url}{path}", allow_redirects=False, timeout=30)
@@ -144,6 +150,7 @@ def test_pages_refuse_without_the_token(srv: ServerProcess, browser: Any) -> Non
 
 def test_runs_list_filters_and_updates_live(srv: ServerProcess, browser: Any) -> None:
     _sign_in(browser, srv)
+    _streaming(browser)
     diamond = _submit(srv, DIAMOND)
     row = f"#runs tr[data-name='{diamond}']"
     _wait("the new run to appear without a reload",
@@ -239,8 +246,10 @@ def test_logs_follow_a_running_node_and_terminate_works(srv: ServerProcess, brow
     browser.get(f"{srv.url}/runs/{NS}/{name}")
     talk = _wait("the talking node to run", lambda: [
         n[0] for n in _graph(browser)["nodes"] if n[1] == "Running" and n[3] == "talk"], timeout=60)[0]
+    _streaming(browser)
     _click(browser, f"svg.graph g.node[data-node-id='{talk}']")
     _wait("a log line while the node runs", lambda: "log line 1" in browser.find_element("id", "logs").text)
+    assert browser.find_element("id", "logs").get_attribute("data-stream") == "open"
     assert _get(srv, name)["status"]["phase"] == "Running"
     seen = browser.find_element("id", "logs").text
     _wait("more lines to follow", lambda: len(browser.find_element("id", "logs").text.splitlines())

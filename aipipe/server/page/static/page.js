@@ -1,25 +1,19 @@
-// aipipe run pages: live refresh through EventSource on the Argo API's streams (periodic refresh when a
-// stream is not Server-Sent Events), node details, logs and the run actions. Our own code, no libraries.
+// aipipe run pages: live refresh through EventSource on the Argo API's Server-Sent Event streams, node
+// details, followed logs and the run actions. Our own code, no libraries.
 "use strict";
 
-const FALLBACK_MS = 2000;
+const RETRY_MS = 2000;
 const DEBOUNCE_MS = 250;
 
-// Watch `url` with EventSource and call `onEvent` for each frame; when the stream cannot be read as
-// Server-Sent Events (it never opened), call `onEvent` every FALLBACK_MS instead.
+// Watch `url` with EventSource: `onEvent` runs for each frame and whenever the stream (re)opens, so
+// nothing missed while it was down stays stale; <body data-live> says how the stream is.
 function watch(url, onEvent) {
-  let opened = false;
-  let timer = null;
   const source = new EventSource(url);
-  source.onopen = () => { opened = true; };
-  source.onmessage = (event) => onEvent(event);
-  source.onerror = () => {
-    if (!opened && source.readyState === EventSource.CLOSED && timer === null) {
-      timer = setInterval(() => onEvent(null), FALLBACK_MS);
-    }
-  };
-  window.addEventListener("pagehide", () => { source.close(); if (timer) clearInterval(timer); });
-  return source;
+  const mark = (state) => { document.body.dataset.live = state; };
+  source.onopen = () => { mark("live"); onEvent(); };
+  source.onmessage = () => onEvent();
+  source.onerror = () => mark(source.readyState === EventSource.CLOSED ? "closed" : "reconnecting");
+  window.addEventListener("pagehide", () => source.close());
 }
 
 function debounced(fn) {
@@ -58,13 +52,12 @@ function initRuns() {
   watch(`/api/v1/workflow-events/${ns}`, update);
 }
 
-// One log stream per shown node: EventSource with follow, reopened while the node runs.
-const logs = { source: null, timer: null, nodeId: null };
+// One log stream per shown node, with follow; reopened (from the start) while the node still runs.
+const logs = { source: null };
 
 function stopLogs() {
   if (logs.source) logs.source.close();
-  if (logs.timer) clearInterval(logs.timer);
-  logs.source = null; logs.timer = null;
+  logs.source = null;
 }
 
 function nodeFinished() {
@@ -81,24 +74,12 @@ function logLine(data) {
   }
 }
 
-// Fallback when the log route is not Server-Sent Events: read it whole (no follow) every FALLBACK_MS.
-async function pollLogs(pre, url) {
-  try {
-    const text = await fetchText(url.replace("logOptions.follow=true", "logOptions.follow=false"));
-    const lines = text.split("\n").map((l) => l.replace(/^data:\s?/, "").trim()).filter((l) => l.startsWith("{"));
-    pre.textContent = lines.map(logLine).filter((l) => l !== null).map((l) => l + "\n").join("");
-  } catch (err) { /* next tick */ }
-  if (nodeFinished()) { clearInterval(logs.timer); logs.timer = null; }
-}
-
 function startLogs(pre) {
   stopLogs();
-  const url = pre.dataset.logUrl;
-  let opened = false;
   pre.textContent = "";
-  const source = new EventSource(url);
+  const source = new EventSource(pre.dataset.logUrl);
   logs.source = source;
-  source.onopen = () => { opened = true; };
+  source.onopen = () => { pre.dataset.stream = "open"; };
   source.onmessage = (event) => {
     const line = logLine(event.data);
     if (line === null) return;
@@ -106,14 +87,11 @@ function startLogs(pre) {
     pre.append(line + "\n");
     if (stick) pre.scrollTop = pre.scrollHeight;
   };
-  source.onerror = () => {
+  source.onerror = () => {  // the stream ended (the node finished) or broke
     source.close();
-    if (logs.source !== source) return;
-    if (!opened) {
-      logs.timer = setInterval(() => pollLogs(pre, url), FALLBACK_MS);
-      pollLogs(pre, url);
-    } else if (!nodeFinished()) {
-      setTimeout(() => { if (logs.source === source) startLogs(pre); }, FALLBACK_MS);
+    pre.dataset.stream = "ended";
+    if (logs.source === source && !nodeFinished()) {
+      setTimeout(() => { if (logs.source === source) startLogs(pre); }, RETRY_MS);
     }
   };
 }
