@@ -5,6 +5,7 @@ UI needs, and refusals (unknown names 404, paths out of the repository 400, no t
 from __future__ import annotations
 
 import io
+import socket
 import tarfile
 import time
 from typing import Any
@@ -129,3 +130,25 @@ def test_token_required(server: ServerProcess, run: dict[str, Any]) -> None:
     assert wrong.status_code in (302, 401) and not wrong.content.startswith(b"\x1f\x8b")
     cookie = requests.get(server.url + path, cookies={"authorization": f"Bearer%20{server.token}"}, timeout=30)
     assert cookie.status_code == 200 and cookie.content.startswith(b"\x1f\x8b")
+
+
+def test_download_dropped_midway_is_quiet(server: ServerProcess) -> None:
+    body = {"workflow": {"metadata": {"generateName": "big-"}, "spec": {"entrypoint": "main", "templates": [
+        {"name": "main", "container": {"image": "alpine", "command": ["sh", "-c",
+                                                                      "head -c 30000000 /dev/urandom > /tmp/big"]},
+         "outputs": {"artifacts": [{"name": "big", "path": "/tmp/big", "archive": {"none": {}}}]}}]}}}
+    name = server.http.post(f"{server.url}/api/v1/workflows/{NS}", json=body, timeout=30).json()["metadata"]["name"]
+    deadline = time.monotonic() + 120
+    while server.http.get(f"{server.url}/api/v1/workflows/{NS}/{name}", timeout=30).json()["status"].get(
+            "phase") != "Succeeded":
+        assert time.monotonic() < deadline, "the run did not succeed"
+        time.sleep(0.3)
+    port = int(server.url.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        sock.sendall(f"GET /artifacts/{NS}/{name}/{name}/big HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                     f"Authorization: Bearer {server.token}\r\n\r\n".encode())
+        assert sock.recv(4096).startswith(b"HTTP/1.1 200")
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")  # RST on close
+    time.sleep(1)
+    assert server.http.get(f"{server.url}/api/v1/version", timeout=10).ok
+    assert "Traceback" not in (server.home / "server.log").read_text()
