@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from aipipe.engine import graph
@@ -14,6 +14,8 @@ from aipipe.engine.template import Scope, item_label, item_scope, render
 
 class DagMixin:
     """``_run_dag``: the scheduler loop waits on a condition variable for finished tasks."""
+
+    _link_from: Callable[[str, list[str], str], None]  # see ``WorkflowExecutor._link_from``
 
     def _run_dag(self, call: Call, nid: str, name: str, scope: Scope) -> dict[str, Any]:
         dag = call.template.get("dag") or {}

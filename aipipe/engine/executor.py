@@ -430,8 +430,10 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
         """Add the graph edges into a new node: from the sources its scheduler chose (a DAG task's
         dependencies, the previous step group, the step a hook belongs to), else from its parent.
         A source not created yet (a step whose hook fires as it starts) gets the edge when it is."""
+        linked: list[str | None] = [*self.links.get(nid, [])]
+        sources = linked or [parent]
         with self.tree.lock:
-            for source in self.links.get(nid) or [parent]:
+            for source in sources:
                 if source is not None and self.tree.get(source) is None:
                     self.pending_links.setdefault(source, []).append(nid)
                 else:

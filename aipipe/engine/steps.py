@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from aipipe.engine.calls import Call, NodeFailure, Slots, TemplateSet, int_or_none
@@ -24,6 +24,9 @@ from aipipe.engine.template import (
 
 class StepsMixin:
     """``_run_steps`` and what steps and DAG tasks share: when, loops, arguments, step-level hooks."""
+
+    links: dict[str, list[str]]  # the executor's graph edges to add (see ``WorkflowExecutor._link``)
+    _link_from: Callable[[str, list[str], str], None]
 
     def _run_steps(self, call: Call, nid: str, name: str, scope: Scope) -> dict[str, Any]:
         tmpl = call.template
@@ -59,8 +62,8 @@ class StepsMixin:
         outputs = self._template_outputs(call, scope)
         last = self._group_members(node_id(self.name, f"{name}[{len(groups) - 1}]")) if groups else []
         with self.tree.lock:  # as Argo, only a Succeeded steps node gets outbound nodes: its last group's
-            nodes = dict(self.tree.nodes)
-        outbound = [o for child in last for o in outbound_nodes(nodes, child)]
+            tree_nodes = dict(self.tree.nodes)
+        outbound = [o for child in last for o in outbound_nodes(tree_nodes, child)]
         return {"phase": "Succeeded", "outputs": outputs, "outboundNodes": outbound}
 
     def _group_members(self, gid: str) -> list[str]:
