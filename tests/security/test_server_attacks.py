@@ -132,7 +132,7 @@ def test_login_sets_an_httponly_strict_cookie_that_works_for_reads(srv: ServerPr
     browser = requests.Session()
     browser.cookies.update(login.cookies)
     assert browser.get(f"{srv.url}/api/v1/workflows/{NS}", timeout=30).status_code == 200
-    assert "Signed in" in browser.get(f"{srv.url}/", timeout=30).text
+    assert 'id="runs"' in browser.get(f"{srv.url}/", timeout=30).text
     posted = browser.post(f"{srv.url}/login", data={"token": srv.token}, allow_redirects=False, timeout=30)
     assert posted.status_code == 302 and "authorization=" in posted.headers["Set-Cookie"]
 
