@@ -283,7 +283,7 @@ class EngineService:
         new = {"apiVersion": old.get("apiVersion", "argoproj.io/v1alpha1"), "kind": "Workflow",
                "metadata": {"generateName": f"{meta['name']}-", "labels": labels,
                             "annotations": dict(meta.get("annotations", {}))},
-               "spec": copy.deepcopy(old["spec"])}
+               "spec": {k: v for k, v in copy.deepcopy(old["spec"]).items() if k != "shutdown"}}
         _apply_parameters(new, parameters)
         return self.submit(new, meta["namespace"], driver_id=driver_id)
 
@@ -322,6 +322,7 @@ def formulate_retry(workflow: dict[str, Any], restart_successful: bool = False,
     Succeeded and Skipped nodes are kept unless ``restart_successful`` and they match the selector.
     """
     workflow = copy.deepcopy(workflow)
+    workflow.setdefault("spec", {}).pop("shutdown", None)  # as Argo: a retried run is no longer shut down
     status = workflow.setdefault("status", {})
     nodes: dict[str, dict[str, Any]] = status.get("nodes", {})
     drop: set[str] = set()

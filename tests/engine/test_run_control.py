@@ -198,3 +198,30 @@ def test_resume_of_a_run_nobody_drives_changes_the_store(service: EngineService)
     assert resumed["status"]["nodes"][node["id"]]["phase"] == "Succeeded"
     assert stored["status"]["nodes"][node["id"]]["outputs"]["parameters"] == [{"name": "answer", "value": "ok"}]
     assert "suspend" not in stored["spec"]
+
+
+def test_a_suspended_run_can_still_be_stopped_and_its_exit_handler_runs(service: EngineService) -> None:
+    run = Driven(service, wf("held-", [
+        {"name": "main", "dag": {"tasks": [{"name": "first", "template": "quick"},
+                                           {"name": "second", "template": "quick", "depends": "first"}]}},
+        sh("quick", "sleep 1"), sh("cleanup", "echo bye")], onExit="cleanup", suspend=True))
+    time.sleep(1.5)
+    assert run.stored()["status"]["phase"] == "Running" and run.node("first") is None  # suspended from the start
+    run.control("shutdown", strategy="Stop")
+    final = run.finish()
+    nodes = {n["displayName"]: n for n in final["status"]["nodes"].values()}
+    assert final["status"]["message"] == "Stopped with strategy 'Stop'"
+    assert nodes[f"{run.name}.onExit"]["phase"] == "Succeeded" and "second" not in nodes
+
+
+def test_terminate_fails_a_waiting_suspend_node_and_resubmit_clears_the_shutdown(service: EngineService) -> None:
+    run = Driven(service, APPROVAL)
+    run.wait("the suspend node", lambda: (n := run.node("approve")) and n["phase"] == "Running")
+    run.control("shutdown", strategy="Terminate")
+    final = run.finish()
+    node = next(n for n in final["status"]["nodes"].values() if n["displayName"] == "approve")
+    assert node["phase"] == "Failed" and node["message"] == "Stopped with strategy 'Terminate'"
+    again = service.prepare_resubmit(run.name)
+    assert "shutdown" not in again["spec"]
+    retried = service.prepare_retry(run.name)
+    assert "shutdown" not in retried["spec"]
