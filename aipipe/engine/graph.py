@@ -1,8 +1,8 @@
 """DAG structure: enhanced ``depends`` logic, legacy ``dependencies``, ``target`` selection.
 
-``depends`` is parsed into an AST (operands ``task`` or ``task.Result``, ``&&``, ``||``, ``!``,
-parentheses). A bare ``task`` means ``task.Succeeded || task.Skipped || task.Daemoned`` (plus
-``Failed``/``Errored`` when the task has ``continueOn`` for them).
+``depends`` is parsed by the shared grammar (``grammar/argo.lark``) into a tree (operands ``task``
+or ``task.Result``, ``&&``, ``||``, ``!``, parentheses). A bare ``task`` means ``task.Succeeded ||
+task.Skipped || task.Daemoned`` (plus ``Failed``/``Errored`` when the task has ``continueOn`` for them).
 """
 
 from __future__ import annotations
@@ -11,94 +11,22 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from aipipe.engine.grammar.parse import RESULTS, Dep, Op, parse
+from aipipe.engine.grammar.values import ExprError
 from aipipe.errors import UserError
 
-RESULTS = ("Succeeded", "Failed", "Errored", "Skipped", "Omitted", "Daemoned", "AnySucceeded", "AllFailed")
+__all__ = ["RESULTS", "Dep", "Op", "TaskState", "ancestors", "deps_of", "evaluate", "failure_handled_by",
+           "find_cycle", "parse_depends", "task_tree"]
+
 FAILURE_RESULTS = ("Failed", "Errored", "AllFailed", "AnySucceeded")
 
 
-@dataclass(frozen=True)
-class Dep:
-    """One operand: a task and the result it asks for (None = the bare form)."""
-
-    task: str
-    result: str | None
-
-
-@dataclass(frozen=True)
-class Op:
-    op: str  # "&&", "||", "!"
-    args: tuple[Any, ...]
-
-
 def parse_depends(text: str, where: str = "depends") -> Any:
-    """Parse a depends expression; unknown results are a UserError."""
-    tokens: list[str] = []
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if ch.isspace():
-            i += 1
-        elif text.startswith(("&&", "||"), i):
-            tokens.append(text[i:i + 2])
-            i += 2
-        elif ch in "()!":
-            tokens.append(ch)
-            i += 1
-        else:
-            j = i
-            while j < len(text) and not text[j].isspace() and text[j] not in "()!&|":
-                j += 1
-            if j == i:
-                raise UserError(f"unexpected {ch!r} in {text!r}", field=where)
-            tokens.append(text[i:j])
-            i = j
-    pos = 0
-
-    def peek() -> str | None:
-        return tokens[pos] if pos < len(tokens) else None
-
-    def take() -> str:
-        nonlocal pos
-        if pos >= len(tokens):
-            raise UserError(f"incomplete expression {text!r}", field=where)
-        pos += 1
-        return tokens[pos - 1]
-
-    def or_expr() -> Any:
-        left = and_expr()
-        while peek() == "||":
-            take()
-            left = Op("||", (left, and_expr()))
-        return left
-
-    def and_expr() -> Any:
-        left = atom()
-        while peek() == "&&":
-            take()
-            left = Op("&&", (left, atom()))
-        return left
-
-    def atom() -> Any:
-        tok = take()
-        if tok == "(":
-            inner = or_expr()
-            if take() != ")":
-                raise UserError(f"missing ')' in {text!r}", field=where)
-            return inner
-        if tok == "!":
-            return Op("!", (atom(),))
-        if tok in (")", "&&", "||"):
-            raise UserError(f"unexpected {tok!r} in {text!r}", field=where)
-        name, dot, result = tok.rpartition(".")
-        if dot and result in RESULTS:
-            return Dep(name, result)
-        return Dep(tok, None)
-
-    tree = or_expr()
-    if pos != len(tokens):
-        raise UserError(f"unexpected {tokens[pos]!r} in {text!r}", field=where)
-    return tree
+    """Parse a depends expression (grammar rule ``depends``); bad syntax is a UserError naming the field."""
+    try:
+        return parse(text, "depends")
+    except ExprError as exc:
+        raise UserError(str(exc), field=where) from None
 
 
 def deps_of(tree: Any) -> set[str]:

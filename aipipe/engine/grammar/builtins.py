@@ -1,0 +1,117 @@
+"""expr-lang's builtin functions and the ones Argo adds (``asInt``, ``asFloat``, ``jsonpath``, ``toJson``)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+import re
+import time
+from collections.abc import Callable
+from typing import Any
+
+from aipipe.engine.grammar.values import NIL, ExprError, as_float, as_int, num, to_json, to_text
+
+
+def jsonpath(doc: Any, path: str) -> Any:
+    """Argo's ``jsonpath(json, path)``: one match is returned bare, several as a list."""
+    from jsonpath_ng.ext import parse as jp_parse
+
+    data = json.loads(doc) if isinstance(doc, str) else doc
+    try:
+        matches = [m.value for m in jp_parse(path).find(data)]
+    except Exception as exc:  # jsonpath_ng raises plain Exceptions for syntax errors
+        raise ExprError(f"jsonpath {path!r}: {exc}") from exc
+    if not matches:
+        raise ExprError(f"jsonpath {path!r} matched nothing")
+    return matches[0] if len(matches) == 1 else matches
+
+
+def from_json(value: Any) -> Any:
+    """``fromJSON``: parse text as JSON."""
+    try:
+        return json.loads(str(value))
+    except json.JSONDecodeError as exc:
+        raise ExprError(f"fromJson: not JSON: {value!r}") from exc
+
+
+_DURATION = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|\u00b5s|ms|s|m|h)")
+_DURATION_UNITS = {"ns": 1e-9, "us": 1e-6, "\u00b5s": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def duration(text: Any) -> float:
+    """Go's ``time.ParseDuration`` ("1h30m", "-90s"), in seconds: the unit ``now()`` counts in."""
+    raw = str(text).strip()
+    sign, body = (-1.0, raw[1:]) if raw.startswith("-") else (1.0, raw.lstrip("+"))
+    parts = _DURATION.findall(body)
+    if not body or "".join(n + u for n, u in parts) != body:
+        raise ExprError(f"duration(): invalid duration {raw!r}")
+    return sign * sum(float(n) * _DURATION_UNITS[u] for n, u in parts)
+
+
+def _extreme(pick: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+    items = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
+    if not items:
+        raise ExprError("needs at least one value")
+    return pick(num(x, "max/min") for x in items)
+
+
+def _flatten(items: Any) -> list[Any]:
+    out: list[Any] = []
+    for item in items:
+        out.extend(_flatten(item) if isinstance(item, (list, tuple)) else [item])
+    return out
+
+
+def _type(value: Any) -> str:
+    if value is NIL:
+        return "nil"
+    names = {bool: "bool", int: "int", float: "float", str: "string", list: "array", dict: "map"}
+    return names.get(type(value), "unknown")
+
+
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "asInt": as_int, "asFloat": as_float, "int": as_int, "float": as_float,
+    "string": to_text, "type": _type,
+    "toJson": to_json, "toJSON": to_json, "fromJson": from_json, "fromJSON": from_json,
+    "jsonpath": jsonpath,
+    "toBase64": lambda s: base64.b64encode(str(s).encode()).decode(),
+    "fromBase64": lambda s: base64.b64decode(str(s)).decode(),
+    "len": lambda v: len(v),
+    "upper": lambda s: str(s).upper(),
+    "lower": lambda s: str(s).lower(),
+    "trim": lambda s, chars=None: str(s).strip(chars),
+    "trimPrefix": lambda s, p: str(s).removeprefix(str(p)),
+    "trimSuffix": lambda s, p: str(s).removesuffix(str(p)),
+    "split": lambda s, sep, n=-1: str(s).split(sep, n - 1 if n > 0 else -1),
+    "replace": lambda s, old, new: str(s).replace(str(old), str(new)),
+    "repeat": lambda s, n: str(s) * as_int(n),
+    "indexOf": lambda s, sub: str(s).find(str(sub)),
+    "lastIndexOf": lambda s, sub: str(s).rfind(str(sub)),
+    "hasPrefix": lambda s, p: str(s).startswith(str(p)),
+    "hasSuffix": lambda s, p: str(s).endswith(str(p)),
+    "join": lambda items, sep="": str(sep).join(to_text(i) for i in items),
+    "keys": lambda m: list(m.keys()),
+    "values": lambda m: list(m.values()),
+    "toPairs": lambda m: [[k, v] for k, v in m.items()],
+    "fromPairs": lambda pairs: {k: v for k, v in pairs},
+    "abs": lambda x: abs(num(x, "abs")),
+    "ceil": lambda x: float(math.ceil(num(x, "ceil"))),
+    "floor": lambda x: float(math.floor(num(x, "floor"))),
+    "round": lambda x: float(math.floor(num(x, "round") + 0.5)),
+    "max": lambda *a: _extreme(max, a),
+    "min": lambda *a: _extreme(min, a),
+    "mean": lambda items: sum(num(x, "mean") for x in items) / len(items) if items else 0.0,
+    "first": lambda v: v[0] if v else NIL,
+    "last": lambda v: v[-1] if v else NIL,
+    "take": lambda v, n: v[:as_int(n)],
+    "get": lambda v, k: (v.get(k, NIL) if isinstance(v, dict)
+                         else v[k] if isinstance(k, int) and -len(v) <= k < len(v) else NIL),
+    "reverse": lambda v: list(reversed(v)),
+    "sort": lambda v, order="asc": sorted(v, reverse=order == "desc"),
+    "uniq": lambda v: list(dict.fromkeys(v)),
+    "concat": lambda *lists: [x for lst in lists for x in lst],
+    "flatten": _flatten,
+    "now": time.time,
+    "duration": duration,
+}
