@@ -9,9 +9,14 @@ outbound nodes of its target (leaf) tasks or of its last group's steps.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from aipipe.compile import compile_pipeline
+from aipipe.config import load_config
 from tests.engine.conftest import EngineRun
+
+REPO = Path(__file__).resolve().parents[2]
 
 ECHO = {"name": "echo", "container": {"image": "busybox", "command": ["echo", "hi"]}}
 
@@ -108,15 +113,25 @@ def test_retry_and_loop_tasks_link_from_their_attempt_and_items(engine: EngineRu
     assert outbound(out) == {"/": [".E"]}
 
 
-def test_retrain_shape(engine: EngineRun) -> None:
-    """The retrain DAG: export -> train (when) -> evaluate -> convert (when) -> deploy, each on Succeeded."""
-    out = engine.run(workflow("retrain", [{"name": "main", "dag": {"tasks": [
-        task("export"), task("train", "export", when="1 == 1"), task("evaluate", "train.Succeeded"),
-        task("convert", "evaluate.Succeeded", when="1 == 2"), task("deploy", "convert.Succeeded")]}}]))
+def test_retrain_pipeline_shape(engine: EngineRun, tmp_path: Path) -> None:
+    """The compiled retrain DAG (pipelines/retrain.py: its tasks, ``depends`` and ``when``), each step replaced
+    by a stand-in that reports changed=true and promote=false: train runs, convert is Skipped, deploy Omitted."""
+    compiled = compile_pipeline(REPO / "pipelines" / "retrain.py", load_config(env={"AIPIPE_HOME": str(tmp_path)},
+                                                                               path=None), {})
+    [manifest] = [d for d in compiled.documents() if d["kind"] == "Workflow"]
+    [dag] = [t for t in manifest["spec"]["templates"] if t["name"] == manifest["spec"]["entrypoint"]]
+    tasks = [{k: v for k, v in t.items() if k in ("name", "depends", "when")} | {"template": "stand-in"}
+             for t in dag["dag"]["tasks"]]
+    assert [t["name"] for t in tasks] == ["export-annotations", "train", "evaluate", "convert", "deploy"]
+    stand_in = {"name": "stand-in", "container": {"image": "busybox", "command": [
+                    "sh", "-c", "printf true > /tmp/changed; printf false > /tmp/promote"]},
+                "outputs": {"parameters": [{"name": "changed", "valueFrom": {"path": "/tmp/changed"}},
+                                           {"name": "promote", "valueFrom": {"path": "/tmp/promote"}}]}}
+    out = engine.run(workflow("retrain", [{"name": "main", "dag": {"tasks": tasks}}, stand_in]))
     assert out["status"]["phase"] == "Succeeded"
     phases = {_short(out, nid): n["phase"] for nid, n in out["status"]["nodes"].items()}
-    assert phases[".convert"] == "Skipped" and phases[".deploy"] == "Omitted"
-    assert edges(out) == {"/": [".export"], ".export": [".train"], ".train": [".evaluate"],
+    assert phases[".train"] == "Succeeded" and phases[".convert"] == "Skipped" and phases[".deploy"] == "Omitted"
+    assert edges(out) == {"/": [".export-annotations"], ".export-annotations": [".train"], ".train": [".evaluate"],
                           ".evaluate": [".convert"], ".convert": [".deploy"]}
     assert outbound(out) == {"/": [".deploy"]}
 
