@@ -18,6 +18,8 @@ from argo_workflows.model.io_argoproj_workflow_v1alpha1_workflow_resume_request 
 from argo_workflows.model.io_argoproj_workflow_v1alpha1_workflow_suspend_request import (
     IoArgoprojWorkflowV1alpha1WorkflowSuspendRequest,
 )
+from hera.workflows import WorkflowsService
+from hera.workflows.models import WorkflowResumeRequest, WorkflowSetRequest
 
 from tests.server.conftest import ServerProcess, start_server
 
@@ -101,7 +103,7 @@ def test_suspend_and_resume_with_the_official_sdk(srv: ServerProcess) -> None:
     assert refused.status_code == 400 and "cannot suspend completed workflows" in refused.json()["message"]
 
 
-APPROVAL = [
+APPROVAL: list[dict[str, Any]] = [
     {"name": "main", "steps": [[{"name": "approve", "template": "approve"}],
                                [{"name": "use", "template": "use", "arguments": {"parameters": [
                                    {"name": "v", "value": "{{steps.approve.outputs.parameters.answer}}"}]}}]]},
@@ -125,10 +127,17 @@ def test_set_then_resume_a_suspend_node(srv: ServerProcess) -> None:
         refused = put(srv, name, "set", body)
         assert refused.status_code == status and words in refused.json()["message"], refused.text
     assert put(srv, name, "resume").status_code == 400  # 'answer' has no default: it must be set first
-    answered = put(srv, name, "set", {"nodeFieldSelector": selector, "outputParameters": json.dumps({"answer": "yes"})})
-    assert answered.ok, answered.text
-    resumed = put(srv, name, "resume", {"nodeFieldSelector": selector})
-    assert resumed.ok, resumed.text
+    # Hera's typed calls, selecting the node by id as the Argo UI does
+    waiting = node(srv, name, "approve")
+    assert waiting is not None
+    nid = waiting["id"]
+    hera = WorkflowsService(host=srv.url, namespace=NS, token=srv.token)
+    answered = hera.set_workflow(name, WorkflowSetRequest(node_field_selector=f"id={nid}",
+                                                          output_parameters=json.dumps({"answer": "yes"})))
+    assert answered.status is not None and answered.status.nodes is not None
+    assert answered.status.nodes[nid].phase == "Running"
+    resumed = hera.resume_workflow(name, WorkflowResumeRequest(node_field_selector=f"id={nid}"))
+    assert resumed.metadata.name == name
     final = finished(srv, name)
     nodes = {n["displayName"]: n for n in final["status"]["nodes"].values()}
     assert final["status"]["phase"] == "Succeeded"
@@ -146,7 +155,7 @@ def test_stop_with_a_node_selector_fails_the_suspend_node(srv: ServerProcess) ->
     assert nodes["approve"]["phase"] == "Failed" and nodes["approve"]["message"] == "no thanks"
 
 
-SHUTDOWN_RUN = [{"name": "main", "dag": {"tasks": [{"name": "work", "template": "work"}]}},
+SHUTDOWN_RUN: list[dict[str, Any]] = [{"name": "main", "dag": {"tasks": [{"name": "work", "template": "work"}]}},
                 sh("work", "sleep 120"), sh("cleanup", "echo cleaned up")]
 
 
