@@ -85,7 +85,7 @@ class _Build(Transformer[Token, Any]):
     def call(self, a: list[Any]) -> Node:
         return Node("call", (str(a[0]), a[1] or ()))
 
-    def pipe(self, a: list[Any]) -> Node:
+    def stage(self, a: list[Any]) -> Node:
         return Node("call", (str(a[1]), (a[0], *(a[2] or ()))))
 
     def member_name(self, a: list[Any]) -> str:
