@@ -8,6 +8,8 @@ Semantic checks, each reported with file, resource, template and field:
   references to tasks a task does not depend on (or steps of a later group);
 - ``cycle``: dependency cycles (and dependencies on unknown tasks) in DAGs;
 - ``argument``: required inputs without an argument, workflow arguments without a value;
+- ``metrics``: custom metrics (one type each, real-time gauges, one type and help per name; see
+  :mod:`aipipe.compile.metric_check`), whose ``{{outputs.parameters.x}}`` are ``reference`` checks;
 - ``links``: the ``links`` of a workflow-controller ConfigMap (the Argo UI's links, see
   :mod:`aipipe.compile.links`): a YAML list of ``{name, scope, url, target}`` with a known scope.
 Expression tags (``{{=…}}``) are not parsed here.
@@ -22,6 +24,7 @@ from typing import Any
 from aipipe.compile.dag import check_dag, depends_tasks
 from aipipe.compile.diagnostics import ERROR, WARNING, Diagnostic, Resource, format_path
 from aipipe.compile.links import CONTROLLER_CONFIGMAP, link_errors
+from aipipe.compile.metric_check import check_metrics
 from aipipe.compile.references import KnownTemplates, calls, check_references, param_names
 from aipipe.compile.schema import load_validators, schema_errors, unknown_fields
 
@@ -47,6 +50,7 @@ def lint_documents(docs: Sequence[tuple[str, dict[str, Any]]], schema_dir: Path 
     else:
         library = dict(template_library([("", t) for t in known_templates or ()]))
     library.update(template_library(manifests))
+    resources = []
     for file, doc in manifests:
         if _is_controller_config(doc):
             found += [Diagnostic(file, "ConfigMap", CONTROLLER_CONFIGMAP, message, field, check="links")
@@ -54,6 +58,8 @@ def lint_documents(docs: Sequence[tuple[str, dict[str, Any]]], schema_dir: Path 
         resource = _resource(file, doc, found)
         if resource is not None:
             _lint_spec(resource, library)
+            resources.append(resource)
+    check_metrics(resources)
     return found
 
 
