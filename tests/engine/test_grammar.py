@@ -70,6 +70,8 @@ ENV: dict[str, Any] = {
     ("sprig.default('d', '')", "d"),
     ("sprig.coalesce('', nil, 'first', 'second')", "first"),
     ("sprig.trimPrefix('v', 'v1.2')", "1.2"),
+    ("sprig.quote('say \"hi\"', 2)", '"say \\"hi\\"" "2"'),
+    ("'run-12' matches '^run-\\d+$' && 'a b' matches '\\bb'", True),  # regex escapes stay as written
     # the rest of the language
     ("let x = asInt(inputs.parameters.n); x * x + 1", 17),
     ("nums[1:3]", [5, 2]),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import math
 import re
 import time
@@ -140,7 +141,7 @@ SPRIG: dict[str, Callable[..., Any]] = {
     "hasPrefix": lambda p, s: go_sprint(s).startswith(go_sprint(p)),
     "hasSuffix": lambda p, s: go_sprint(s).endswith(go_sprint(p)),
     "cat": lambda *a: " ".join(_strings(list(a))),
-    "quote": lambda *a: " ".join('"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"' for s in _strings(list(a))),
+    "quote": lambda *a: " ".join(json.dumps(s, ensure_ascii=False) for s in _strings(list(a))),
     "squote": lambda *a: " ".join(f"'{s}'" for s in _strings(list(a))),
     "toString": go_sprint,
     "toStrings": _strings,
