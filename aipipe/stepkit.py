@@ -53,10 +53,14 @@ def write_report(name: str, report: Mapping[str, Any]) -> Path:
 
 
 def report_progress(done: int, total: int) -> None:
-    """Write Argo's ``ARGO_PROGRESS_FILE`` (``N/M``) when running under Argo or the engine."""
+    """Write Argo's ``ARGO_PROGRESS_FILE`` (``N/M``) when running under Argo or the engine.
+
+    Written beside the target and renamed into place, so a reader never sees a half-written value."""
     target = os.environ.get("ARGO_PROGRESS_FILE")
     if target:
-        Path(target).write_text(f"{done}/{total}")
+        staging = Path(f"{target}.{os.getpid()}.tmp")
+        staging.write_text(f"{done}/{total}")
+        os.replace(staging, target)
 
 
 def run_step(step: str, main: Callable[[], Any]) -> None:
