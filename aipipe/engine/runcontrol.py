@@ -52,8 +52,9 @@ class RunControl:
                 self.tree.put(nid, **record)
         if "suspend" in outcome.spec:
             (self.unsuspended.clear if outcome.spec["suspend"] else self.unsuspended.set)()
-        for nid in outcome.nodes:
-            self._wakeup(nid).set()
+        for nid, record in outcome.nodes.items():
+            if record.get("phase") != "Running":  # resumed or set to a final phase; outputs alone wake nothing
+                self._wakeup(nid).set()
         self.tree.commit()
         strategy = outcome.spec.get("shutdown")
         if strategy and self.strategy is None:

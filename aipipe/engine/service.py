@@ -37,6 +37,7 @@ from aipipe.errors import AipipeError, ConflictError, NotFoundError, UserError
 TERMINATED_MESSAGE = "terminated by user"
 HEARTBEAT_SECONDS = 0.5
 STOP_WAIT_SECONDS = 15.0
+CONTROL_WAIT_SECONDS = 10.0
 RESUBMITTED_FROM_LABEL = "workflows.argoproj.io/resubmitted-from-workflow"
 _KEEP_ON_RETRY = frozenset({"Succeeded", "Skipped"})
 _LEAF_TYPES = frozenset({"Pod", "Container", "Suspend", "Skipped"})
@@ -170,8 +171,9 @@ class EngineService:
         while not done.wait(HEARTBEAT_SECONDS):
             if self.store.heartbeat(uid, driver_id) is not None:
                 stop.set()
-            for action in self.store.take_controls(uid):
-                on_control(action)
+            for control_id, action in self.store.pending_controls(uid):
+                on_control(action)  # applied and written before it is acknowledged
+                self.store.ack_control(control_id)
 
     def resumable(self, name: str, namespace: str | None = None) -> dict[str, Any]:
         """A stored run that has not finished (e.g. its driver was killed with -9), ready for :meth:`drive`."""
@@ -208,8 +210,10 @@ class EngineService:
         """Suspend, resume, set or shut down a run the way Argo's server does (``aipipe.engine.control``).
 
         The action is checked against the stored run (a refusal is a UserError in Argo's words) and then
-        queued for the run's driver, which applies it to the live run within a heartbeat; a run nobody
-        drives is changed in the store (and a shutdown ends it at once). Returns the run as changed.
+        queued for the run's driver, which applies it to the live run at its next heartbeat; this waits
+        (up to ``CONTROL_WAIT_SECONDS``) until the driver has written the result, so a following action
+        sees it, as with Argo. A run nobody drives is changed in the store (and a shutdown ends it at once).
+        Returns the run as changed.
         """
         workflow = self.store.find_workflow(name, namespace)
         if action.get("action") == SHUTDOWN and not action.get("nodeFieldSelector") and \
@@ -220,7 +224,14 @@ class EngineService:
         uid = workflow["metadata"]["uid"]
         driver = self.store.driver(uid)
         if driver is not None and driver.is_alive():
-            self.store.push_control(uid, action)
+            control_id = self.store.push_control(uid, action)
+            deadline = time.monotonic() + CONTROL_WAIT_SECONDS
+            while self.store.control_pending(control_id) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            if self.store.control_pending(control_id):
+                return changed  # the driver is busy: it applies the action when it can
+            with contextlib.suppress(NotFoundError):
+                return self.store.get_workflow(changed["metadata"]["namespace"], name)
             return changed
         shutdown = changed["spec"].get("shutdown") if action.get("action") == SHUTDOWN else None
         if shutdown and not action.get("nodeFieldSelector"):

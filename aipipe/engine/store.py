@@ -306,18 +306,23 @@ class RunStore(SqliteFile):
         with self._write() as db:
             db.execute("UPDATE workflows SET stop_message = ? WHERE uid = ?", (message, uid))
 
-    def push_control(self, uid: str, action: dict[str, Any]) -> None:
-        """Queue a control action (suspend, resume, set, shutdown) for the run's driver."""
+    def push_control(self, uid: str, action: dict[str, Any]) -> int:
+        """Queue a control action (suspend, resume, set, shutdown) for the run's driver; returns its id."""
         with self._write() as db:
-            db.execute("INSERT INTO controls (uid, action) VALUES (?, ?)", (uid, json.dumps(action)))
+            cur = db.execute("INSERT INTO controls (uid, action) VALUES (?, ?)", (uid, json.dumps(action)))
+        return int(cur.lastrowid or 0)
 
-    def take_controls(self, uid: str) -> list[dict[str, Any]]:
-        """The run's queued control actions, oldest first, removed from the queue."""
+    def pending_controls(self, uid: str) -> list[tuple[int, dict[str, Any]]]:
+        """The run's queued control actions, oldest first, as (id, action); :meth:`ack_control` removes one."""
+        rows = self._conn().execute("SELECT id, action FROM controls WHERE uid = ? ORDER BY id", (uid,)).fetchall()
+        return [(int(r["id"]), json.loads(r["action"])) for r in rows]
+
+    def ack_control(self, control_id: int) -> None:
         with self._write() as db:
-            rows = db.execute("SELECT id, action FROM controls WHERE uid = ? ORDER BY id", (uid,)).fetchall()
-            if rows:
-                db.execute("DELETE FROM controls WHERE uid = ? AND id <= ?", (uid, rows[-1]["id"]))
-        return [json.loads(r["action"]) for r in rows]
+            db.execute("DELETE FROM controls WHERE id = ?", (control_id,))
+
+    def control_pending(self, control_id: int) -> bool:
+        return self._conn().execute("SELECT 1 FROM controls WHERE id = ?", (control_id,)).fetchone() is not None
 
     def stop_requested(self, uid: str) -> str | None:
         row = self._conn().execute("SELECT stop_message FROM workflows WHERE uid = ?", (uid,)).fetchone()

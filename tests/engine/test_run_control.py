@@ -3,6 +3,9 @@ suspend/resume of a run and of ``suspend`` nodes, ``set`` of a node's outputs, s
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -10,11 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from aipipe.config import load_config
 from aipipe.engine.control import set_request
 from aipipe.engine.service import EngineService
 from aipipe.errors import ConflictError, UserError
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 class Driven:
@@ -225,3 +231,42 @@ def test_terminate_fails_a_waiting_suspend_node_and_resubmit_clears_the_shutdown
     assert "shutdown" not in again["spec"]
     retried = service.prepare_retry(run.name)
     assert "shutdown" not in retried["spec"]
+
+
+def test_aipipe_run_in_another_process_sees_a_resume_through_the_store(tmp_path: Path) -> None:
+    """``aipipe run`` drives in its own process; a resume asked through the store (as the server does) reaches it."""
+    home = tmp_path / "home"
+    path = tmp_path / "approve.yaml"
+    path.write_text(yaml.safe_dump(APPROVAL))
+    env = {**os.environ, "AIPIPE_HOME": str(home), "PYTHONPATH": os.pathsep.join(
+        filter(None, (str(REPO), os.environ.get("PYTHONPATH"))))}
+    env.pop("AIPIPE_CONFIG", None)
+    proc = subprocess.Popen([sys.executable, "-m", "aipipe.cli.main", "run", str(path)], cwd=tmp_path, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        service = EngineService(load_config(env={"AIPIPE_HOME": str(home)}))
+        deadline = time.monotonic() + 60
+
+        def waiting() -> dict[str, Any] | None:
+            runs = service.store.list_workflows()
+            nodes = (runs[0].get("status") or {}).get("nodes", {}) if runs else {}
+            return next((runs[0] for n in nodes.values() if n["displayName"] == "approve"
+                         and n["phase"] == "Running"), None)
+
+        while (run := waiting()) is None:
+            assert time.monotonic() < deadline and proc.poll() is None, "the suspend node never waited"
+            time.sleep(0.2)
+        name = run["metadata"]["name"]
+        service.control(name, None, {"action": "set", "nodeFieldSelector": "displayName=approve",
+                                     "outputParameters": {"answer": "from-elsewhere"}})
+        service.control(name, None, {"action": "resume"})
+        out, _ = proc.communicate(timeout=60)
+        assert proc.returncode == 0, out
+        final = service.store.find_workflow(name)
+        use = next(n for n in final["status"]["nodes"].values() if n["displayName"] == "use")
+        assert final["status"]["phase"] == "Succeeded"
+        assert use["inputs"]["parameters"] == [{"name": "v", "value": "from-elsewhere"}]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
