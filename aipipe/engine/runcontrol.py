@@ -85,7 +85,7 @@ class RunControl:
         suspend = render_deep(template.get("suspend") or {}, scope)
         duration = suspend.get("duration")
         seconds = parse_duration(duration, "suspend.duration") if duration not in (None, "") else None
-        declared = [{"name": p["name"], "valueFrom": dict(p["valueFrom"])}
+        declared = [{k: v for k, v in p.items() if k in ("name", "valueFrom", "globalName")}
                     for p in (template.get("outputs") or {}).get("parameters") or [] if p.get("valueFrom")]
         if declared:
             self.tree.put(nid, outputs={"parameters": declared})
@@ -95,10 +95,11 @@ class RunControl:
         outputs = []
         for param in (node.get("outputs") or {}).get("parameters") or []:
             value_from = param.get("valueFrom") or {}
+            named = {k: v for k, v in param.items() if k in ("name", "globalName")}
             if "value" in param:
-                outputs.append({"name": param["name"], "value": as_text(param["value"])})
+                outputs.append({**named, "value": as_text(param["value"])})
             elif "default" in value_from or "supplied" in value_from:
-                outputs.append({"name": param["name"], "value": as_text(value_from.get("default", ""))})
+                outputs.append({**named, "value": as_text(value_from.get("default", ""))})
         result: dict[str, Any] = {"phase": node.get("phase", "Succeeded") if resumed else "Succeeded"}
         if resumed and node.get("message"):
             result["message"] = node["message"]

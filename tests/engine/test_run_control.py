@@ -82,7 +82,7 @@ APPROVAL = wf("approve-", [
                                [{"name": "use", "template": "use", "arguments": {"parameters": [
                                    {"name": "v", "value": "{{steps.approve.outputs.parameters.answer}}"}]}}]]},
     {"name": "approve", "suspend": {},
-     "outputs": {"parameters": [{"name": "answer", "valueFrom": {"supplied": {}}},
+     "outputs": {"parameters": [{"name": "answer", "valueFrom": {"supplied": {}}, "globalName": "approval"},
                                 {"name": "level", "valueFrom": {"default": "low", "supplied": {}}}]}},
     {"name": "use", "inputs": {"parameters": [{"name": "v"}]},
      "container": {"image": "busybox", "command": ["echo", "got {{inputs.parameters.v}}"]}},
@@ -93,7 +93,8 @@ def test_suspend_node_waits_until_set_and_resumed(service: EngineService) -> Non
     run = Driven(service, APPROVAL)
     waiting = run.wait("the suspend node", lambda: (n := run.node("approve")) and n["phase"] == "Running" and n)
     assert waiting["type"] == "Suspend"
-    assert waiting["outputs"]["parameters"][0] == {"name": "answer", "valueFrom": {"supplied": {}}}
+    assert waiting["outputs"]["parameters"][0] == {"name": "answer", "valueFrom": {"supplied": {}},
+                                                   "globalName": "approval"}
     time.sleep(1.0)
     assert run.node("use") is None and run.stored()["status"]["phase"] == "Running"
     with pytest.raises(UserError, match="has not been set and does not have a default value"):
@@ -104,14 +105,16 @@ def test_suspend_node_waits_until_set_and_resumed(service: EngineService) -> Non
         run.control("set", nodeFieldSelector="displayName=other", outputParameters={"answer": "x"})
     answered = run.control("set", nodeFieldSelector="displayName=approve", outputParameters={"answer": "yes"})
     node = next(n for n in answered["status"]["nodes"].values() if n["displayName"] == "approve")
-    assert node["phase"] == "Running" and {"name": "answer", "value": "yes"} in node["outputs"]["parameters"]
+    assert node["phase"] == "Running" and node["outputs"]["parameters"][0] == {
+        "name": "answer", "globalName": "approval", "value": "yes"}
     run.control("resume", nodeFieldSelector="displayName=approve")
     final = run.finish()
     assert final["status"]["phase"] == "Succeeded"
     nodes = {n["displayName"]: n for n in final["status"]["nodes"].values()}
     assert nodes["approve"]["phase"] == "Succeeded"
-    assert nodes["approve"]["outputs"]["parameters"] == [{"name": "answer", "value": "yes"},
+    assert nodes["approve"]["outputs"]["parameters"] == [{"name": "answer", "globalName": "approval", "value": "yes"},
                                                          {"name": "level", "value": "low"}]
+    assert final["status"]["outputs"]["parameters"] == [{"name": "approval", "value": "yes"}]
     assert nodes["use"]["inputs"]["parameters"] == [{"name": "v", "value": "yes"}]
 
 
