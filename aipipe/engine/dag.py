@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from aipipe.engine import graph
 from aipipe.engine.calls import Call, NodeFailure, Slots, int_or_none
+from aipipe.engine.edges import Edges
 from aipipe.engine.nodes import node_id, outbound_nodes
 from aipipe.engine.template import Scope, item_label, item_scope, render
 
@@ -15,7 +16,7 @@ from aipipe.engine.template import Scope, item_label, item_scope, render
 class DagMixin:
     """``_run_dag``: the scheduler loop waits on a condition variable for finished tasks."""
 
-    _link_from: Callable[[str, list[str], str], None]  # see ``WorkflowExecutor._link_from``
+    edges: Edges
 
     def _run_dag(self, call: Call, nid: str, name: str, scope: Scope) -> dict[str, Any]:
         dag = call.template.get("dag") or {}
@@ -69,7 +70,7 @@ class DagMixin:
 
         def link(tname: str) -> None:
             deps = graph.deps_of(trees[tname]) if trees[tname] is not None else set()
-            self._link_from(f"{name}.{tname}", [node_id(self.name, f"{name}.{d}") for d in order if d in deps], nid)
+            self.edges.after(f"{name}.{tname}", [node_id(self.name, f"{name}.{d}") for d in order if d in deps], nid)
 
         def launch_unguarded(tname: str) -> None:
             task = tasks[tname]

@@ -33,6 +33,7 @@ from aipipe.engine.calls import (
 from aipipe.engine.context import ExecutionContext
 from aipipe.engine.control import TERMINATE, shutdown_message
 from aipipe.engine.dag import DagMixin
+from aipipe.engine.edges import Edges
 from aipipe.engine.expr import ExprError, evaluate
 from aipipe.engine.gpu import GpuPool, detect_gpu_count
 from aipipe.engine.images import ImageMap
@@ -45,7 +46,6 @@ from aipipe.engine.nodes import (
     NodeTree,
     node_id,
     now_iso,
-    outbound_nodes,
     subtree_progress,
 )
 from aipipe.engine.outputs import OutputsMixin
@@ -98,8 +98,7 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
         self.max_nodes = int(ctx.config.get("engine.max_nodes"))
         self.node_count = len(self.tree.nodes)
         self.depths: dict[str, int] = {}  # node id -> template call depth of the invocation it belongs to
-        self.links: dict[str, list[str]] = {}  # node id -> the nodes whose ``children`` it joins (Argo's edges)
-        self.pending_links: dict[str, list[str]] = {}  # node id not created yet -> children waiting for it
+        self.edges = Edges(self.name, self.tree)
         self.user_stopped = False
         self.stop_message = USER_STOP
         self.control = RunControl(self.tree, self.workflow, self.cancelled, self._shutdown)
@@ -334,7 +333,7 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
                     continue
                 self.tree.put(nid, id=nid, name=name, displayName=name, type="Pod", phase="Pending")
                 if parent is not None:  # as Argo, a step's or task's hook hangs off that node
-                    self.links[nid] = [node_id(self.name, owner_name)]
+                    self.edges.from_node(name, owner_name)
 
             def run_hook(hook: Mapping[str, Any] = hook, name: str = name) -> None:
                 try:
@@ -397,7 +396,7 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
         nid = node_id(self.name, name)
         existing = self.tree.get(nid)
         if existing is not None and existing.get("phase") in KEPT_ON_RESUME and self.resuming:
-            self._link(nid, parent)
+            self.edges.link(nid, parent)
             return nid, existing
         if existing is None:
             self._reserve_nodes(1, take=True)
@@ -415,31 +414,8 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
             record["templateScope"] = f"namespaced/{call.tset.name}" if call.tset.kind else "local/" + self.name
         record.update(fields)
         self.tree.put(nid, **{k: v for k, v in record.items() if v is not None or k in ("finishedAt",)})
-        self._link(nid, parent)
+        self.edges.link(nid, parent)
         return nid, None
-
-    def _link_from(self, name: str, sources: list[str], fallback: str) -> None:
-        """Argo's edges into the node ``name``: from the outbound nodes of the ``sources`` (node ids;
-        a source without any, e.g. a failed DAG, stands for itself), or from ``fallback`` without sources."""
-        with self.tree.lock:
-            nodes = dict(self.tree.nodes)
-        ids = [o for sid in sources if sid in nodes for o in (outbound_nodes(nodes, sid) or [sid])]
-        self.links[node_id(self.name, name)] = list(dict.fromkeys(ids)) or [fallback]
-
-    def _link(self, nid: str, parent: str | None) -> None:
-        """Add the graph edges into a new node: from the sources its scheduler chose (a DAG task's
-        dependencies, the previous step group, the step a hook belongs to), else from its parent.
-        A source not created yet (a step whose hook fires as it starts) gets the edge when it is."""
-        linked: list[str | None] = [*self.links.get(nid, [])]
-        sources = linked or [parent]
-        with self.tree.lock:
-            for source in sources:
-                if source is not None and self.tree.get(source) is None:
-                    self.pending_links.setdefault(source, []).append(nid)
-                else:
-                    self.tree.add_child(source, nid)
-            for child in self.pending_links.pop(nid, []):
-                self.tree.add_child(nid, child)
 
     def _reserve_nodes(self, count: int, take: bool = False) -> None:
         """Refuse (and end the run ``Error``) when ``count`` more nodes would pass ``engine.max_nodes``;

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from aipipe.engine.calls import Call, NodeFailure, Slots, TemplateSet, int_or_none
+from aipipe.engine.edges import Edges
 from aipipe.engine.expr import ExprError, evaluate_condition
 from aipipe.engine.nodes import node_id, outbound_nodes
 from aipipe.engine.template import (
@@ -25,8 +26,7 @@ from aipipe.engine.template import (
 class StepsMixin:
     """``_run_steps`` and what steps and DAG tasks share: when, loops, arguments, step-level hooks."""
 
-    links: dict[str, list[str]]  # the executor's graph edges to add (see ``WorkflowExecutor._link``)
-    _link_from: Callable[[str, list[str], str], None]
+    edges: Edges
 
     def _run_steps(self, call: Call, nid: str, name: str, scope: Scope) -> dict[str, Any]:
         tmpl = call.template
@@ -37,7 +37,7 @@ class StepsMixin:
             gname = f"{name}[{gi}]"
             if gi:  # Argo chains the groups: the previous group's steps (their outbound nodes) lead to this one
                 prev = node_id(self.name, f"{name}[{gi - 1}]")
-                self._link_from(gname, self._group_members(prev) or [prev], nid)
+                self.edges.after(gname, self._group_members(prev) or [prev], nid)
             gid, kept = self._start_node(gname, f"[{gi}]", "StepGroup", None, nid, nid)
             if kept is not None:
                 for step in group:
@@ -156,7 +156,7 @@ class StepsMixin:
     def _run_step_exit(self, hook: Mapping[str, Any], owner: str, display: str, parent: str, boundary: str,
                        scope: Scope, tset: TemplateSet) -> None:
         name = f"{owner}.onExit"
-        self.links[node_id(self.name, name)] = [node_id(self.name, owner)]  # as Argo: a child of its step
+        self.edges.from_node(name, owner)  # as Argo: a child of its step
         try:
             call = self._resolve_call(hook, tset)
             call.arguments = self._render_arguments(hook.get("arguments") or {}, scope, f"{display}.onExit")
