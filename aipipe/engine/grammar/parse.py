@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -211,20 +210,11 @@ class _Build(Transformer[Token, Any]):
         return Op("!", (a[-1],))
 
 
-def _cache_file() -> str | bool:
-    """Where lark keeps its built tables (8x faster imports): a folder private to the user, never shared /tmp.
-
-    lark stores a hash of grammar, options and version in the file and rebuilds when it differs."""
-    folder = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "aipipe"
-    try:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    except OSError:
-        return False
-    return str(folder / "argo-grammar.lark-cache") if os.access(folder, os.W_OK) else False
-
-
-_PARSER = Lark((Path(__file__).parent / "argo.lark").read_text(), parser="lalr", maybe_placeholders=True,
-               start=["expr", "condition", "depends"], transformer=_Build(), cache=_cache_file())
+@lru_cache(maxsize=1)
+def _parser() -> Lark:
+    """The LALR parser, built on first use (~80 ms). lark's table cache is a pickle, so none is kept."""
+    return Lark((Path(__file__).parent / "argo.lark").read_text(), parser="lalr", maybe_placeholders=True,
+                start=["expr", "condition", "depends"], transformer=_Build())
 
 
 def _describe(exc: UnexpectedInput, text: str) -> str:
@@ -241,7 +231,7 @@ def _describe(exc: UnexpectedInput, text: str) -> str:
 def parse(text: str, start: str) -> Any:
     """Parse ``text`` as ``expr``, ``condition`` or ``depends``; ExprError names the spot that fails."""
     try:
-        return _PARSER.parse(text, start=start)
+        return _parser().parse(text, start=start)
     except UnexpectedInput as exc:
         raise ExprError(_describe(exc, text)) from None
     except LarkError as exc:
