@@ -35,6 +35,7 @@ from aipipe.cli.view import (
 )
 from aipipe.config import load_config
 from aipipe.engine.names import pod_name
+from aipipe.engine.nodes import owned_nodes
 from aipipe.engine.service import EngineService
 from aipipe.engine.store import CLUSTER_WORKFLOW_TEMPLATE, COMPLETED_PHASES, WORKFLOW_TEMPLATE, RunStore
 from aipipe.errors import UserError
@@ -229,17 +230,6 @@ def _pick_node(workflow: dict[str, Any], wanted: str) -> str:
     raise UserError(f"run {name} has no node {wanted!r} (see `aipipe get {name}`)", field="NODE")
 
 
-def _with_descendants(nodes: dict[str, Any], node_id: str) -> set[str]:
-    """``node_id`` and every node below it (a task's retries, a DAG's tasks)."""
-    found, todo = set(), [node_id]
-    while todo:
-        current = todo.pop()
-        if current not in found:
-            found.add(current)
-            todo.extend(nodes.get(current, {}).get("children", []))
-    return found
-
-
 def logs(
     name: RunName,
     node: Annotated[str | None, typer.Argument(help="node id, pod name or display name")] = None,
@@ -252,7 +242,7 @@ def logs(
     uid, after = workflow["metadata"]["uid"], 0
     while True:
         nodes = workflow.get("status", {}).get("nodes", {})
-        wanted = _with_descendants(nodes, node_id) if node_id else None
+        wanted = set(owned_nodes(nodes, node_id)) if node_id else None
         chunks = service.store.read_logs(uid, after)
         for chunk in chunks:
             after = chunk.seq

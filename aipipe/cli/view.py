@@ -17,6 +17,7 @@ from rich.text import Text
 from rich.tree import Tree
 
 from aipipe.engine.names import pod_name
+from aipipe.engine.nodes import owned_nodes
 
 PHASE_STYLE = {
     "Succeeded": ("✔", "green"), "Failed": ("✖", "red"), "Error": ("⚠", "red"), "Running": ("●", "cyan"),
@@ -57,16 +58,8 @@ def phase_text(phase: str) -> Text:
 
 
 def pods_progress(nodes: Nodes, root: str | None = None) -> str:
-    """``finished/total`` over the Pod nodes below ``root`` (every Pod node of the run when None)."""
-    if root is None:
-        ids = set(nodes)
-    else:
-        ids, todo = set(), [root]
-        while todo:
-            current = todo.pop()
-            if current in nodes and current not in ids:
-                ids.add(current)
-                todo.extend(nodes[current].get("children", []))
+    """``finished/total`` over the Pod nodes ``root`` contains (every Pod node of the run when None)."""
+    ids = set(nodes) if root is None else set(owned_nodes(nodes, root))
     pods = [nodes[i] for i in ids if nodes[i].get("type") == "Pod"]
     return f"{sum(p.get('phase') in FINISHED for p in pods)}/{len(pods)}"
 
@@ -144,7 +137,7 @@ def render_workflow(workflow: Mapping[str, Any], notes: Mapping[str, str] | None
         return Group(header)
     names = _pod_names(workflow) if wide else {}
     tree = Tree(node_label(nodes, top, note_for(nodes, notes or {}, top), names.get(top, "")))
-    _add_children(tree, nodes, top, {top}, notes or {}, names)
+    _add_children(tree, nodes, top, _containers(nodes), notes or {}, names)
     return Group(header, Text(""), tree)
 
 
@@ -155,18 +148,30 @@ def _pod_names(workflow: Mapping[str, Any]) -> dict[str, str]:
             for nid, n in nodes.items() if n.get("type") == "Pod"}
 
 
-def _add_children(branch: Tree, nodes: Nodes, node_id: str, seen: set[str], notes: Mapping[str, str],
-                  names: Mapping[str, str]) -> None:
-    for child_id in nodes[node_id].get("children", []):
-        child = nodes.get(child_id)
-        if child is None or child_id in seen:
-            continue
-        seen.add(child_id)
+def _containers(nodes: Nodes) -> dict[str, list[str]]:
+    """Each node's directly contained nodes, in run order. Containment comes from Argo's hierarchical node
+    names (``wf.task``, ``wf.task(0)``, ``wf[0].step``); ``children`` are dependency edges, not containment."""
+    by_name = {str(node.get("name", nid)): nid for nid, node in nodes.items()}
+    contained: dict[str, list[str]] = {}
+    for nid, node in nodes.items():
+        name = str(node.get("name", nid))
+        cut = max((i for i, c in enumerate(name) if c in ".([" and i > 0), default=0)
+        while cut > 0 and name[:cut] not in by_name:
+            cut = max((i for i, c in enumerate(name[:cut]) if c in ".([" and i > 0), default=0)
+        if cut > 0:
+            contained.setdefault(by_name[name[:cut]], []).append(nid)
+    return contained
+
+
+def _add_children(branch: Tree, nodes: Nodes, node_id: str, contained: Mapping[str, list[str]],
+                  notes: Mapping[str, str], names: Mapping[str, str]) -> None:
+    for child_id in contained.get(node_id, []):
+        child = nodes[child_id]
         if child.get("type") in _GROUP_TYPES:
-            _add_children(branch, nodes, child_id, seen, notes, names)
+            _add_children(branch, nodes, child_id, contained, notes, names)
         else:
             label = node_label(nodes, child_id, note_for(nodes, notes, child_id), names.get(child_id, ""))
-            _add_children(branch.add(label), nodes, child_id, seen, notes, names)
+            _add_children(branch.add(label), nodes, child_id, contained, notes, names)
 
 
 def transitions(before: Nodes, after: Nodes, skip: str | None = None) -> list[str]:

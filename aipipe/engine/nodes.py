@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -135,7 +135,7 @@ def outbound_nodes(nodes: dict[str, dict[str, Any]], nid: str) -> list[str]:
     return out
 
 
-def owned_nodes(nodes: dict[str, dict[str, Any]], nid: str) -> list[str]:
+def owned_nodes(nodes: Mapping[str, Mapping[str, Any]], nid: str) -> list[str]:
     """``nid`` and the nodes it contains (its tasks, steps, attempts, loop items, hooks), found by Argo's
     hierarchical node names: ``children`` are graph edges and also lead to the tasks after a node."""
     top = nodes.get(nid)

@@ -98,7 +98,7 @@ def test_stop_and_delete_through_the_api(server):
     stopped = server.http.put(f"{server.url}/api/v1/workflows/{NS}/{name}/stop", json={}, timeout=30)
     assert stopped.ok, stopped.text
     final = _wait_phase(server, name)
-    assert final["status"]["phase"] == "Failed" and final["status"]["message"] == "terminated by user"
+    assert final["status"]["phase"] == "Failed" and final["status"]["message"] == "Stopped with strategy 'Stop'"
     assert (server.home / "runs" / created["metadata"]["uid"]).is_dir()
     assert server.http.delete(f"{server.url}/api/v1/workflows/{NS}/{name}", timeout=30).json() == {}
     assert server.http.get(f"{server.url}/api/v1/workflows/{NS}/{name}", timeout=30).status_code == 404
