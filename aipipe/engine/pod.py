@@ -159,8 +159,8 @@ class PodRunner:
 
     def run(self, nid: str, name: str, call: Any, scope: Scope, tree: NodeTree, inputs: dict[str, Any]
             ) -> dict[str, Any]:
-        try:
-            tmpl = render_deep(call.template, scope, name, skip=frozenset({"expression", "fromExpression"}))
+        try:  # metrics are Argo's to compute after the node ends (a cluster feature): left as written here
+            tmpl = render_deep(call.template, scope, name, skip=frozenset({"expression", "fromExpression", "metrics"}))
         except TemplateError as exc:
             return {"phase": "Error", "message": str(exc), "terminal": exc.absent}
         try:
