@@ -98,6 +98,26 @@ def test_every_step_reports_its_duration_and_outcome(compiled: CompiledPipeline)
     assert {"key": "trigger", "value": "cron"} in cron_metric["labels"]
 
 
+def test_output_gauges_read_declared_outputs_once_the_step_succeeded(compiled: CompiledPipeline) -> None:
+    gauges: dict[str, tuple[str, dict[str, Any]]] = {}
+    for doc in compiled.templates:
+        (template,) = templates_of(doc)
+        declared = {p["name"] for p in template["outputs"]["parameters"]}
+        for metric in template["metrics"]["prometheus"]:
+            if "gauge" not in metric:
+                continue
+            found = re.fullmatch(r"\{\{outputs\.parameters\.([\w-]+)\}\}", metric["gauge"]["value"])
+            assert found and found.group(1) in declared, metric
+            assert metric["when"] == "{{status}} == Succeeded" and metric["gauge"]["realtime"] is False
+            assert {"key": "model", "value": "{{inputs.parameters.model-name}}"} in metric["labels"]
+            gauges[metric["name"]] = (template["name"], metric)
+    assert gauges["aipipe_eval_accuracy"][0] == "evaluate"
+    assert gauges["aipipe_eval_accuracy"][1]["gauge"]["value"] == "{{outputs.parameters.candidate_metric}}"
+    assert gauges["aipipe_engine_throughput_items_per_second"][1]["gauge"]["value"] == \
+        "{{outputs.parameters.throughput_b64}}"
+    assert gauges["aipipe_train_val_accuracy"][0] == "train"
+
+
 def test_one_metric_name_keeps_one_type_and_one_help(compiled: CompiledPipeline) -> None:
     seen: dict[str, tuple[str, str]] = {}
     for where, metric in all_metrics(compiled):
@@ -107,18 +127,17 @@ def test_one_metric_name_keeps_one_type_and_one_help(compiled: CompiledPipeline)
         assert seen.setdefault(metric["name"], shape) == shape, f"{where}: {metric['name']} differs"
         gauge = metric.get("gauge") or {}
         assert not (gauge.get("realtime") and "resourcesDuration." in gauge["value"]), where  # CRD's CEL rule
-    assert len(seen) == 3
+    assert len(seen) >= 7
 
 
 def test_schema_check_catches_a_broken_metric(compiled: CompiledPipeline, crds: Path) -> None:
     broken = copy.deepcopy(compiled.templates[2])
-    metric = broken["spec"]["templates"][0]["metrics"]["prometheus"][0]
-    metric["name"] = "step-duration"
-    del metric["histogram"]["buckets"]
+    metric = broken["spec"]["templates"][0]["metrics"]["prometheus"][2]
+    metric["name"] = "eval-accuracy"
+    del metric["gauge"]["realtime"]
     errors = list(schema_errors(load_validators(crds)["WorkflowTemplate"], broken))
     paths = sorted(".".join(map(str, path)) for path, _ in errors)
-    assert paths == ["spec.templates.0.metrics.prometheus.0.histogram",
-                     "spec.templates.0.metrics.prometheus.0.name"]
+    assert paths == ["spec.templates.0.metrics.prometheus.2.gauge", "spec.templates.0.metrics.prometheus.2.name"]
 
 
 # --- title and description -------------------------------------------------------------------------
@@ -229,3 +248,21 @@ def test_lint_catches_a_broken_links_configmap(compiled: CompiledPipeline, links
     found = lint_documents([("cm.yaml", broken)])
     assert [(d.field, d.check) for d in found] == [(field, "links")]
     assert message in found[0].message
+
+
+def test_the_local_engine_runs_a_step_that_carries_output_gauges(compiled: CompiledPipeline, tmp_path: Path) -> None:
+    """Argo computes template metrics after the node completes; the embedded engine must not resolve
+    ``{{outputs.parameters.*}}`` inside ``metrics`` before the pod runs (needs aipipe.engine to skip them)."""
+    from tests.engine.conftest import EngineRun
+
+    evaluate = next(t for doc in compiled.templates for t in templates_of(doc) if t["name"] == "evaluate")
+    step = {"name": "main", "metrics": evaluate["metrics"],
+            "inputs": {"parameters": [{"name": "model-name", "value": "signs"}]},
+            "outputs": {"parameters": [{"name": "candidate_metric", "valueFrom": {"path": "/tmp/candidate_metric"}}]},
+            "container": {"image": "busybox", "command": ["sh", "-c", "echo 0.93 > /tmp/candidate_metric"]}}
+    run = EngineRun(tmp_path / "home").run({"apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow",
+                                            "metadata": {"generateName": "gauge-"},
+                                            "spec": {"entrypoint": "main", "templates": [step]}})
+    assert run["status"]["phase"] == "Succeeded", run["status"].get("message")
+    (node,) = run["status"]["nodes"].values()
+    assert node["outputs"]["parameters"][0]["value"] == "0.93"
