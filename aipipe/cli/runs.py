@@ -34,6 +34,7 @@ from aipipe.cli.view import (
     transitions,
 )
 from aipipe.config import load_config
+from aipipe.engine.control import RESUME, SHUTDOWN, STOP, SUSPEND, TERMINATE
 from aipipe.engine.names import pod_name
 from aipipe.engine.nodes import owned_nodes
 from aipipe.engine.service import EngineService
@@ -260,16 +261,41 @@ def logs(
         workflow = service.store.find_workflow(name)
 
 
-def stop(name: RunName) -> None:
-    """Stop a run: its processes are killed and it ends Failed "terminated by user"."""
+def _shutdown(name: str, strategy: str) -> None:
     service = _service()
-    workflow = service.stop(name)
+    workflow = service.control(name, None, {"action": SHUTDOWN, "strategy": strategy})
     deadline = time.monotonic() + STOP_WAIT_SECONDS
     while workflow.get("status", {}).get("phase") not in COMPLETED_PHASES and time.monotonic() < deadline:
         time.sleep(0.2)
         workflow = service.store.find_workflow(name)
     status = workflow.get("status", {})
     console.print(f"{name}: {status.get('phase', '?')} {status.get('message', '')}".rstrip())
+
+
+def stop(name: RunName) -> None:
+    """Stop a run as Argo's Stop does: running nodes end Failed, exit handlers still run."""
+    _shutdown(name, STOP)
+
+
+def terminate(name: RunName) -> None:
+    """Terminate a run as Argo's Terminate does: running nodes end Failed and no exit handler runs."""
+    _shutdown(name, TERMINATE)
+
+
+def suspend(name: RunName) -> None:
+    """Suspend a run: running nodes go on, nothing new starts until `aipipe resume`."""
+    workflow = _service().control(name, None, {"action": SUSPEND})
+    console.print(f"{name}: suspended" if workflow.get("spec", {}).get("suspend") else f"{name}: not suspended")
+
+
+def resume(
+    name: RunName,
+    node_field_selector: Annotated[str, typer.Option(
+        "--node-field-selector", help="resume only these suspend nodes, e.g. displayName=approve")] = "",
+) -> None:
+    """Resume a suspended run and its waiting `suspend` nodes (or only the nodes the selector picks)."""
+    _service().control(name, None, {"action": RESUME, "nodeFieldSelector": node_field_selector})
+    console.print(f"{name}: resumed")
 
 
 def retry(
@@ -338,12 +364,12 @@ def register(app: typer.Typer) -> None:
     app.command("get")(get)
     app.command("logs")(logs)
     app.command("stop")(stop)
+    app.command("terminate")(terminate)
+    app.command("suspend")(suspend)
+    app.command("resume")(resume)
     app.command("retry")(retry)
     app.command("resubmit")(resubmit)
     app.command("server")(server)
-    try:
-        from aipipe.cli.build import templates_app
-    except ImportError:  # TODO(integration): aipipe.cli.build lands with the compiler
-        templates_app = typer.Typer(help="WorkflowTemplates", no_args_is_help=True)
-        app.add_typer(templates_app, name="templates")
+    from aipipe.cli.build import templates_app
+
     templates_app.command("list")(templates_list)

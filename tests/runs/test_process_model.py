@@ -1,4 +1,4 @@
-"""The driving process: kill -9 then ``--resume``, Ctrl-C, and ``aipipe stop`` from another process."""
+"""The driving process: kill -9 then ``--resume``, Ctrl-C, and stop, terminate, suspend, resume from elsewhere."""
 
 from __future__ import annotations
 
@@ -97,10 +97,10 @@ def test_stop_from_another_process(engine):
     child = int(pid_file.read_text())
     name = _the_run(engine)["metadata"]["name"]
     stopped = engine.run("stop", name)
-    assert stopped.returncode == 0 and "terminated by user" in stopped.stdout
+    assert stopped.returncode == 0 and "Stopped with strategy 'Stop'" in stopped.stdout
     assert driver.wait(120) == 1
     assert _pid_gone(child)
-    assert _the_run(engine)["status"]["message"] == "terminated by user"
+    assert _the_run(engine)["status"]["message"] == "Stopped with strategy 'Stop'"
 
 
 def test_stop_after_the_driver_was_killed_kills_what_it_left_behind(engine):
@@ -119,6 +119,37 @@ def test_stop_after_the_driver_was_killed_kills_what_it_left_behind(engine):
     assert _pid_gone(leader), "the node's process outlived its driver"
     assert _pid_gone(background), f"background process {background} outlived the driver"
     name = _the_run(engine)["metadata"]["name"]
-    stopped = engine.run("stop", name)
-    assert stopped.returncode == 0 and "terminated by user" in stopped.stdout
+    stopped = engine.run("terminate", name)
+    assert stopped.returncode == 0 and "Stopped with strategy 'Terminate'" in stopped.stdout
     assert _the_run(engine)["status"]["phase"] == "Failed"
+
+
+def test_suspend_and_resume_from_another_process(engine):
+    """`aipipe suspend` holds back the next step, `aipipe resume` lets it and a waiting suspend node go on."""
+    marks = engine.markers
+    (marks / "hold").write_text("")
+    path = engine.write_workflow("approve.yaml", workflow("approve-", "main", [
+        {"name": "main", "steps": [[{"name": "hold", "template": "hold"}], [{"name": "approve", "template": "gate"}],
+                                   [{"name": "after", "template": "after"}]]},
+        shell("hold", f"echo up > {marks}/held; while [ -e {marks}/hold ]; do sleep 0.1; done"),
+        {"name": "gate", "suspend": {}},
+        shell("after", f"echo done > {marks}/after")]))
+    driver = engine.popen("run", str(path))
+    _wait_for(marks / "held", driver)
+    name = _the_run(engine)["metadata"]["name"]
+    suspended = engine.run("suspend", name)
+    assert suspended.returncode == 0 and "suspended" in suspended.stdout
+    (marks / "hold").unlink()
+    time.sleep(2)  # the hold step ends; nothing new may start while the run is suspended
+    nodes = _the_run(engine)["status"]["nodes"].values()
+    assert not any(n["displayName"] == "approve" for n in nodes)
+    assert engine.run("resume", name).returncode == 0  # the run goes on and waits in the suspend node
+    deadline = time.monotonic() + 60
+    while not any(n["displayName"] == "approve" and n["phase"] == "Running"
+                  for n in _the_run(engine)["status"]["nodes"].values()):
+        assert time.monotonic() < deadline and driver.poll() is None
+        time.sleep(0.2)
+    assert engine.run("resume", name, "--node-field-selector", "displayName=approve").returncode == 0
+    assert driver.wait(120) == 0
+    assert (marks / "after").read_text().strip() == "done"
+    assert _the_run(engine)["status"]["phase"] == "Succeeded"
