@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import requests
 
-from tests.server.conftest import ServerProcess, start_server
+from tests.server.conftest import REPO_ROOT, ServerProcess, start_server
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -238,6 +238,43 @@ def test_run_graph_phases_arrows_and_failure(srv: ServerProcess, browser: Any, t
     folder.mkdir(parents=True, exist_ok=True)
     assert browser.save_screenshot(str(folder / "run-page.png"))
     assert (folder / "run-page.png").stat().st_size > 10_000
+
+
+def _retrain_with_stand_ins(home: Path) -> dict[str, Any]:
+    """The compiled retrain DAG (its tasks, ``depends`` and ``when``) with every step a stand-in reporting
+    changed=true and promote=false: train runs, convert is Skipped (the gate refused), deploy Omitted."""
+    from aipipe.compile import compile_pipeline
+    from aipipe.config import load_config
+
+    compiled = compile_pipeline(REPO_ROOT / "pipelines" / "retrain.py",
+                                load_config(env={"AIPIPE_HOME": str(home)}, path=None), {})
+    [manifest] = [d for d in compiled.documents() if d["kind"] == "Workflow"]
+    [dag] = [t for t in manifest["spec"]["templates"] if t["name"] == manifest["spec"]["entrypoint"]]
+    tasks = [{k: v for k, v in t.items() if k in ("name", "depends", "when")} | {"template": "stand-in"}
+             for t in dag["dag"]["tasks"]]
+    stand_in = _container("stand-in", "printf true > /tmp/changed; printf false > /tmp/promote") | {
+        "outputs": {"parameters": [{"name": "changed", "valueFrom": {"path": "/tmp/changed"}},
+                                   {"name": "promote", "valueFrom": {"path": "/tmp/promote"}}]}}
+    return {"metadata": {"generateName": "retrain-"},
+            "spec": {"entrypoint": "main", "templates": [{"name": "main", "dag": {"tasks": tasks}}, stand_in]}}
+
+
+def test_retrain_run_shows_every_step_with_its_phase_and_arrows(srv: ServerProcess, browser: Any,
+                                                                 tmp_path: Path) -> None:
+    _sign_in(browser, srv)
+    name = _submit(srv, _retrain_with_stand_ins(tmp_path))
+    nodes = _finished(srv, name)["status"]["nodes"]
+    browser.get(f"{srv.url}/runs/{NS}/{name}")
+    phases = {i: n["phase"] for i, n in nodes.items()}
+    graph = _wait("every step with its final phase",
+                  lambda: (g := _graph(browser)) and {n[0]: n[1] for n in g["nodes"]} == phases and g)
+    by_name = {n[3]: n[1] for n in graph["nodes"]}
+    assert by_name == {name: "Succeeded", "export-annotations": "Succeeded", "train": "Succeeded",
+                       "evaluate": "Succeeded", "convert": "Skipped", "deploy": "Omitted"}
+    step_of = {n[0]: n[3] for n in graph["nodes"]}
+    assert sorted((step_of[e[0]], step_of[e[1]]) for e in graph["edges"]) == sorted([
+        (name, "export-annotations"), ("export-annotations", "train"), ("train", "evaluate"),
+        ("evaluate", "convert"), ("convert", "deploy")])
 
 
 def test_logs_follow_a_running_node_and_terminate_works(srv: ServerProcess, browser: Any) -> None:
