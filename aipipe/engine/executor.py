@@ -666,7 +666,7 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
         if params_out:
             inputs["parameters"] = params_out
         if artifacts_in:
-            inputs["artifacts"] = [{k: v for k, v in a.items() if k != "_source"} for a in artifacts_in]
+            inputs["artifacts"] = [_recorded_input(a) for a in artifacts_in]
         scope.raw["__input_artifacts__"] = artifacts_in
         return inputs, scope
 
@@ -732,3 +732,14 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
         if self.cancelled.is_set():
             return {"phase": "Failed", "message": self.abort_reason or USER_STOP}
         return result
+
+
+def _recorded_input(artifact: dict[str, Any]) -> dict[str, Any]:
+    """An input artifact as the node records it: its spec plus where it came from (Argo records the source's
+    repository key, which is what the UI's and the API's input-artifact downloads read)."""
+    source = artifact.get("_source") or {}
+    recorded = {k: v for k, v in artifact.items() if k != "_source"}
+    for location in ("s3", "raw"):
+        if location in source and location not in recorded:
+            recorded[location] = source[location]
+    return recorded

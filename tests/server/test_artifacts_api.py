@@ -91,6 +91,19 @@ def test_raw_input_artifact(server: ServerProcess, run: dict[str, Any]) -> None:
     assert resp.status_code == 200 and resp.text == "hello raw"
 
 
+def test_input_artifact_passed_with_from_downloads_from_its_source(server: ServerProcess,
+                                                                  run: dict[str, Any]) -> None:
+    """The node records the source's repository key, as Argo does, so its input downloads like an output."""
+    use = run["status"]["nodes"][_node(run, "use")]
+    [given] = [a for a in use["inputs"]["artifacts"] if a["name"] == "in"]
+    assert given["s3"]["key"]
+    resp = server.http.get(f"{server.url}/artifact-files/{NS}/workflows/{run['metadata']['name']}/"
+                           f"{_node(run, 'use')}/inputs/in", timeout=30)
+    assert resp.status_code == 200, resp.text
+    body = resp.content
+    assert (b"payload\n" in _untar(body).values()) if body[:2] == b"\x1f\x8b" else body == b"payload\n"
+
+
 def test_unknown_artifacts_are_404_with_a_message(server: ServerProcess, run: dict[str, Any]) -> None:
     name, node = run["metadata"]["name"], _node(run, "make")
     cases = {f"/artifacts/{NS}/{name}/{node}/nope": 'no output artifact "nope"',
