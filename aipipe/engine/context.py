@@ -62,6 +62,11 @@ class ExecutionContext:
     gpu_count: int | None = None
 
 
+def default_artifact_root(cfg: Config) -> Path:
+    """The embedded engine's default artifact repository: ``<home>/artifacts``."""
+    return cfg.home / "artifacts"
+
+
 def default_context(
     cfg: Config,
     run_dir: Path,
@@ -78,7 +83,7 @@ def default_context(
     return ExecutionContext(
         work_dir=run_dir,
         storage=Storage.from_config(cfg),
-        artifact_root=artifact_root or (cfg.home / "artifacts").as_uri(),
+        artifact_root=artifact_root or default_artifact_root(cfg).as_uri(),
         templates=templates,
         secrets=SecretStore.from_config(cfg),
         config=cfg,

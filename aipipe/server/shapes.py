@@ -14,6 +14,7 @@ from typing import Any
 
 from aiohttp import web
 
+from aipipe.engine.context import default_artifact_root
 from aipipe.server.queries import project
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -102,7 +103,7 @@ def repository_of(app: web.Application) -> dict[str, Any]:
 
 def artifacts_root(app: web.Application) -> Path:
     """Where the embedded engine keeps output artifacts (its default repository)."""
-    return Path(app["service"].cfg.home) / "artifacts"
+    return default_artifact_root(app["service"].cfg)
 
 
 @web.middleware
