@@ -5,10 +5,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from aipipe.compile.links import MODEL_NAME_ANNOTATION
 from aipipe.compile.params import PipelineParam, resolve_params
 from aipipe.config import Config
 from pipelines import retrain
-from pipelines.templates._common import PART_OF_LABEL, PROJECT_LABEL, TITLE_ANNOTATION, TRIGGER_LABEL
+from pipelines.templates._common import (
+    DESCRIPTION_ANNOTATION,
+    PART_OF_LABEL,
+    PROJECT_LABEL,
+    TITLE_ANNOTATION,
+    TRIGGER_LABEL,
+)
 
 API_VERSION = "argoproj.io/v1alpha1"
 RETRAIN_TEMPLATE = "aipipe-retrain"  # what the WorkflowEventBindings and Sensors submit
@@ -44,7 +51,11 @@ def retrain_template(cfg: Config) -> dict[str, Any]:
     spec["workflowMetadata"] = {
         "labels": labels,
         "labelsFrom": {PROJECT_LABEL: {"expression": "workflow.parameters.project"}},
-        "annotations": {TITLE_ANNOTATION: f"Retrain {params['model_name']} on new data"},
+        "annotations": {
+            TITLE_ANNOTATION: f"Retrain {params['model_name']} on new data",
+            DESCRIPTION_ANNOTATION: retrain.description(cfg, params),
+            MODEL_NAME_ANNOTATION: params["model_name"],
+        },
     }
     return {"apiVersion": API_VERSION, "kind": "WorkflowTemplate",
             "metadata": {"name": RETRAIN_TEMPLATE, "labels": dict(LABELS)}, "spec": spec}

@@ -157,6 +157,17 @@ def test_runs_say_project_dataset_version_and_model(compiled: CompiledPipeline) 
         assert notes[MODEL_NAME_ANNOTATION] == model
 
 
+def test_event_triggered_runs_carry_the_description_and_model_name() -> None:
+    """The WorkflowTemplate that webhooks and S3 events submit labels its runs like the Workflow does."""
+    from cron._common import retrain_template
+
+    notes = retrain_template(config(MLFLOW_TRACKING_URI=MLFLOW_UI + "/"))["spec"]["workflowMetadata"]["annotations"]
+    assert notes[TITLE] == "Retrain aipipe-classifier on new data"
+    assert "model **aipipe-classifier**" in notes[DESCRIPTION] and "`dataset_version`" in notes[DESCRIPTION]
+    assert f"[Model in MLflow]({MLFLOW_UI}/#/models/aipipe-classifier)" in notes[DESCRIPTION]
+    assert notes[MODEL_NAME_ANNOTATION] == "aipipe-classifier"
+
+
 def test_without_an_mlflow_server_the_description_has_no_mlflow_link() -> None:
     local = compile_pipeline(PIPELINE, config())
     assert "MLflow](" not in local.workflow["metadata"]["annotations"][DESCRIPTION]
