@@ -53,7 +53,8 @@ def retrain_template(cfg: Config) -> dict[str, Any]:
         "labelsFrom": {PROJECT_LABEL: {"expression": "workflow.parameters.project"}},
         "annotations": {
             TITLE_ANNOTATION: f"Retrain {params['model_name']} on new data",
-            DESCRIPTION_ANNOTATION: retrain.description(cfg, params),
+            # the project comes with the event (the run's label says which): the description can't name it
+            DESCRIPTION_ANNOTATION: retrain.description(cfg, {**params, "project": "of the event"}),
             MODEL_NAME_ANNOTATION: params["model_name"],
         },
     }

@@ -163,7 +163,8 @@ def test_event_triggered_runs_carry_the_description_and_model_name() -> None:
 
     notes = retrain_template(config(MLFLOW_TRACKING_URI=MLFLOW_UI + "/"))["spec"]["workflowMetadata"]["annotations"]
     assert notes[TITLE] == "Retrain aipipe-classifier on new data"
-    assert "model **aipipe-classifier**" in notes[DESCRIPTION] and "`dataset_version`" in notes[DESCRIPTION]
+    assert "project **of the event**" in notes[DESCRIPTION] and "model **aipipe-classifier**" in notes[DESCRIPTION]
+    assert "`dataset_version`" in notes[DESCRIPTION]
     assert f"[Model in MLflow]({MLFLOW_UI}/#/models/aipipe-classifier)" in notes[DESCRIPTION]
     assert notes[MODEL_NAME_ANNOTATION] == "aipipe-classifier"
 
