@@ -237,6 +237,15 @@ def test_compile_writes_the_links_configmap(tmp_path: Path, shared_dir: Path, cr
     assert "ok: 15 manifest(s) against the CRD schemas" in lint.stdout
 
 
+def test_compile_to_stdout_prints_the_links_configmap_too(tmp_path: Path) -> None:
+    run = subprocess.run([sys.executable, "-m", "aipipe.cli.main", "compile", str(PIPELINE), "-o", "json"],
+                         capture_output=True, text=True, cwd=REPO, timeout=120,
+                         env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "MLFLOW_TRACKING_URI": MLFLOW_UI})
+    assert run.returncode == 0, run.stderr
+    kinds = [doc["kind"] for doc in json.loads(run.stdout)]
+    assert kinds[0] == "Workflow" and kinds[-1] == "ConfigMap" and kinds.count("ConfigMap") == 1
+
+
 def test_no_links_configmap_without_an_mlflow_server(tmp_path: Path) -> None:
     out_dir = tmp_path / "manifests"
     run = compile_to(out_dir, MLFLOW_TRACKING_URI=f"sqlite:///{tmp_path / 'mlflow.db'}")

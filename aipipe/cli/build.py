@@ -80,13 +80,14 @@ def compile_cmd(
     output: Annotated[str, typer.Option("--output", "-o", help="printed format: yaml | json")] = "yaml",
     parameter: ParamOpt = None,
 ) -> None:
-    """Compile a pipeline into its Workflow, WorkflowTemplates, CronWorkflows and argo-events triggers."""
+    """Compile a pipeline into its Workflow, WorkflowTemplates, CronWorkflows, argo-events triggers and (with an
+    http(s) MLflow) the Argo UI links ConfigMap."""
     if output not in COMPILE_FORMATS:
         raise UserError(f"expected yaml or json, got {output!r} (-o is the output format, as in every aipipe "
                         f"command; to write files use --out-dir {output})", field="--output")
     compiled = compile_pipeline(pipeline, _config(), parse_assignments(parameter or []))
     if out_dir is None:
-        docs = [*compiled.documents(), *compiled.events]
+        docs = [*compiled.documents(), *compiled.events, *([compiled.links] if compiled.links else [])]
         if output == "json":
             sys.stdout.write(json.dumps(docs, indent=2) + "\n")
         else:
