@@ -18,6 +18,7 @@ from typing import Any
 
 from aipipe.config import KEYS
 from aipipe.confine import confined
+from aipipe.engine.configmaps import ConfigMapStore, unlock, write_read_only
 from aipipe.engine.context import ExecutionContext
 from aipipe.engine.expr import ExprError, evaluate, to_text
 from aipipe.engine.gpu import GpuPool, requested_gpus
@@ -79,6 +80,16 @@ def _interpreter_paths() -> tuple[str, ...]:
     return tuple(sorted(p for p in paths if p not in ("/", "") and os.path.isdir(p)))
 
 
+def _remove_tree(folder: Path) -> None:
+    """Remove a node's folder left by an earlier attempt, read-only ConfigMap folders included."""
+    for parent, dirs, _ in os.walk(folder):
+        for name in dirs:
+            path = Path(parent, name)
+            if not path.is_symlink():
+                path.chmod(0o755)
+    shutil.rmtree(folder)
+
+
 def _give_folders(root: Path, private: frozenset[str], security: NodeSecurity) -> None:
     """A node running as another user owns its own folders, as a container's user owns its emptyDirs;
     ``/tmp`` is sticky and writable by all, as in an image."""
@@ -110,6 +121,7 @@ class PodRunner:
         self.readonly = _interpreter_paths()
         self.workflow_volumes = {v.get("name"): v for v in workflow_volumes or []}
         self.pod_security = dict(pod_security or {})
+        self.configmaps = ConfigMapStore.from_home(ctx.config.home)
 
     def check_available(self) -> None:
         self.runner.check_available()
@@ -180,7 +192,7 @@ class PodRunner:
             raise NodeError(str(exc)) from exc
         node_dir = confined(self.ctx.work_dir, "nodes", nid, field="node id")
         if node_dir.exists():
-            shutil.rmtree(node_dir)
+            _remove_tree(node_dir)
         root = node_dir / "root"
         private = self._private_tops(tmpl, body)
         root.mkdir(parents=True)
@@ -215,6 +227,7 @@ class PodRunner:
         env = self._env(body, runtime.search_path(), dict(runtime.env))
         env[NODE_ENV] = f"{self.ctx.work_dir.name}/{nid}"
         secret_files = self._secret_volumes(tmpl, body, where, security)
+        locked = self._own_volumes(tmpl, body, root, where, security)
         _give_folders(root, private, security)
         binds = self._volume_binds(tmpl, body)
         gpu_count = requested_gpus(tmpl, str(self.ctx.config.get("kubernetes.gpu_resource")))
@@ -273,6 +286,7 @@ class PodRunner:
             self.gpus.release(gpu_ids)
             for path in secret_files:
                 path.unlink(missing_ok=True)
+            unlock(locked)
         outputs: dict[str, Any] = {"exitCode": str(result.exit_code)}
         kept = result.stdout[:safe_cut(result.stdout, [v.encode() for v in self.ctx.secrets.values()],
                                        RESULT_LIMIT, final=len(result.stdout) <= RESULT_LIMIT)]
@@ -331,32 +345,51 @@ class PodRunner:
         env["AIPIPE_HOME"] = str(self.ctx.config.home)
         env.update(image_env)
         env.update(self.ctx.extra_env)
-        for ref in body.get("envFrom") or []:
-            secret = ref.get("secretRef")
-            if secret:
-                env.update(self.ctx.secrets.keys(str(secret.get("name"))))
-            elif ref.get("configMapRef"):
-                raise NodeError("envFrom.configMapRef needs Kubernetes; use env values or engine.image_map env")
+        for i, ref in enumerate(body.get("envFrom") or []):
+            env.update(self._env_source(ref, f"envFrom[{i}]"))
         for item in body.get("env") or []:
             name = str(item.get("name"))
             if "value" in item:
                 env[name] = to_text(item["value"]) if not isinstance(item["value"], str) else item["value"]
                 continue
             source = item.get("valueFrom") or {}
+            value: str | None = None
             if source.get("secretKeyRef"):
                 ref = source["secretKeyRef"]
                 value = self.ctx.secrets.get(str(ref.get("name")), str(ref.get("key")), bool(ref.get("optional")))
-                if value is not None:
-                    env[name] = value
-            elif source.get("fieldRef") or source.get("resourceFieldRef"):
-                continue  # pod metadata has no local meaning
             elif source.get("configMapKeyRef"):
-                raise NodeError(f"env {name}: configMapKeyRef needs Kubernetes; give a value instead")
+                ref = source["configMapKeyRef"]
+                value = self.configmaps.get(str(ref.get("name")), str(ref.get("key")), bool(ref.get("optional")),
+                                            field=f"env {name}: valueFrom.configMapKeyRef")
+            # fieldRef / resourceFieldRef: pod metadata has no local meaning, the variable stays unset
+            if value is not None:
+                env[name] = value
         return env
 
+    def _env_source(self, ref: Mapping[str, Any], field: str) -> dict[str, str]:
+        """The variables one ``envFrom`` entry gives: every key of a Secret or ConfigMap, ``prefix`` first;
+        an ``optional`` one that does not exist gives none."""
+        prefix = str(ref.get("prefix") or "")
+        if ref.get("secretRef"):
+            secret = ref["secretRef"]
+            name = str(secret.get("name"))
+            folder = confined(self.ctx.secrets.root, name, field=f"{field}.secretRef")
+            if secret.get("optional") and not folder.is_dir():
+                return {}
+            values = self.ctx.secrets.keys(name)
+        elif ref.get("configMapRef"):
+            config_map = ref["configMapRef"]
+            found = self.configmaps.require(str(config_map.get("name")), bool(config_map.get("optional")),
+                                            f"{field}.configMapRef")
+            values = {key: value.removesuffix("\n") for key, value in found.items()}
+        else:
+            raise UserError("needs secretRef or configMapRef", field=field)
+        return {prefix + key: value for key, value in values.items()}
+
     def _volume_binds(self, tmpl: Mapping[str, Any], body: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
-        """Persistent volumes (claims, volumeClaimTemplates) are one folder per run, shared by its nodes;
-        emptyDir stays private to the node; secret volumes are written per node."""
+        """Persistent volumes (claims, volumeClaimTemplates) are one folder per run, shared by its nodes and
+        bound at their mount paths; emptyDir, secret and configMap volumes are the node's own (``_own_volumes``,
+        ``_secret_volumes``)."""
         volumes = {**self.workflow_volumes, **{v.get("name"): v for v in tmpl.get("volumes") or []}}
         binds = []
         for mount in body.get("volumeMounts") or []:
@@ -365,17 +398,45 @@ class PodRunner:
             if volume is None:
                 raise NodeError(f"volumeMounts: volume {name!r} is not defined in the template, spec.volumes or "
                                 "spec.volumeClaimTemplates")
-            if volume.get("secret") or volume.get("emptyDir") is not None:
+            if volume.get("secret") or volume.get("configMap") or volume.get("emptyDir") is not None:
                 continue
-            if volume.get("configMap") or volume.get("hostPath"):
-                kind = "configMap" if volume.get("configMap") else "hostPath"
-                raise NodeError(f"volume {name!r}: {kind} volumes need Kubernetes; use an artifact or a claim")
+            if volume.get("hostPath"):
+                raise NodeError(f"volume {name!r}: hostPath volumes need Kubernetes; use an artifact or a claim")
             claim = (volume.get("persistentVolumeClaim") or {}).get("claimName") or name
             folder = confined(self.ctx.work_dir, "volumes", _SAFE_NAME.sub("_", str(claim)),
                               str(mount.get("subPath") or "").strip("/"), field=f"volumeMounts.{name}.subPath")
             folder.mkdir(parents=True, exist_ok=True)
             binds.append((str(folder), str(mount["mountPath"])))
         return tuple(binds)
+
+    def _own_volumes(self, tmpl: Mapping[str, Any], body: Mapping[str, Any], root: Path, where: Any,
+                     security: NodeSecurity) -> list[Path]:
+        """A node's emptyDir volumes are empty folders of its own at their mount paths (fresh for each node, as
+        a pod's are); its configMap volumes are the ConfigMap's files there, read-only. Returns the folders
+        made read-only (to unlock when the node ends)."""
+        volumes = {**self.workflow_volumes, **{v.get("name"): v for v in tmpl.get("volumes") or []}}
+        locked: list[Path] = []
+        for mount in body.get("volumeMounts") or []:
+            name = str(mount.get("name"))
+            volume = volumes.get(name) or {}
+            if volume.get("emptyDir") is None and not volume.get("configMap"):
+                continue
+            mount_path = str(mount.get("mountPath") or "")
+            target = where(mount_path)
+            if not target.is_relative_to(root):
+                if volume.get("emptyDir") is not None and mount_path.rstrip("/") == "/dev/shm":
+                    continue  # the runner gives every node a /dev/shm of its own
+                raise NodeError(f"volume {name!r}: mountPath {mount_path} is in a host folder the node shares "
+                                f"read-only ({', '.join(sorted(NEVER_PRIVATE))}); mount it elsewhere (e.g. /config)")
+            if volume.get("emptyDir") is not None:
+                target.mkdir(parents=True, exist_ok=True)
+                if security.uid is not None:
+                    os.chown(target, security.uid, security.gid)
+                continue
+            field = f"volumes.{name}.configMap"
+            files = self.configmaps.volume_files(volume["configMap"], field)
+            locked += write_read_only(files, target, str(mount.get("subPath") or "").strip("/"), field)
+        return locked
 
     def _secret_volumes(self, tmpl: Mapping[str, Any], body: Mapping[str, Any], where: Any,
                         security: NodeSecurity) -> list[Path]:

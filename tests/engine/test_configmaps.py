@@ -1,0 +1,140 @@
+"""Local ConfigMaps (``AIPIPE_HOME/configmaps/<name>/<key>``) in env, envFrom and volumes; emptyDir folders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from aipipe.engine.configmaps import ConfigMapStore
+from aipipe.errors import UserError
+from tests.engine.conftest import EngineRun, nodes_by_display
+
+
+def put(home: Path, name: str, **keys: str) -> None:
+    folder = home / "configmaps" / name
+    folder.mkdir(parents=True, exist_ok=True)
+    for key, value in keys.items():
+        (folder / key.replace("_", ".")).write_text(value)
+
+
+def one_pod(script: str, volumes: list[dict[str, Any]] | None = None, **container: Any) -> dict[str, Any]:
+    return {"apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow", "metadata": {"name": "cm"},
+            "spec": {"entrypoint": "main", "templates": [
+                {"name": "main", **({"volumes": volumes} if volumes else {}),
+                 "container": {"image": "busybox", "command": ["sh", "-c", script], **container}}]}}
+
+
+def pod(wf: dict[str, Any]) -> dict[str, Any]:
+    [node] = nodes_by_display(wf)["cm"]
+    return node
+
+
+def test_env_value_from_config_map_key(engine: EngineRun) -> None:
+    put(engine.home, "settings", color="blue\n", size="xl")
+    wf = engine.run(one_pod('echo "$COLOR/$SIZE/${GONE-unset}"', env=[
+        {"name": "COLOR", "valueFrom": {"configMapKeyRef": {"name": "settings", "key": "color"}}},
+        {"name": "SIZE", "valueFrom": {"configMapKeyRef": {"name": "settings", "key": "size"}}},
+        {"name": "GONE", "valueFrom": {"configMapKeyRef": {"name": "settings", "key": "nope", "optional": True}}},
+    ]))
+    assert wf["status"]["phase"] == "Succeeded", wf["status"].get("message")
+    assert pod(wf)["outputs"]["result"] == "blue/xl/unset"
+
+
+def test_missing_required_config_map_key_errors_the_node_and_says_where(engine: EngineRun) -> None:
+    put(engine.home, "settings", color="blue")
+    wf = engine.run(one_pod("echo never", env=[
+        {"name": "X", "valueFrom": {"configMapKeyRef": {"name": "settings", "key": "shape"}}}]))
+    node = pod(wf)
+    assert wf["status"]["phase"] == "Error" and node["phase"] == "Error"
+    assert "configmap 'settings' has no key 'shape'" in node["message"]
+    assert str(engine.home / "configmaps" / "settings" / "shape") in node["message"]
+
+
+def test_env_from_config_map_with_prefix_and_optional(engine: EngineRun) -> None:
+    put(engine.home, "app", mode="fast", level="3")
+    wf = engine.run(one_pod('echo "$APP_mode $APP_level $level ${x-none}"', envFrom=[
+        {"configMapRef": {"name": "app"}, "prefix": "APP_"},
+        {"configMapRef": {"name": "app"}},
+        {"configMapRef": {"name": "absent", "optional": True}},
+    ], env=[{"name": "level", "value": "env wins"}]))
+    assert wf["status"]["phase"] == "Succeeded", wf["status"].get("message")
+    assert pod(wf)["outputs"]["result"] == "fast 3 env wins none"
+
+
+def test_env_from_missing_config_map_errors(engine: EngineRun) -> None:
+    wf = engine.run(one_pod("echo never", envFrom=[{"configMapRef": {"name": "absent"}}]))
+    assert pod(wf)["phase"] == "Error"
+    assert "envFrom[0].configMapRef: configmap 'absent' not found" in pod(wf)["message"]
+
+
+def test_config_map_volume_all_keys_read_only(engine: EngineRun) -> None:
+    put(engine.home, "files", a_txt="alpha\n", b_txt="beta")
+    script = "cat /config/a.txt /config/b.txt; echo; ls /config | tr '\\n' ' '; " \
+             "if touch /config/new 2>/dev/null; then echo writable; else echo read-only; fi"
+    wf = engine.run(one_pod(script, volumes=[{"name": "cfg", "configMap": {"name": "files"}}],
+                            volumeMounts=[{"name": "cfg", "mountPath": "/config"}],
+                            securityContext={"runAsUser": 1000, "runAsGroup": 1000}))
+    assert wf["status"]["phase"] == "Succeeded", wf["status"].get("message")
+    assert pod(wf)["outputs"]["result"] == "alpha\nbeta\na.txt b.txt read-only"
+    # the node's folder can be removed afterwards (the read-only folder is unlocked)
+    leftover = [p for p in (engine.home / "runs").rglob("config") if p.is_dir()]
+    assert leftover and all(p.stat().st_mode & 0o200 for p in leftover)
+
+
+def test_config_map_volume_items_and_sub_path(engine: EngineRun) -> None:
+    put(engine.home, "files", a_txt="alpha", b_txt="beta")
+    volume = {"name": "cfg", "configMap": {"name": "files", "items": [{"key": "b.txt", "path": "conf/renamed"}]}}
+    wf = engine.run(one_pod("ls -R /config | tr '\\n' ' '; echo; cat /config/conf/renamed; echo; cat /app/one.txt",
+                            volumes=[volume, {"name": "whole", "configMap": {"name": "files"}}],
+                            volumeMounts=[{"name": "cfg", "mountPath": "/config"},
+                                          {"name": "whole", "mountPath": "/app/one.txt", "subPath": "a.txt"}]))
+    assert wf["status"]["phase"] == "Succeeded", wf["status"].get("message")
+    listing, renamed, one = pod(wf)["outputs"]["result"].split("\n")
+    assert "renamed" in listing and "a.txt" not in listing and "b.txt" not in listing
+    assert (renamed, one) == ("beta", "alpha")
+
+
+def test_optional_config_map_volume_is_an_empty_folder(engine: EngineRun) -> None:
+    wf = engine.run(one_pod("ls -a /config | wc -l", volumes=[
+        {"name": "cfg", "configMap": {"name": "absent", "optional": True}}],
+        volumeMounts=[{"name": "cfg", "mountPath": "/config"}]))
+    assert wf["status"]["phase"] == "Succeeded", wf["status"].get("message")
+    assert pod(wf)["outputs"]["result"].strip() == "2"  # . and ..
+
+
+def test_missing_config_map_volume_errors(engine: EngineRun) -> None:
+    wf = engine.run(one_pod("echo never", volumes=[{"name": "cfg", "configMap": {"name": "absent"}}],
+                            volumeMounts=[{"name": "cfg", "mountPath": "/config"}]))
+    assert pod(wf)["phase"] == "Error"
+    assert "volumes.cfg.configMap: configmap 'absent' not found" in pod(wf)["message"]
+
+
+def test_config_map_volume_under_a_shared_host_folder_is_refused(engine: EngineRun) -> None:
+    put(engine.home, "files", a_txt="alpha")
+    wf = engine.run(one_pod("echo never", volumes=[{"name": "cfg", "configMap": {"name": "files"}}],
+                            volumeMounts=[{"name": "cfg", "mountPath": "/etc/app"}]))
+    assert pod(wf)["phase"] == "Error"
+    assert "mountPath /etc/app is in a host folder the node shares read-only" in pod(wf)["message"]
+
+
+def test_empty_dir_is_an_empty_writable_folder_of_each_node(engine: EngineRun) -> None:
+    """Argo mounts an emptyDir at its mountPath even when nothing made the folder; each pod has its own."""
+    wf = {"apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow", "metadata": {"name": "cm"},
+          "spec": {"entrypoint": "main", "volumes": [{"name": "scratch", "emptyDir": {}}], "templates": [
+              {"name": "main", "steps": [[{"name": "one", "template": "use"}], [{"name": "two", "template": "use"}]]},
+              {"name": "use", "container": {
+                  "image": "busybox", "command": ["sh", "-c", "ls -a /work/deep/scratch | wc -l; "
+                                                  "echo x > /work/deep/scratch/file"],
+                  "volumeMounts": [{"name": "scratch", "mountPath": "/work/deep/scratch"}]}}]}}
+    out = engine.run(wf)
+    assert out["status"]["phase"] == "Succeeded", out["status"].get("message")
+    nodes = nodes_by_display(out)
+    assert [n["outputs"]["result"].strip() for name in ("one", "two") for n in nodes[name]] == ["2", "2"]
+
+
+@pytest.mark.parametrize(("name", "key"), [("../up", "k"), ("Upper", "k"), ("ok", "../k"), ("ok", "a/b")])
+def test_store_refuses_bad_names_and_keys(tmp_path: Path, name: str, key: str) -> None:
+    with pytest.raises(UserError, match="invalid ConfigMap"):
+        ConfigMapStore(tmp_path).get(name, key)
