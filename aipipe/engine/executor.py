@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from aipipe.engine.arguments import input_artifact_source, recorded_input, render_arguments
 from aipipe.engine.bounds import MAX_DEPTH_MESSAGE, MAX_STACK_DEPTH, OverBudget, node_cap_message
 from aipipe.engine.calls import (
     LEAF_KINDS,
@@ -50,16 +51,14 @@ from aipipe.engine.nodes import (
 )
 from aipipe.engine.outputs import OutputsMixin
 from aipipe.engine.pod import PodRunner
-from aipipe.engine.retry import RetryStrategy, parse_duration
+from aipipe.engine.retry import RetryStrategy, parse_duration, render_strategy
 from aipipe.engine.runcontrol import RunControl
 from aipipe.engine.steps import StepsMixin
 from aipipe.engine.template import (
     ABSENT,
     Scope,
     TemplateError,
-    exact_reference,
     render,
-    render_deep,
 )
 from aipipe.engine.validate import TEMPLATE_KINDS, resolve_workflow_spec, validate_workflow
 from aipipe.errors import UserError
@@ -286,7 +285,7 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
         scope.set("workflow.failures", json.dumps(self._failures(), separators=(",", ":")))
         name = f"{self.name}.onExit"
         try:
-            args = self._render_arguments(hook_args, scope, name)
+            args = render_arguments(hook_args, scope, name)
             call = self._entry_call(handler, args)
         except NodeFailure as exc:
             self._fail_node(name, name, None, "", exc)
@@ -337,7 +336,7 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
 
             def run_hook(hook: Mapping[str, Any] = hook, name: str = name) -> None:
                 try:
-                    args = self._render_arguments(hook.get("arguments") or {}, scope, name)
+                    args = render_arguments(hook.get("arguments") or {}, scope, name)
                     call = self._resolve_call({**hook, "arguments": args}, self._root_tset())
                 except NodeFailure as exc:
                     self._fail_node(name, name, parent, "", exc)
@@ -499,9 +498,8 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
         if kept is not None:
             return kept
         try:
-            raw = render_deep(call.template["retryStrategy"], scope, f"{display}.retryStrategy",
-                              skip=frozenset({"expression"}))
-            strategy = RetryStrategy.parse(raw)
+            strategy = RetryStrategy.parse(render_strategy(call.template["retryStrategy"], scope,
+                                                           f"{display}.retryStrategy"))
         except (UserError, TemplateError) as exc:
             return self._finish_node(nid, "Error", str(exc))
         assert strategy is not None
@@ -666,64 +664,14 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
         if params_out:
             inputs["parameters"] = params_out
         if artifacts_in:
-            inputs["artifacts"] = [_recorded_input(a) for a in artifacts_in]
+            inputs["artifacts"] = [recorded_input(a) for a in artifacts_in]
+        for art in artifacts_in:  # {{inputs.artifacts.X}}: passed on with from: by steps and dag templates
+            record = input_artifact_source(art, art.get("_source"),
+                                           scope.values.get(f"inputs.artifacts.{art['name']}.path"))
+            if record is not None:
+                scope.set_artifact(f"inputs.artifacts.{art['name']}", record)
         scope.raw["__input_artifacts__"] = artifacts_in
         return inputs, scope
-
-    def _render_arguments(self, arguments: Mapping[str, Any], scope: Scope, where: str) -> dict[str, Any]:
-        """Render a step/task's arguments; an argument that is exactly an absent reference is dropped."""
-        out: dict[str, Any] = {}
-        params = []
-        for p in arguments.get("parameters") or []:
-            p = dict(p)
-            if "value" in p:
-                raw = as_text(p["value"])
-                ref = exact_reference(raw)
-                if ref is not None and scope.values.get(ref) is ABSENT:
-                    p["value"] = ABSENT
-                else:
-                    try:
-                        p["value"] = render(raw, scope, f"{where}.arguments.parameters.{p.get('name')}")
-                    except TemplateError as exc:
-                        raise NodeFailure(str(exc), terminal=exc.absent) from exc
-            params.append(p)
-        if params:
-            out["parameters"] = params
-        arts = []
-        for a in arguments.get("artifacts") or []:
-            arts.append(self._render_artifact_arg(a, scope, where))
-        if arts:
-            out["artifacts"] = arts
-        return out
-
-    def _render_artifact_arg(self, art: Mapping[str, Any], scope: Scope, where: str) -> dict[str, Any]:
-        label = f"{where}.arguments.artifacts.{art.get('name')}"
-        try:
-            if art.get("from"):
-                ref = exact_reference(str(art["from"]))
-                source = scope.artifacts.get(ref or "")
-                if source is ABSENT:
-                    raise NodeFailure(f"{label}: {art['from']} refers to an absent optional output (its node was "
-                                      "Skipped or Omitted)", terminal=True)
-                if source is None:
-                    raise NodeFailure(f"{label}: cannot resolve {art['from']}")
-                merged = {**source, "name": art["name"]}
-                if art.get("subPath"):
-                    merged["subPath"] = render(str(art["subPath"]), scope, label)
-                return merged
-            if art.get("fromExpression"):
-                value = evaluate(str(art["fromExpression"]), scope.env())
-                if not isinstance(value, dict):
-                    raise NodeFailure(f"{label}: fromExpression did not select an artifact")
-                return {**value, "name": art["name"]}
-            return render_deep(dict(art), scope, label)
-        except TemplateError as exc:
-            raise NodeFailure(str(exc), terminal=exc.absent) from exc
-        except ExprError as exc:
-            raise NodeFailure(f"{label}: {exc}") from exc
-
-
-
 
     # ------------------------------------------------------------------ suspend
 
@@ -732,14 +680,3 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
         if self.cancelled.is_set():
             return {"phase": "Failed", "message": self.abort_reason or USER_STOP}
         return result
-
-
-def _recorded_input(artifact: dict[str, Any]) -> dict[str, Any]:
-    """An input artifact as the node records it: its spec plus where it came from (Argo records the source's
-    repository key, which is what the UI's and the API's input-artifact downloads read)."""
-    source = artifact.get("_source") or {}
-    recorded = {k: v for k, v in artifact.items() if k != "_source"}
-    for location in ("s3", "raw"):
-        if location in source and location not in recorded:
-            recorded[location] = source[location]
-    return recorded

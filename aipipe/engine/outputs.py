@@ -50,7 +50,7 @@ class OutputsMixin:
             scope.set(f"{prefix}.outputs.parameters.{pname}",
                       json.dumps([c.get(pname, "") for c in per_child], separators=(",", ":")))
         results = [(n.get("outputs") or {}).get("result") for n in ran]
-        scope.set(f"{prefix}.outputs.result", json.dumps([r for r in results if r is not None],
+        scope.set(f"{prefix}.outputs.result", json.dumps([_unmarshalled(r) for r in results if r is not None],
                                                          separators=(",", ":")))
         failed = any(n.get("phase") in ("Failed", "Error") for n in ordered)
         scope.set(f"{prefix}.status", "Failed" if failed else "Succeeded")
@@ -141,3 +141,15 @@ class OutputsMixin:
         if artifacts:
             out["artifacts"] = artifacts
         return out or None
+
+
+def _unmarshalled(result: str) -> Any:
+    """A loop child's result as Argo aggregates it: a JSON object as itself (so ``{{item.key}}`` reads it
+    after ``withParam``), anything else as its text (parameters stay text, as in Argo)."""
+    if result.lstrip().startswith("{"):
+        try:
+            value = json.loads(result)
+        except json.JSONDecodeError:
+            return result
+        return value if isinstance(value, dict) else result
+    return result

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from aipipe.engine.expr import ExprError, evaluate
+from aipipe.engine.template import Scope, render, render_deep
 from aipipe.errors import UserError
 
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h|d)")
@@ -37,6 +38,20 @@ def parse_duration(value: Any, field: str = "duration") -> float:
     if pos != len(text):
         raise UserError(f"not a duration: {text!r} (use e.g. 30, '30s', '1m30s')", field=field)
     return total
+
+
+# ``{{lastRetry.x}}`` inside an expression reads the same as the bare ``lastRetry.x`` it is evaluated with
+_LAST_RETRY_AS_NAMES = {f"lastRetry.{k}": f"lastRetry.{k}" for k in ("exitCode", "status", "duration", "message")}
+
+
+def render_strategy(raw: Mapping[str, Any], scope: Scope, where: str) -> dict[str, Any]:
+    """A retryStrategy with its tags substituted, ``expression`` included (as Argo substitutes the whole
+    template with its inputs before the expression is evaluated against ``lastRetry``)."""
+    rendered = dict(render_deep(dict(raw), scope, where, skip=frozenset({"expression"})))
+    if rendered.get("expression"):
+        rendered["expression"] = render(str(rendered["expression"]), scope.child(_LAST_RETRY_AS_NAMES),
+                                        f"{where}.expression")
+    return rendered
 
 
 @dataclass(frozen=True)

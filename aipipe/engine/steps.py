@@ -7,6 +7,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
+from aipipe.engine.arguments import optional_inputs, render_arguments
 from aipipe.engine.calls import Call, NodeFailure, Slots, TemplateSet, int_or_none
 from aipipe.engine.edges import Edges
 from aipipe.engine.expr import ExprError, evaluate_condition
@@ -135,7 +136,7 @@ class StepsMixin:
                 return self._fail_node(name, display, parent, boundary,
                                        NodeFailure(f"{display}.when: invalid condition: {exc}"), call)
         try:
-            call.arguments = self._render_arguments(step.get("arguments") or {}, scope, display)
+            call.arguments = render_arguments(step.get("arguments") or {}, scope, display, optional_inputs(call))
         except NodeFailure as exc:
             return self._fail_node(name, display, parent, boundary, exc, call)
         hooks = step.get("hooks") or {}
@@ -159,7 +160,8 @@ class StepsMixin:
         self.edges.from_node(name, owner)  # as Argo: a child of its step
         try:
             call = self._resolve_call(hook, tset)
-            call.arguments = self._render_arguments(hook.get("arguments") or {}, scope, f"{display}.onExit")
+            call.arguments = render_arguments(hook.get("arguments") or {}, scope, f"{display}.onExit",
+                                              optional_inputs(call))
         except NodeFailure as exc:
             self._fail_node(name, f"{display}.onExit", parent, boundary, exc)
             return

@@ -225,3 +225,53 @@ def test_template_defaults(engine: EngineRun) -> None:
     nodes = nodes_by_display(out)
     assert nodes["say(0)"][0]["phase"] == "Failed"  # the default retryStrategy gives a second attempt
     assert nodes["say(1)"][0]["outputs"]["result"] == "hello-from-defaults"
+
+
+def test_input_artifacts_passed_on_with_from(engine: EngineRun) -> None:
+    wf, _ = load("input-artifacts.yaml")
+    out = engine.run(wf)
+    assert out["status"]["phase"] == "Succeeded", out["status"].get("message")
+    reads = {n["name"].split(".")[1].split("[")[0]: n for n in out["status"]["nodes"].values()
+             if n["displayName"] == "read"}
+    assert reads["via-steps"]["outputs"]["result"] == "payload-42"
+    assert reads["via-dag"]["outputs"]["result"] == "payload-42"
+    assert reads["without"]["outputs"]["result"] == "missing"  # optional and not supplied: skipped, not refused
+    assert "artifacts" not in (reads["without"].get("inputs") or {}) or all(
+        "s3" not in a for a in reads["without"]["inputs"]["artifacts"])
+    [via_dag] = nodes_by_display(out)["via-dag"]
+    assert [a["name"] for a in via_dag["outputs"]["artifacts"]] == ["copy"]
+    assert nodes_by_display(out)["after-dag"][0]["outputs"]["result"] == "payload-42!"
+
+
+def test_missing_required_artifact_passed_on_still_fails(engine: EngineRun) -> None:
+    wf, _ = load("input-artifacts.yaml")
+    relay = next(t for t in wf["spec"]["templates"] if t["name"] == "relay-steps")
+    relay["steps"][0][0]["template"] = "read-required"
+    wf["spec"]["templates"].append({"name": "read-required", "inputs": {"artifacts": [{"name": "data",
+                                    "path": "/tmp/in.txt"}]}, "container": {"image": "busybox",
+                                                                           "command": ["cat", "/tmp/in.txt"]}})
+    out = engine.run(wf)
+    assert out["status"]["phase"] == "Failed"
+    [failed] = [n for n in out["status"]["nodes"].values() if n["name"].endswith("without[0].read")]
+    assert "cannot resolve {{inputs.artifacts.data}}" in failed["message"]
+
+
+@pytest.mark.parametrize(("retry_on", "attempts"), [("3", 3), ("4", 1)])
+def test_retry_expression_reads_inputs(engine: EngineRun, retry_on: str, attempts: int) -> None:
+    wf, _ = load("retry-expression-input.yaml")
+    wf["spec"]["arguments"]["parameters"][0]["value"] = retry_on
+    out = engine.run(wf)
+    pods = [n for n in out["status"]["nodes"].values() if n["type"] == "Pod"]
+    assert out["status"]["phase"] == "Failed"
+    assert len(pods) == attempts, [p.get("message") for p in pods]
+
+
+def test_aggregated_loop_outputs_are_json_values(engine: EngineRun) -> None:
+    wf, _ = load("aggregate-json.yaml")
+    out = engine.run(wf)
+    assert out["status"]["phase"] == "Succeeded", out["status"].get("message")
+    shown = {n["displayName"]: n["outputs"]["result"] for n in out["status"]["nodes"].values()
+             if n["displayName"].startswith(("by-result(", "by-param(")) and n["type"] == "Pod"}
+    assert sorted(v for k, v in shown.items() if k.startswith("by-result(")) == ["child=1", "child=2"]
+    params = sorted((json.loads(v) for k, v in shown.items() if k.startswith("by-param(")), key=lambda o: o["n"])
+    assert params == [{"name": "child", "n": 1}, {"name": "child", "n": 2}]
