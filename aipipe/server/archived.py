@@ -6,7 +6,6 @@ resubmit act on the run itself (Argo refuses to retry an archived workflow that 
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 from aiohttp import web
@@ -14,7 +13,8 @@ from aiohttp import web
 from aipipe.engine.service import EngineService
 from aipipe.engine.store import COMPLETED_PHASES
 from aipipe.errors import NotFoundError, UserError
-from aipipe.server.common import blocking, read_body, runs_of, service_of
+from aipipe.server.common import blocking, read_body, service_of
+from aipipe.server.control import resubmit_run, retry_run
 from aipipe.server.queries import LABELS, ListQuery, parse_label_selector
 from aipipe.validation import check_namespace
 
@@ -117,26 +117,20 @@ def _body_matches(body: dict[str, Any], workflow: dict[str, Any], uid: str) -> N
 @routes.put(BASE + "/{uid}/retry")
 async def retry_archived(request: web.Request) -> web.Response:
     body = await read_body(request, "RetryArchivedWorkflowRequest")
-    uid = request.match_info["uid"]
-    found = await blocking(_archived, service_of(request), uid, "", "")
-    _body_matches(body, found, uid)
-    workflow = await blocking(service_of(request).prepare_retry, found["metadata"]["name"],
-                              found["metadata"]["namespace"], restart_successful=bool(body.get("restartSuccessful")),
-                              node_field_selector=body.get("nodeFieldSelector") or "",
-                              parameters=body.get("parameters") or [])
-    runs_of(request).start(workflow)
-    return web.json_response(workflow)
+    meta = (await _matching(request, body))["metadata"]
+    return await retry_run(request, meta["name"], meta["namespace"], body)
 
 
 @routes.put(BASE + "/{uid}/resubmit")
 async def resubmit_archived(request: web.Request) -> web.Response:
     body = await read_body(request, "ResubmitArchivedWorkflowRequest")
+    meta = (await _matching(request, body))["metadata"]
+    return await resubmit_run(request, meta["name"], meta["namespace"], body)
+
+
+async def _matching(request: web.Request, body: dict[str, Any]) -> dict[str, Any]:
+    """The finished run the path's uid names, checked against the body's uid/namespace/name."""
     uid = request.match_info["uid"]
     found = await blocking(_archived, service_of(request), uid, "", "")
     _body_matches(body, found, uid)
-    driver_id = uuid.uuid4().hex
-    workflow = await blocking(service_of(request).prepare_resubmit, found["metadata"]["name"],
-                              found["metadata"]["namespace"], parameters=body.get("parameters") or [],
-                              driver_id=driver_id)
-    runs_of(request).start(workflow, driver_id)
-    return web.json_response(workflow)
+    return found

@@ -63,8 +63,18 @@ async def _act(request: web.Request, body_type: str,
 
 @routes.put("/api/v1/workflows/{namespace}/{name}/retry")
 async def retry_workflow(request: web.Request) -> web.Response:
-    name, namespace = path_name(request, "Workflow"), path_namespace(request)
     body = await read_body(request, "WorkflowRetryRequest")
+    return await retry_run(request, path_name(request, "Workflow"), path_namespace(request), body)
+
+
+@routes.put("/api/v1/workflows/{namespace}/{name}/resubmit")
+async def resubmit_workflow(request: web.Request) -> web.Response:
+    body = await read_body(request, "WorkflowResubmitRequest")
+    return await resubmit_run(request, path_name(request, "Workflow"), path_namespace(request), body)
+
+
+async def retry_run(request: web.Request, name: str, namespace: str, body: dict[str, Any]) -> web.Response:
+    """Argo's retry (failed nodes run again) of a run, driven by this server."""
     workflow = await blocking(service_of(request).prepare_retry, name, namespace,
                               restart_successful=bool(body.get("restartSuccessful")),
                               node_field_selector=body.get("nodeFieldSelector") or "",
@@ -73,10 +83,8 @@ async def retry_workflow(request: web.Request) -> web.Response:
     return web.json_response(workflow)
 
 
-@routes.put("/api/v1/workflows/{namespace}/{name}/resubmit")
-async def resubmit_workflow(request: web.Request) -> web.Response:
-    name, namespace = path_name(request, "Workflow"), path_namespace(request)
-    body = await read_body(request, "WorkflowResubmitRequest")
+async def resubmit_run(request: web.Request, name: str, namespace: str, body: dict[str, Any]) -> web.Response:
+    """Argo's resubmit (a new run of the same spec), driven by this server."""
     driver_id = uuid.uuid4().hex
     workflow = await blocking(service_of(request).prepare_resubmit, name, namespace,
                               parameters=body.get("parameters") or [], driver_id=driver_id)
