@@ -7,6 +7,7 @@ not carry it) or ``file:///abs/path`` (the embedded default). Local writes are a
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import os
 import shutil
@@ -289,7 +290,7 @@ class Storage:
         loc = parse_uri(uri)
         self._backend(loc).delete(loc)
 
-    def upload_dir(self, local_dir: str | Path, uri: str) -> list[str]:
+    def upload_dir(self, local_dir: str | Path, uri: str) -> builtins.list[str]:  # `list` is a method here
         """Upload every file below ``local_dir`` to ``uri``; returns the object URIs."""
         root = Path(local_dir)
         return [self.put_file(join(uri, p.relative_to(root).as_posix()), p)
