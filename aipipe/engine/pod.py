@@ -8,8 +8,6 @@ ends and writes input artifacts there before it starts.
 from __future__ import annotations
 
 import os
-import re
-import shutil
 import sys
 import threading
 from collections.abc import Mapping
@@ -18,7 +16,7 @@ from typing import Any
 
 from aipipe.config import KEYS
 from aipipe.confine import confined
-from aipipe.engine.configmaps import ConfigMapStore, unlock, write_read_only
+from aipipe.engine.configmaps import ConfigMapStore, unlock
 from aipipe.engine.context import ExecutionContext
 from aipipe.engine.expr import ExprError, evaluate, to_text
 from aipipe.engine.gpu import GpuPool, requested_gpus
@@ -31,6 +29,7 @@ from aipipe.engine.runners.local import NEVER_PRIVATE, NODE_ENV, LocalHandle, Lo
 from aipipe.engine.secrets import StreamMasker, safe_cut
 from aipipe.engine.security import NodeSecurity, SecurityError, node_security
 from aipipe.engine.template import Scope, TemplateError, render_deep
+from aipipe.engine.volumes import NodeVolumes, remove_tree
 from aipipe.errors import UserError
 from aipipe.storage import parse_uri
 
@@ -38,7 +37,6 @@ DEADLINE_MESSAGE = "Pod was active on the node longer than the specified deadlin
 RESULT_LIMIT = 256 * 1024
 PROGRESS_FILE = "/argo/progress"
 SCRIPT_PATH = "/argo/staging/script"
-_SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
 _PASSTHROUGH_ENV = (*(k.env for k in KEYS if not k.secret), "LANG", "LC_ALL", "TZ", "HOME", "USER")
 
 
@@ -80,16 +78,6 @@ def _interpreter_paths() -> tuple[str, ...]:
     return tuple(sorted(p for p in paths if p not in ("/", "") and os.path.isdir(p)))
 
 
-def _remove_tree(folder: Path) -> None:
-    """Remove a node's folder left by an earlier attempt, read-only ConfigMap folders included."""
-    for parent, dirs, _ in os.walk(folder):
-        for name in dirs:
-            path = Path(parent, name)
-            if not path.is_symlink():
-                path.chmod(0o755)
-    shutil.rmtree(folder)
-
-
 def _give_folders(root: Path, private: frozenset[str], security: NodeSecurity) -> None:
     """A node running as another user owns its own folders, as a container's user owns its emptyDirs;
     ``/tmp`` is sticky and writable by all, as in an image."""
@@ -119,9 +107,10 @@ class PodRunner:
         self.running: dict[str, LocalHandle] = {}
         self.shared = self._shared_paths()
         self.readonly = _interpreter_paths()
-        self.workflow_volumes = {v.get("name"): v for v in workflow_volumes or []}
         self.pod_security = dict(pod_security or {})
         self.configmaps = ConfigMapStore.from_home(ctx.config.home)
+        self.volumes = NodeVolumes(ctx.work_dir, ctx.secrets, self.configmaps,
+                                   {str(v.get("name")): v for v in workflow_volumes or []})
 
     def check_available(self) -> None:
         self.runner.check_available()
@@ -192,7 +181,7 @@ class PodRunner:
             raise NodeError(str(exc)) from exc
         node_dir = confined(self.ctx.work_dir, "nodes", nid, field="node id")
         if node_dir.exists():
-            _remove_tree(node_dir)
+            remove_tree(node_dir)
         root = node_dir / "root"
         private = self._private_tops(tmpl, body)
         root.mkdir(parents=True)
@@ -226,10 +215,10 @@ class PodRunner:
                             "add it to engine.image_map", "Error")
         env = self._env(body, runtime.search_path(), dict(runtime.env))
         env[NODE_ENV] = f"{self.ctx.work_dir.name}/{nid}"
-        secret_files = self._secret_volumes(tmpl, body, where, security)
-        locked = self._own_volumes(tmpl, body, root, where, security)
+        secret_files = self.volumes.write_secrets(tmpl, body, where, security)
+        locked = self.volumes.write_own(tmpl, body, root, where, security)
         _give_folders(root, private, security)
-        binds = self._volume_binds(tmpl, body)
+        binds = self.volumes.binds(tmpl, body)
         gpu_count = requested_gpus(tmpl, str(self.ctx.config.get("kubernetes.gpu_resource")))
         gpu_ids: list[int] | None = None
         warning = ""
@@ -385,78 +374,6 @@ class PodRunner:
         else:
             raise UserError("needs secretRef or configMapRef", field=field)
         return {prefix + key: value for key, value in values.items()}
-
-    def _volume_binds(self, tmpl: Mapping[str, Any], body: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
-        """Persistent volumes (claims, volumeClaimTemplates) are one folder per run, shared by its nodes and
-        bound at their mount paths; emptyDir, secret and configMap volumes are the node's own (``_own_volumes``,
-        ``_secret_volumes``)."""
-        volumes = {**self.workflow_volumes, **{v.get("name"): v for v in tmpl.get("volumes") or []}}
-        binds = []
-        for mount in body.get("volumeMounts") or []:
-            name = str(mount.get("name"))
-            volume = volumes.get(name)
-            if volume is None:
-                raise NodeError(f"volumeMounts: volume {name!r} is not defined in the template, spec.volumes or "
-                                "spec.volumeClaimTemplates")
-            if volume.get("secret") or volume.get("configMap") or volume.get("emptyDir") is not None:
-                continue
-            if volume.get("hostPath"):
-                raise NodeError(f"volume {name!r}: hostPath volumes need Kubernetes; use an artifact or a claim")
-            claim = (volume.get("persistentVolumeClaim") or {}).get("claimName") or name
-            folder = confined(self.ctx.work_dir, "volumes", _SAFE_NAME.sub("_", str(claim)),
-                              str(mount.get("subPath") or "").strip("/"), field=f"volumeMounts.{name}.subPath")
-            folder.mkdir(parents=True, exist_ok=True)
-            binds.append((str(folder), str(mount["mountPath"])))
-        return tuple(binds)
-
-    def _own_volumes(self, tmpl: Mapping[str, Any], body: Mapping[str, Any], root: Path, where: Any,
-                     security: NodeSecurity) -> list[Path]:
-        """A node's emptyDir volumes are empty folders of its own at their mount paths (fresh for each node, as
-        a pod's are); its configMap volumes are the ConfigMap's files there, read-only. Returns the folders
-        made read-only (to unlock when the node ends)."""
-        volumes = {**self.workflow_volumes, **{v.get("name"): v for v in tmpl.get("volumes") or []}}
-        locked: list[Path] = []
-        for mount in body.get("volumeMounts") or []:
-            name = str(mount.get("name"))
-            volume = volumes.get(name) or {}
-            if volume.get("emptyDir") is None and not volume.get("configMap"):
-                continue
-            mount_path = str(mount.get("mountPath") or "")
-            target = where(mount_path)
-            if not target.is_relative_to(root):
-                if volume.get("emptyDir") is not None and mount_path.rstrip("/") == "/dev/shm":
-                    continue  # the runner gives every node a /dev/shm of its own
-                raise NodeError(f"volume {name!r}: mountPath {mount_path} is in a host folder the node shares "
-                                f"read-only ({', '.join(sorted(NEVER_PRIVATE))}); mount it elsewhere (e.g. /config)")
-            if volume.get("emptyDir") is not None:
-                target.mkdir(parents=True, exist_ok=True)
-                if security.uid is not None:
-                    os.chown(target, security.uid, security.gid)
-                continue
-            field = f"volumes.{name}.configMap"
-            files = self.configmaps.volume_files(volume["configMap"], field)
-            locked += write_read_only(files, target, str(mount.get("subPath") or "").strip("/"), field)
-        return locked
-
-    def _secret_volumes(self, tmpl: Mapping[str, Any], body: Mapping[str, Any], where: Any,
-                        security: NodeSecurity) -> list[Path]:
-        volumes = {**self.workflow_volumes, **{v.get("name"): v for v in tmpl.get("volumes") or []}}
-        written: list[Path] = []
-        for mount in body.get("volumeMounts") or []:
-            volume = volumes.get(mount.get("name")) or {}
-            secret = volume.get("secret")
-            if not secret:
-                continue
-            folder = where(str(mount["mountPath"]))
-            folder.mkdir(parents=True, exist_ok=True)
-            for key, value in self.ctx.secrets.keys(str(secret.get("secretName"))).items():
-                path = folder / key
-                path.write_text(value)
-                path.chmod(0o400)
-                if security.uid is not None:
-                    os.chown(path, security.uid, security.gid)
-                written.append(path)
-        return written
 
     @staticmethod
     def _deadline(tmpl: Mapping[str, Any]) -> float | None:

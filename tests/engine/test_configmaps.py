@@ -116,7 +116,7 @@ def test_config_map_volume_under_a_shared_host_folder_is_refused(engine: EngineR
     wf = engine.run(one_pod("echo never", volumes=[{"name": "cfg", "configMap": {"name": "files"}}],
                             volumeMounts=[{"name": "cfg", "mountPath": "/etc/app"}]))
     assert pod(wf)["phase"] == "Error"
-    assert "mountPath /etc/app is in a host folder the node shares read-only" in pod(wf)["message"]
+    assert "volumeMounts.cfg.mountPath: /etc/app is in a host folder the node shares read-only" in pod(wf)["message"]
 
 
 def test_empty_dir_is_an_empty_writable_folder_of_each_node(engine: EngineRun) -> None:

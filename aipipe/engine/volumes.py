@@ -1,0 +1,122 @@
+"""A node's volumes on this machine.
+
+Persistent volumes (``persistentVolumeClaim``, ``volumeClaimTemplates``) are one folder per run under
+``<run>/volumes``, shared by the run's nodes and bound at their mount paths by the runner. The other kinds
+are the node's own, written into its private root before it starts: ``emptyDir`` is a fresh empty folder
+(each node, like each pod, has its own; ``medium``/``sizeLimit`` govern a cluster's node memory and disk
+and change nothing here), ``configMap`` is the local ConfigMap's files, read-only
+(:mod:`aipipe.engine.configmaps`), ``secret`` is the local secret's keys, readable by the node's user only
+and removed when it ends. ``hostPath`` is refused: a node must not reach into the host.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from aipipe.confine import confined
+from aipipe.engine.configmaps import ConfigMapStore, write_read_only
+from aipipe.engine.runners.local import NEVER_PRIVATE
+from aipipe.engine.secrets import SecretStore
+from aipipe.engine.security import NodeSecurity
+from aipipe.errors import UserError
+
+_SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
+Where = Callable[[str], Path]
+
+
+def remove_tree(folder: Path) -> None:
+    """Remove a node's folder left by an earlier attempt, read-only ConfigMap folders included."""
+    for parent, dirs, _ in os.walk(folder):
+        for name in dirs:
+            path = Path(parent, name)
+            if not path.is_symlink():
+                path.chmod(0o755)
+    shutil.rmtree(folder)
+
+
+@dataclass(frozen=True)
+class NodeVolumes:
+    """Resolves a template's ``volumeMounts`` against its ``volumes`` and the workflow's."""
+
+    work_dir: Path
+    secrets: SecretStore
+    configmaps: ConfigMapStore
+    workflow_volumes: Mapping[str, Mapping[str, Any]]
+
+    def _mounts(self, tmpl: Mapping[str, Any], body: Mapping[str, Any]
+                ) -> Iterator[tuple[str, Mapping[str, Any], Mapping[str, Any]]]:
+        volumes = {**self.workflow_volumes, **{v.get("name"): v for v in tmpl.get("volumes") or []}}
+        for mount in body.get("volumeMounts") or []:
+            name = str(mount.get("name"))
+            volume = volumes.get(name)
+            if volume is None:
+                raise UserError(f"volume {name!r} is not defined in the template, spec.volumes or "
+                                "spec.volumeClaimTemplates", field="volumeMounts")
+            yield name, mount, volume
+
+    def binds(self, tmpl: Mapping[str, Any], body: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+        """(run folder, mount path) of each persistent volume the node mounts."""
+        binds = []
+        for name, mount, volume in self._mounts(tmpl, body):
+            if volume.get("secret") or volume.get("configMap") or volume.get("emptyDir") is not None:
+                continue
+            if volume.get("hostPath"):
+                raise UserError("hostPath volumes need Kubernetes; use an artifact or a claim",
+                                field=f"volumes.{name}.hostPath")
+            claim = (volume.get("persistentVolumeClaim") or {}).get("claimName") or name
+            folder = confined(self.work_dir, "volumes", _SAFE_NAME.sub("_", str(claim)),
+                              str(mount.get("subPath") or "").strip("/"), field=f"volumeMounts.{name}.subPath")
+            folder.mkdir(parents=True, exist_ok=True)
+            binds.append((str(folder), str(mount["mountPath"])))
+        return tuple(binds)
+
+    def write_own(self, tmpl: Mapping[str, Any], body: Mapping[str, Any], root: Path, where: Where,
+                  security: NodeSecurity) -> list[Path]:
+        """Make the node's emptyDir folders and write its configMap files; returns the folders made read-only
+        (to unlock with :func:`aipipe.engine.configmaps.unlock` when the node ends)."""
+        locked: list[Path] = []
+        for name, mount, volume in self._mounts(tmpl, body):
+            if volume.get("emptyDir") is None and not volume.get("configMap"):
+                continue
+            mount_path = str(mount.get("mountPath") or "")
+            target = where(mount_path)
+            if not target.is_relative_to(root):
+                if volume.get("emptyDir") is not None and mount_path.rstrip("/") == "/dev/shm":
+                    continue  # the runner gives every node a /dev/shm of its own
+                raise UserError(f"{mount_path} is in a host folder the node shares read-only "
+                                f"({', '.join(sorted(NEVER_PRIVATE))}); mount the volume elsewhere (e.g. /config)",
+                                field=f"volumeMounts.{name}.mountPath")
+            if volume.get("emptyDir") is not None:
+                target.mkdir(parents=True, exist_ok=True)
+                if security.uid is not None:
+                    os.chown(target, security.uid, security.gid)
+                continue
+            field = f"volumes.{name}.configMap"
+            files = self.configmaps.volume_files(volume["configMap"], field)
+            locked += write_read_only(files, target, str(mount.get("subPath") or "").strip("/"), field)
+        return locked
+
+    def write_secrets(self, tmpl: Mapping[str, Any], body: Mapping[str, Any], where: Where,
+                      security: NodeSecurity) -> list[Path]:
+        """Write the keys of each secret volume at its mount path; returns the files (removed when the node ends)."""
+        written: list[Path] = []
+        for _, mount, volume in self._mounts(tmpl, body):
+            secret = volume.get("secret")
+            if not secret:
+                continue
+            folder = where(str(mount["mountPath"]))
+            folder.mkdir(parents=True, exist_ok=True)
+            for key, value in self.secrets.keys(str(secret.get("secretName"))).items():
+                path = folder / key
+                path.write_text(value)
+                path.chmod(0o400)
+                if security.uid is not None:
+                    os.chown(path, security.uid, security.gid)
+                written.append(path)
+        return written
