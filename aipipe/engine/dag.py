@@ -7,8 +7,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from aipipe.engine import graph
-from aipipe.engine.calls import Call, NodeFailure, Slots, int_or_none
+from aipipe.engine.calls import Call, NodeFailure
 from aipipe.engine.edges import Edges
+from aipipe.engine.gate import FAIL_FAST_MESSAGE, ChildGate
 from aipipe.engine.nodes import node_id, outbound_nodes
 from aipipe.engine.template import Scope, item_label, item_scope, render
 
@@ -34,7 +35,7 @@ class DagMixin:
                                                    if trees[o] is not None)]
             wanted = set(tasks)
         fail_fast = dag.get("failFast", True) not in (False, "false")
-        slots = Slots(int_or_none(render(str(call.template.get("parallelism") or ""), scope)), self.cancelled)
+        gate = ChildGate(call.template, scope, self.cancelled)
         handled: set[str] = set()
         for tname in wanted:
             if trees[tname] is not None:
@@ -43,6 +44,7 @@ class DagMixin:
         cond = threading.Condition()
         states: dict[str, graph.TaskState] = {}
         running: set[str] = set()
+        never: set[str] = set()  # held back by the template's failFast
         order = [t for t in tasks if t in wanted]
         stopped = False
 
@@ -82,12 +84,21 @@ class DagMixin:
                 node = self._fail_node(tname_full, tname, nid, nid, exc)
                 finish(tname, node, [])
                 return
+            if items == []:
+                finish(tname, self._skip_empty_loop(task, tname_full, tname, nid, nid, call.tset), [])
+                return
             if items is None:
-                slots.acquire()
+                if not gate.enter():  # failFast: it never starts (and has no node), as in Argo
+                    with cond:
+                        running.discard(tname)
+                        never.add(tname)
+                        cond.notify_all()
+                    return
+                node = None
                 try:
                     node = self._run_child(task, tname_full, tname, nid, nid, scope.child(), call.tset, "tasks")
                 finally:
-                    slots.release()
+                    gate.leave(node)
                 finish(tname, node, [])
                 return
             group_id, kept = self._start_node(tname_full, tname, "TaskGroup", None, nid, nid)
@@ -103,16 +114,18 @@ class DagMixin:
                 vals, raw = item_scope(item)
                 child_scope = scope.child(vals, raw=raw)
                 label = f"{tname}({i}:{item_label(item)})"
-                slots.acquire()
+                if not gate.enter():
+                    break
 
                 def work(label: str = label, child_scope: Scope = child_scope) -> None:
+                    node = None
                     try:
                         node = self._run_child(task, f"{name}.{label}", label, group_id, nid, child_scope,
                                                call.tset, "tasks")
                         with lock:
                             children.append(node)
                     finally:
-                        slots.release()
+                        gate.leave(node)
 
                 thread = threading.Thread(target=work, daemon=True)
                 threads.append(thread)
@@ -128,7 +141,7 @@ class DagMixin:
             while True:
                 progressed = False
                 for tname in order:
-                    if tname in states or tname in running:
+                    if tname in states or tname in running or tname in never:
                         continue
                     tree = trees[tname]
                     deps = graph.deps_of(tree) if tree is not None else set()
@@ -148,7 +161,7 @@ class DagMixin:
                         states[tname] = graph.TaskState(phase="Omitted")
                         progressed = True
                         continue
-                    if stopped or self.cancelled.is_set():
+                    if stopped or self.cancelled.is_set() or gate.tripped.is_set():
                         continue
                     running.add(tname)
                     threading.Thread(target=launch, args=(tname,), daemon=True).start()
@@ -163,7 +176,8 @@ class DagMixin:
         unhandled = [t for t, st in states.items() if _failed_unhandled(t, st, handled)]
         if unhandled:
             phase = "Error" if any(states[t].phase == "Error" for t in unhandled) else "Failed"
-            return {"phase": phase, "message": f"task '{name}.{unhandled[0]}' failed"}
+            return {"phase": phase, "message": FAIL_FAST_MESSAGE if gate.tripped.is_set()
+                    else f"task '{name}.{unhandled[0]}' failed"}
         if self.cancelled.is_set():
             return {"phase": "Failed", "message": self.abort_reason}
         with self.tree.lock:  # as Argo, only a Succeeded DAG gets outbound nodes: its target (or leaf) tasks'

@@ -8,9 +8,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from aipipe.engine.arguments import optional_inputs, render_arguments
-from aipipe.engine.calls import Call, NodeFailure, Slots, TemplateSet, int_or_none
+from aipipe.engine.calls import Call, NodeFailure, TemplateSet
 from aipipe.engine.edges import Edges
 from aipipe.engine.expr import ExprError, evaluate_condition
+from aipipe.engine.gate import FAIL_FAST_MESSAGE, ChildGate
 from aipipe.engine.nodes import node_id, outbound_nodes
 from aipipe.engine.template import (
     ABSENT,
@@ -23,6 +24,8 @@ from aipipe.engine.template import (
     render_deep,
 )
 
+EMPTY_LOOP = "Skipped, empty params"  # Argo's message on the node of an empty loop
+
 
 class StepsMixin:
     """``_run_steps`` and what steps and DAG tasks share: when, loops, arguments, step-level hooks."""
@@ -31,7 +34,7 @@ class StepsMixin:
 
     def _run_steps(self, call: Call, nid: str, name: str, scope: Scope) -> dict[str, Any]:
         tmpl = call.template
-        slots = Slots(int_or_none(render(str(tmpl.get("parallelism") or ""), scope)), self.cancelled)
+        gate = ChildGate(tmpl, scope, self.cancelled)
         scope = scope.child()
         groups = tmpl.get("steps") or []
         for gi, group in enumerate(groups):
@@ -49,16 +52,16 @@ class StepsMixin:
             threads: list[threading.Thread] = []
             group_lock = threading.Lock()
             for step in group or []:
-                self._launch_step(step, gname, gid, nid, scope, call.tset, slots, results, threads, group_lock)
+                self._launch_step(step, gname, gid, nid, scope, call.tset, gate, results, threads, group_lock)
             for thread in threads:
                 thread.join()
             failed = [(s, n) for s, ns in results for n in ns if _unhandled(s, n)]
             for step, nodes in results:
                 self._register_outputs(f"steps.{step['name']}", step, nodes, scope, call.tset)
-            if failed:
-                step, node = failed[0]
-                self._finish_node(gid, "Failed", f"child '{node.get('name')}' failed")
-                return {"phase": "Failed", "message": f"child '{node.get('name')}' failed"}
+            if failed or gate.tripped.is_set():
+                message = f"child '{failed[0][1].get('name')}' failed" if failed else FAIL_FAST_MESSAGE
+                self._finish_node(gid, "Failed", message)
+                return {"phase": "Failed", "message": FAIL_FAST_MESSAGE if gate.tripped.is_set() else message}
             self._finish_node(gid, "Succeeded")
         outputs = self._template_outputs(call, scope)
         last = self._group_members(node_id(self.name, f"{name}[{len(groups) - 1}]")) if groups else []
@@ -75,13 +78,17 @@ class StepsMixin:
                 if str((self.tree.get(c) or {}).get("name", "")).startswith(prefix)]
 
     def _launch_step(self, step: dict[str, Any], gname: str, gid: str, boundary: str, scope: Scope,
-                     tset: TemplateSet, slots: Slots, results: list, threads: list, group_lock: threading.Lock) -> None:
+                     tset: TemplateSet, gate: ChildGate, results: list, threads: list,
+                     group_lock: threading.Lock) -> None:
         base = f"{gname}.{step['name']}"
         try:
             items = self._expand_items(step, scope, base)
         except NodeFailure as exc:
             node = self._fail_node(base, step["name"], gid, boundary, exc)
             results.append((step, [node]))
+            return
+        if items == []:  # as Argo: an empty loop is one Skipped node
+            results.append((step, [self._skip_empty_loop(step, base, step["name"], gid, boundary, tset)]))
             return
         collected: list[dict[str, Any]] = []
         results.append((step, collected))
@@ -93,19 +100,30 @@ class StepsMixin:
             if looped:
                 vals, raw = item_scope(item)
                 child_scope = scope.child(vals, raw=raw)
-            slots.acquire()
+            if not gate.enter():
+                return  # failFast: nothing more starts once a child failed
 
             def work(cname: str = cname, cdisplay: str = cdisplay, child_scope: Scope = child_scope) -> None:
+                node = None
                 try:
                     node = self._run_child(step, cname, cdisplay, gid, boundary, child_scope, tset, "steps")
                     with group_lock:
                         collected.append(node)
                 finally:
-                    slots.release()
+                    gate.leave(node)
 
             thread = threading.Thread(target=work, daemon=True)
             threads.append(thread)
             thread.start()
+
+    def _skip_empty_loop(self, step: Mapping[str, Any], name: str, display: str, parent: str, boundary: str,
+                         tset: TemplateSet) -> dict[str, Any]:
+        """The node of a step or task whose withItems/withParam/withSequence has no items."""
+        try:
+            call: Call | None = self._resolve_call(step, tset)
+        except NodeFailure:
+            call = None
+        return self._skip_node(name, display, parent, boundary, "Skipped", EMPTY_LOOP, call)
 
     def _run_child(self, step: dict[str, Any], name: str, display: str, parent: str, boundary: str, scope: Scope,
                    tset: TemplateSet, prefix: str) -> dict[str, Any]:

@@ -275,3 +275,39 @@ def test_aggregated_loop_outputs_are_json_values(engine: EngineRun) -> None:
     assert sorted(v for k, v in shown.items() if k.startswith("by-result(")) == ["child=1", "child=2"]
     params = sorted((json.loads(v) for k, v in shown.items() if k.startswith("by-param(")), key=lambda o: o["n"])
     assert params == [{"name": "child", "n": 1}, {"name": "child", "n": 2}]
+
+
+def test_empty_loops_leave_a_skipped_node(engine: EngineRun) -> None:
+    wf, _ = load("empty-loop.yaml")
+    out = engine.run(wf)
+    assert out["status"]["phase"] == "Succeeded", out["status"].get("message")
+    nodes = nodes_by_display(out)
+    for display in ("none-param", "none-seq", "none"):
+        [node] = nodes[display]
+        assert (node["type"], node["phase"], node["message"]) == ("Skipped", "Skipped", "Skipped, empty params")
+        assert node["templateName"] == "echo"
+        parent = next(n for n in out["status"]["nodes"].values() if node["id"] in n.get("children", []))
+        assert parent["type"] in ("StepGroup", "DAG")
+    assert nodes["after"][0]["phase"] == "Succeeded"
+    assert not [n for n in out["status"]["nodes"].values() if "(" in n["displayName"]]
+
+
+@pytest.mark.parametrize("entry", ["main", "dag"])
+def test_template_fail_fast_with_parallelism(engine: EngineRun, entry: str) -> None:
+    wf, _ = load("fail-fast.yaml")
+    wf["spec"]["entrypoint"] = entry
+    out = engine.run(wf)
+    assert out["status"]["phase"] == "Failed"
+    assert out["status"]["message"] == "template has failed or errored children and failFast enabled"
+    items = {n["displayName"]: n["phase"] for n in out["status"]["nodes"].values() if n["type"] == "Pod"}
+    # the running item finishes; the two waiting for a slot never start (no node)
+    assert items == {"fan(0:exit 1)": "Failed", "fan(1:sleep 1)": "Succeeded"}
+
+
+def test_fail_fast_off_starts_the_rest(engine: EngineRun) -> None:
+    wf, _ = load("fail-fast.yaml")
+    wf["spec"]["templates"][0]["failFast"] = False
+    out = engine.run(wf)
+    assert out["status"]["phase"] == "Failed"
+    assert out["status"]["message"] != "template has failed or errored children and failFast enabled"
+    assert len([n for n in out["status"]["nodes"].values() if n["type"] == "Pod"]) == 4
