@@ -168,6 +168,10 @@ def test_runs_list_filters_and_updates_live(srv: ServerProcess, browser: Any) ->
     assert names == {diamond}
     bad = requests.get(f"{srv.url}/?label=a%20in%20(", cookies=browser_cookies(browser), timeout=30)
     assert bad.status_code == 400 and "label" in bad.text and "Traceback" not in bad.text
+    odd = requests.get(f"{srv.url}/", params={"namespace": "../Evil<x>"}, cookies=browser_cookies(browser),
+                       timeout=30)
+    assert odd.status_code == 400 and "namespace" in odd.text
+    assert odd.headers["Content-Type"].startswith("application/json")  # the name is data, never markup
 
 
 def test_runs_list_names_the_trigger_and_pipeline(srv: ServerProcess, browser: Any) -> None:

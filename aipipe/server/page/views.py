@@ -15,6 +15,7 @@ from aipipe.server.page.render import STATIC, esc, page
 from aipipe.server.page.run import live_fragment, node_fragment, run_body
 from aipipe.server.page.runs import filter_form, filter_runs, runs_table
 from aipipe.server.page.triggers import triggers_body
+from aipipe.validation import check_namespace
 
 STATIC_DIR = Path(__file__).with_name("static")
 STATIC_TYPES = {"page.js": "text/javascript", "page.css": "text/css"}
@@ -39,7 +40,9 @@ def _bindings_by_name(request: web.Request) -> dict[str, dict[str, Any]]:
 
 
 def _namespace(request: web.Request) -> str:
-    return request.query.get("namespace") or service_of(request).default_namespace
+    """The ``namespace`` query parameter, checked (400 naming it), else the server's default namespace."""
+    given = request.query.get("namespace")
+    return check_namespace(given[:253], field="namespace") if given else service_of(request).default_namespace
 
 
 async def _table(request: web.Request) -> tuple[str, str]:
