@@ -24,6 +24,7 @@ from aipipe.engine.calls import (
     USER_STOP,
     Call,
     NodeFailure,
+    Slots,
     TemplateSet,
     as_text,
     kind_of,
@@ -141,12 +142,13 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
         self.pods = PodRunner(self.ctx, self.name, ImageMap(self.ctx.config),
                               GpuPool(self.ctx.gpu_count if self.ctx.gpu_count is not None else detect_gpu_count(),
                                       str(self.ctx.config.get("engine.gpu_fallback"))),
-                              self.cancelled, int(self.spec.get("parallelism") or 0) or None,
+                              self.cancelled, None,  # the workflow's parallelism: self.pod_slots
                               [*(self.spec.get("volumes") or []),
                                *({"name": c.get("metadata", {}).get("name")} for c in
                                  self.spec.get("volumeClaimTemplates") or [])],
                               self.spec.get("securityContext"))
         self.pods.check_available()
+        self.pod_slots = Slots(int(self.spec.get("parallelism") or 0) or None, self.cancelled)
         self.mutexes = MutexRegistry(self.ctx.config.home / "locks", self.cancelled)
         watcher = threading.Thread(target=self._watch_stop, args=(stop,), daemon=True) if stop else None
         if watcher:
@@ -543,6 +545,18 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
 
     def _execute_once(self, call: Call, name: str, display: str, parent: str | None, boundary: str, scope: Scope,
                       inputs: dict[str, Any], retries: int) -> dict[str, Any]:
+        """Run one attempt; a container or script waits for a slot of the workflow's parallelism before its
+        node exists (Argo creates a pod's node when the pod starts, so a waiting one has no startedAt)."""
+        if kind_of(call.template) not in LEAF_KINDS:
+            return self._execute_node(call, name, display, parent, boundary, scope, inputs)
+        self.pod_slots.acquire()
+        try:
+            return self._execute_node(call, name, display, parent, boundary, scope, inputs)
+        finally:
+            self.pod_slots.release()
+
+    def _execute_node(self, call: Call, name: str, display: str, parent: str | None, boundary: str, scope: Scope,
+                      inputs: dict[str, Any]) -> dict[str, Any]:
         self.control.wait_unsuspended()  # a suspended run starts nothing new
         tmpl = call.template
         kind = kind_of(tmpl)

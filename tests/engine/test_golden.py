@@ -311,3 +311,21 @@ def test_fail_fast_off_starts_the_rest(engine: EngineRun) -> None:
     assert out["status"]["phase"] == "Failed"
     assert out["status"]["message"] != "template has failed or errored children and failFast enabled"
     assert len([n for n in out["status"]["nodes"].values() if n["type"] == "Pod"]) == 4
+
+
+class _ActivePods(list):
+    """Records, at each state change, how many Pod nodes exist unfinished."""
+
+    def append(self, workflow: dict[str, Any]) -> None:
+        pods = [n for n in workflow["status"]["nodes"].values() if n["type"] == "Pod"]
+        super().append(sum(1 for n in pods if n["phase"] in ("Pending", "Running")))
+
+
+def test_workflow_parallelism_creates_nodes_when_they_start(engine: EngineRun) -> None:
+    wf, _ = load("parallelism.yaml")
+    del wf["spec"]["templates"][0]["parallelism"]
+    wf["spec"]["parallelism"] = 2
+    engine.changes = _ActivePods()
+    out = engine.run(wf)
+    assert out["status"]["phase"] == "Succeeded"
+    assert max(engine.changes) == 2  # the four waiting for a slot had no node (so no startedAt) meanwhile
