@@ -11,12 +11,15 @@ from typing import Any
 from grandalf.graphs import Edge, Graph, Vertex
 from grandalf.layouts import SugiyamaLayout
 
-from aipipe.server.page.render import duration_of, esc, format_duration, phase_colour
+from aipipe.server.page.render import duration_of, esc, format_duration, phase_badge, phase_colour
 
 BOX_W, BOX_H = 168.0, 46.0
 GAP_X, GAP_Y = 24.0, 44.0
 MARGIN = 16.0
 NAME_CHARS = 22
+# grandalf's layout grows faster than linearly (200 nodes ~0.2 s, 1,000 ~9 s): bigger runs get a list
+MAX_GRAPH_NODES = 300
+MAX_LIST_ROWS = 1000
 
 
 @dataclass
@@ -104,6 +107,8 @@ def render_svg(workflow: dict[str, Any]) -> str:
     if not nodes:
         return '<p class="muted">No nodes yet.</p>'
     ids = sorted(nodes, key=lambda i: (str(nodes[i].get("startedAt") or "~"), i))
+    if len(ids) > MAX_GRAPH_NODES:
+        return _node_list(nodes, ids)
     pairs = edges_of(nodes)
     boxes, routes = _layout(ids, pairs)
     width = max(b.xy[0] + b.w / 2 for b in boxes.values()) + 2 * MARGIN
@@ -129,3 +134,20 @@ def render_svg(workflow: dict[str, Any]) -> str:
             f'<text class="detail" x="{x + 10:.1f}" y="{y + 36:.1f}">{esc(_detail(node))}</text></g>')
     out.append("</svg>")
     return "".join(out)
+
+
+def _node_list(nodes: dict[str, Any], ids: list[str]) -> str:
+    """A run too big to draw: its nodes as rows, unfinished and failed ones first, at most MAX_LIST_ROWS."""
+    first = sorted(ids, key=lambda i: nodes[i].get("phase") == "Succeeded")  # stable: start order within
+    rows = []
+    for node_id in first[:MAX_LIST_ROWS]:
+        node = nodes[node_id]
+        phase = str(node.get("phase") or "Pending")
+        rows.append(f'<tr class="node" tabindex="0" data-node-id="{esc(node_id)}" data-phase="{esc(phase)}">'
+                    f'<td>{esc(_label(node, node_id))}</td><td>{phase_badge(phase)}</td>'
+                    f'<td>{esc(_detail(node))}</td></tr>')
+    more = len(ids) - MAX_LIST_ROWS
+    return (f'<p class="muted">{len(ids)} nodes: too many to draw, listed instead.</p>'
+            '<table class="node-list"><thead><tr><th>node</th><th>phase</th><th></th></tr></thead><tbody>'
+            + "".join(rows) + "</tbody></table>"
+            + (f'<p class="muted">and {more} more (succeeded) nodes</p>' if more > 0 else ""))

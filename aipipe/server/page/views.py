@@ -85,7 +85,7 @@ def _not_found(exc: NotFoundError) -> web.Response:
 
 async def _live(request: web.Request, workflow: dict[str, Any]) -> str:
     bindings = await blocking(_bindings_by_name, request)
-    return live_fragment(workflow, bindings, service_of(request).cfg.mlflow_tracking_uri)
+    return await blocking(live_fragment, workflow, bindings, service_of(request).cfg.mlflow_tracking_uri)
 
 
 @routes.get("/runs/{namespace}/{name}")

@@ -106,7 +106,7 @@ function initRun() {
   let selected = null;
 
   function markSelected() {
-    live.querySelectorAll("g.node").forEach((g) => g.classList.toggle("selected", g.dataset.nodeId === selected));
+    live.querySelectorAll("g.node, tr.node").forEach((g) => g.classList.toggle("selected", g.dataset.nodeId === selected));
   }
 
   async function showNode(nodeId) {
@@ -134,13 +134,13 @@ function initRun() {
   }
 
   live.addEventListener("click", (event) => {
-    const node = event.target.closest("g.node");
+    const node = event.target.closest("g.node, tr.node");
     if (node) { showNode(node.dataset.nodeId); return; }
     const button = event.target.closest("button.action");
     if (button) act(button.dataset.action);
   });
   live.addEventListener("keydown", (event) => {
-    const node = event.target.closest("g.node");
+    const node = event.target.closest("g.node, tr.node");
     if (node && (event.key === "Enter" || event.key === " ")) { event.preventDefault(); showNode(node.dataset.nodeId); }
   });
 
