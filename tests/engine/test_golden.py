@@ -302,6 +302,8 @@ def test_template_fail_fast_with_parallelism(engine: EngineRun, entry: str) -> N
     items = {n["displayName"]: n["phase"] for n in out["status"]["nodes"].values() if n["type"] == "Pod"}
     # the running item finishes; the two waiting for a slot never start (no node)
     assert items == {"fan(0:exit 1)": "Failed", "fan(1:sleep 1)": "Succeeded"}
+    group = "[0]" if entry == "main" else "fan"  # the step group / the loop's TaskGroup
+    assert nodes_by_display(out)[group][0]["phase"] == "Failed"
 
 
 def test_fail_fast_off_starts_the_rest(engine: EngineRun) -> None:
