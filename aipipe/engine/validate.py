@@ -13,6 +13,24 @@ TemplateLookup = Callable[[str, str], "dict[str, Any] | None"]
 TEMPLATE_KINDS = ("container", "script", "steps", "dag", "suspend", "resource", "http", "data", "containerSet",
                   "plugin")
 LOCAL_KINDS = ("container", "script", "steps", "dag", "suspend")
+# Template fields the embedded engine cannot honour: refused at submit, never run without them.
+UNSUPPORTED = {
+    "daemon": "daemon steps (a server kept running for the steps after it) are not supported by the embedded "
+              "engine: it would wait for the server to exit. Start the server in the step that uses it, or submit "
+              "this workflow to Argo",
+    "sidecars": "sidecars are not supported by the embedded engine. Start the helper process in the background "
+                "from the main container's command, or submit this workflow to Argo",
+    "initContainers": "initContainers are not supported by the embedded engine. Do the preparation in an earlier "
+                      "step or at the start of the main command, or submit this workflow to Argo",
+    "memoize": "memoize is not supported by the embedded engine (it keeps no memoization cache). Remove it (the "
+               "step then always runs), or submit this workflow to Argo",
+}
+# Accepted and not acted on, because on one machine they only govern cluster resources:
+# - ttlStrategy, podGC: when Argo deletes a finished Workflow object or its pods. Local runs and their logs stay
+#   in the run store until deleted (``aipipe delete``, the server's archive rules).
+# - resources requests/limits (cpu, memory, ephemeral-storage): scheduling and cgroup caps on a cluster node; a
+#   local node shares the machine (GPU requests are honoured: aipipe.engine.gpu).
+# - emptyDir medium/sizeLimit, nodeSelector, affinity, tolerations, priorityClassName, podPriority, schedulerName.
 
 
 def resolve_workflow_spec(workflow: Mapping[str, Any], templates: TemplateLookup) -> dict[str, Any]:
@@ -160,16 +178,47 @@ def validate_workflow(workflow: Mapping[str, Any], templates: TemplateLookup) ->
     spec = resolve_workflow_spec(workflow, templates)
     if not isinstance(spec.get("templates") or [], list):
         raise UserError("must be a list", field="spec.templates")
+    refuse_unsupported(spec, "spec")
     _Linter(spec, templates).run()
     for manifest_ref in _template_refs(spec):
         kind, name = manifest_ref
         manifest = templates(kind, name)
         if manifest is not None:
             inner = manifest.get("spec") or {}
+            refuse_unsupported(inner, f"{kind} {name}: spec")
             local = {t.get("name"): t for t in inner.get("templates") or []}
             linter = _Linter({**inner, "entrypoint": inner.get("entrypoint") or next(iter(local), "")}, templates)
             for tmpl in inner.get("templates") or []:
                 linter.check_template(tmpl, local, f"{kind}.{name}.templates.{tmpl.get('name')}")
+
+
+def refuse_unsupported(spec: Mapping[str, Any], where: str) -> None:
+    """UserError naming the first field of :data:`UNSUPPORTED` set in a template of ``spec`` (its templates,
+    ``templateDefaults`` and inline templates), e.g. ``spec.templates[2].sidecars``."""
+    _refuse_fields(spec.get("templateDefaults") or {}, f"{where}.templateDefaults")
+    for i, tmpl in enumerate(spec.get("templates") or []):
+        _refuse_in_template(tmpl, f"{where}.templates[{i}]")
+
+
+def _refuse_fields(tmpl: Mapping[str, Any], where: str) -> None:
+    for name, message in UNSUPPORTED.items():
+        value = tmpl.get(name)
+        if value not in (None, False, [], {}):
+            raise UserError(message, field=f"{where}.{name}")
+
+
+def _refuse_in_template(tmpl: Any, where: str) -> None:
+    if not isinstance(tmpl, Mapping):
+        return
+    _refuse_fields(tmpl, where)
+    for gi, group in enumerate(tmpl.get("steps") or []):
+        for si, step in enumerate(group if isinstance(group, list) else []):
+            if isinstance(step, Mapping):
+                _refuse_in_template(step.get("inline"), f"{where}.steps[{gi}][{si}].inline")
+    dag = tmpl.get("dag")
+    for ti, task in enumerate((dag.get("tasks") if isinstance(dag, Mapping) else None) or []):
+        if isinstance(task, Mapping):
+            _refuse_in_template(task.get("inline"), f"{where}.dag.tasks[{ti}].inline")
 
 
 def _template_refs(spec: Mapping[str, Any]) -> set[tuple[str, str]]:

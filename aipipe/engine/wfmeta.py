@@ -1,0 +1,83 @@
+"""``spec.workflowMetadata``: the labels and annotations a workflow spec (or the WorkflowTemplate a run uses)
+gives its run, and ``labelsFrom``: label values computed by expr-lang expressions over the run's ``workflow.*``
+variables (e.g. ``workflow.parameters.project``). Argo's controller sets them on the run when it first sees
+it, over what the run already has; here they are set when the run is submitted, with the variables known
+then (a ``generateName`` run has no ``workflow.name`` yet).
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from aipipe.engine.expr import ExprError, evaluate
+from aipipe.engine.template import Scope
+from aipipe.errors import UserError
+
+_LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
+MAX_LABEL_VALUE = 63
+
+
+def workflow_variables(workflow: Mapping[str, Any], spec: Mapping[str, Any]) -> dict[str, str]:
+    """The flat ``workflow.*`` variables a run has before it starts."""
+    meta = workflow.get("metadata") or {}
+    values = {
+        "workflow.name": str(meta.get("name") or ""),
+        "workflow.namespace": str(meta.get("namespace") or ""),
+        "workflow.serviceAccountName": str(spec.get("serviceAccountName") or ""),
+        "workflow.mainEntrypoint": str(spec.get("entrypoint") or ""),
+    }
+    for param in (spec.get("arguments") or {}).get("parameters") or []:
+        values[f"workflow.parameters.{param.get('name')}"] = str(param.get("value", ""))
+    for section in ("labels", "annotations"):
+        for key, value in (meta.get(section) or {}).items():
+            values[f"workflow.{section}.{key}"] = str(value)
+    return values
+
+
+def label_value_problem(value: str) -> str | None:
+    """Why ``value`` cannot be a Kubernetes label value, or None."""
+    if len(value) > MAX_LABEL_VALUE:
+        return f"must be no more than {MAX_LABEL_VALUE} characters"
+    if not _LABEL_VALUE.fullmatch(value):
+        return ("must be empty or consist of alphanumeric characters, '-', '_' or '.', and must start and end with "
+                "an alphanumeric character")
+    return None
+
+
+def with_workflow_metadata(workflow: Mapping[str, Any], spec: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of ``workflow`` with ``spec.workflowMetadata``'s labels, annotations and ``labelsFrom`` set
+    (``spec`` is the effective spec: a ``workflowTemplateRef``'s merged with the workflow's own). A
+    ``labelsFrom`` expression that fails, or gives no string or an invalid label value, is a UserError."""
+    out = copy.deepcopy(dict(workflow))
+    wanted = spec.get("workflowMetadata") or {}
+    if not wanted:
+        return out
+    meta = out.setdefault("metadata", {})
+    labels = {**(meta.get("labels") or {}), **(wanted.get("labels") or {})}
+    annotations = {**(meta.get("annotations") or {}), **(wanted.get("annotations") or {})}
+    env = Scope(workflow_variables({**out, "metadata": {**meta, "labels": labels, "annotations": annotations}},
+                                   spec)).env()
+    for key, source in (wanted.get("labelsFrom") or {}).items():
+        field = f"spec.workflowMetadata.labelsFrom.{key}"
+        expression = str((source or {}).get("expression") or "")
+        if not expression:
+            raise UserError("expression is required", field=field)
+        try:
+            value = evaluate(expression, env)
+        except ExprError as exc:
+            raise UserError(f"failed to evaluate {expression!r}: {exc}", field=field) from exc
+        if not isinstance(value, str):
+            raise UserError(f"{expression!r} gave a {type(value).__name__}; a label value must be a string",
+                            field=field)
+        problem = label_value_problem(value)
+        if problem:
+            raise UserError(f"{expression!r} gave {value!r}, not a valid label value: {problem}", field=field)
+        labels[key] = value
+    if labels:
+        meta["labels"] = labels
+    if annotations:
+        meta["annotations"] = annotations
+    return out

@@ -1,0 +1,136 @@
+"""Fields the embedded engine cannot honour are refused at submit, naming the field; fields that only govern
+cluster resources are accepted; ``workflowMetadata.labelsFrom`` gives the run its labels."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from aipipe.config import load_config
+from aipipe.engine.context import dict_templates, no_templates
+from aipipe.engine.validate import resolve_workflow_spec, validate_workflow
+from aipipe.engine.wfmeta import with_workflow_metadata
+from aipipe.errors import UserError
+from cron._common import retrain_template
+from pipelines.templates import build_all
+from tests.engine.conftest import EngineRun
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+ECHO = {"image": "busybox", "command": ["sh", "-c", "echo ok"]}
+
+
+def workflow(*templates: dict[str, Any], **spec: Any) -> dict[str, Any]:
+    return {"apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow", "metadata": {"name": "wf"},
+            "spec": {"entrypoint": "main", **spec, "templates": [
+                {"name": "main", "steps": [[{"name": "s", "template": "leaf"}]]},
+                *templates]}}
+
+
+REFUSED = [
+    ("daemon", True, "Start the server in the step that uses it"),
+    ("sidecars", [{"name": "db", "image": "postgres"}], "in the background"),
+    ("initContainers", [{"name": "prep", "image": "busybox"}], "in an earlier step"),
+    ("memoize", {"key": "k", "maxAge": "1h", "cache": {"configMap": {"name": "c"}}}, "Remove it"),
+]
+
+
+@pytest.mark.parametrize(("field", "value", "advice"), REFUSED)
+def test_refused_template_field_names_its_path(field: str, value: Any, advice: str) -> None:
+    wf = workflow({"name": "leaf", field: value, "container": ECHO})
+    with pytest.raises(UserError) as caught:
+        validate_workflow(wf, no_templates)
+    assert caught.value.field == f"spec.templates[1].{field}"
+    assert advice in str(caught.value) and "submit this workflow to Argo" in str(caught.value)
+
+
+def test_refused_in_inline_templates_defaults_and_workflow_templates() -> None:
+    inline = workflow({"name": "leaf", "container": ECHO})
+    inline["spec"]["templates"][0]["steps"][0][0] = {"name": "s", "inline": {"sidecars": [{"name": "x"}],
+                                                                            "container": ECHO}}
+    with pytest.raises(UserError, match=r"spec\.templates\[0\]\.steps\[0\]\[0\]\.inline\.sidecars"):
+        validate_workflow(inline, no_templates)
+    dag = workflow({"name": "leaf", "container": ECHO})
+    dag["spec"]["templates"][0] = {"name": "main", "dag": {"tasks": [
+        {"name": "t", "inline": {"memoize": {"key": "k"}, "container": ECHO}}]}}
+    with pytest.raises(UserError, match=r"spec\.templates\[0\]\.dag\.tasks\[0\]\.inline\.memoize"):
+        validate_workflow(dag, no_templates)
+    defaults = workflow({"name": "leaf", "container": ECHO}, templateDefaults={"initContainers": [{"name": "i"}]})
+    with pytest.raises(UserError, match=r"spec\.templateDefaults\.initContainers"):
+        validate_workflow(defaults, no_templates)
+    library = {"apiVersion": "argoproj.io/v1alpha1", "kind": "WorkflowTemplate", "metadata": {"name": "lib"},
+               "spec": {"templates": [{"name": "serve", "daemon": True, "container": ECHO}]}}
+    uses = workflow({"name": "leaf", "steps": [[{"name": "x", "templateRef": {"name": "lib", "template": "serve"}}]]})
+    with pytest.raises(UserError, match=r"WorkflowTemplate lib: spec\.templates\[0\]\.daemon"):
+        validate_workflow(uses, dict_templates([library]))
+
+
+def test_cluster_only_fields_are_accepted_and_the_run_succeeds(engine: EngineRun) -> None:
+    wf = workflow({"name": "leaf", "daemon": False, "sidecars": [], "container": {
+        **ECHO, "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}, "limits": {"memory": "64Mi"}}}},
+        ttlStrategy={"secondsAfterCompletion": 1}, podGC={"strategy": "OnPodCompletion"})
+    out = engine.run(wf)
+    assert out["status"]["phase"] == "Succeeded", out["status"].get("message")
+
+
+def test_cli_run_refuses_with_one_line_naming_the_field(tmp_path: Path) -> None:
+    manifest = tmp_path / "wf.yaml"
+    manifest.write_text(yaml.safe_dump(workflow({"name": "leaf", "sidecars": [{"name": "db"}], "container": ECHO})))
+    env = {**os.environ, "AIPIPE_HOME": str(tmp_path / "home"),
+           "PYTHONPATH": os.pathsep.join(filter(None, (str(REPO_ROOT), os.environ.get("PYTHONPATH"))))}
+    done = subprocess.run([sys.executable, "-m", "aipipe.cli.main", "run", str(manifest)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and "Traceback" not in done.stdout + done.stderr, done.stdout + done.stderr
+    [line] = done.stderr.strip().splitlines()
+    assert "spec.templates[1].sidecars" in line and "sidecars are not supported" in line
+    assert not (tmp_path / "home" / "runs").exists() or not any((tmp_path / "home" / "runs").iterdir())
+
+
+def test_labels_from_over_the_retrain_template_labels_the_run(tmp_path: Path) -> None:
+    """The WorkflowTemplate event triggers submit labels each run with its project (cron/_common.py)."""
+    cfg = load_config(env={"AIPIPE_HOME": str(tmp_path)})
+    template = retrain_template(cfg)
+    manifests = [template, *(t.to_dict() for t in build_all(cfg))]
+    run = {"apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow",
+           "metadata": {"generateName": "aipipe-retrain-", "labels": {"aipipe.io/trigger": "data-drop"}},
+           "spec": {"workflowTemplateRef": {"name": template["metadata"]["name"]},
+                    "arguments": {"parameters": [{"name": "project", "value": "birds-7"}]}}}
+    validate_workflow(run, dict_templates(manifests))  # the step templates' resources etc. pass
+    labelled = with_workflow_metadata(run, resolve_workflow_spec(run, dict_templates(manifests)))
+    labels = labelled["metadata"]["labels"]
+    assert labels["aipipe.io/project"] == "birds-7" and labels["aipipe.io/trigger"] == "data-drop"
+    assert labelled["metadata"]["annotations"] == template["spec"]["workflowMetadata"]["annotations"]
+    assert "labels" in run["metadata"] and "aipipe.io/project" not in run["metadata"]["labels"]  # a copy
+
+
+def meta_spec(expression: str, **labels: str) -> dict[str, Any]:
+    return {"entrypoint": "main", "arguments": {"parameters": [{"name": "foo", "value": "bar"}]},
+            "workflowMetadata": {"labels": labels, "labelsFrom": {"computed": {"expression": expression}}}}
+
+
+@pytest.mark.parametrize(("expression", "expected"), [
+    ("workflow.parameters.foo", "bar"),
+    ("workflow.parameters.foo + '-' + workflow.mainEntrypoint", "bar-main"),
+    ("workflow.labels.fixed == 'yes' ? 'seen' : 'unseen'", "seen"),
+])
+def test_labels_from_expressions(expression: str, expected: str) -> None:
+    spec = meta_spec(expression, fixed="yes")
+    out = with_workflow_metadata({"metadata": {"name": "wf"}, "spec": spec}, spec)
+    assert out["metadata"]["labels"] == {"fixed": "yes", "computed": expected}
+
+
+@pytest.mark.parametrize(("expression", "problem"), [
+    ("workflow.parameters.foo +", "failed to evaluate"),
+    ("1 + 2", "gave a int"),
+    ("workflow.parameters.foo + ' has spaces'", "not a valid label value"),
+])
+def test_labels_from_that_cannot_be_a_label_is_refused(expression: str, problem: str) -> None:
+    spec = meta_spec(expression)
+    with pytest.raises(UserError, match=problem) as caught:
+        with_workflow_metadata({"metadata": {"name": "wf"}}, spec)
+    assert caught.value.field == "spec.workflowMetadata.labelsFrom.computed"
