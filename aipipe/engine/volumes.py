@@ -104,19 +104,39 @@ class NodeVolumes:
 
     def write_secrets(self, tmpl: Mapping[str, Any], body: Mapping[str, Any], where: Where,
                       security: NodeSecurity) -> list[Path]:
-        """Write the keys of each secret volume at its mount path; returns the files (removed when the node ends)."""
+        """Write the keys of each secret volume at its mount path (only ``items``' keys, at their paths, when
+        given; none for a missing ``optional`` secret); returns the files (removed when the node ends)."""
         written: list[Path] = []
-        for _, mount, volume in self._mounts(tmpl, body):
+        for name, mount, volume in self._mounts(tmpl, body):
             secret = volume.get("secret")
             if not secret:
                 continue
             folder = where(str(mount["mountPath"]))
             folder.mkdir(parents=True, exist_ok=True)
-            for key, value in self.secrets.keys(str(secret.get("secretName"))).items():
-                path = folder / key
+            for relative, value in self._secret_files(secret, f"volumes.{name}.secret").items():
+                path = confined(folder, relative, field=f"volumes.{name}.secret.items.path")
+                path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(value)
                 path.chmod(0o400)
                 if security.uid is not None:
                     os.chown(path, security.uid, security.gid)
                 written.append(path)
         return written
+
+    def _secret_files(self, secret: Mapping[str, Any], field: str) -> dict[str, str]:
+        name, optional = str(secret.get("secretName")), bool(secret.get("optional"))
+        if optional and not confined(self.secrets.root, name, field=field).is_dir():
+            return {}
+        values = self.secrets.keys(name)
+        items = secret.get("items")
+        if not items:
+            return values
+        files = {}
+        for i, item in enumerate(items):
+            key = str(item.get("key"))
+            if key in values:
+                files[str(item.get("path") or key)] = values[key]
+            elif not optional:
+                raise UserError(f"secret {name!r} has no key {key!r} (put it in {self.secrets.root / name / key})",
+                                field=f"{field}.items[{i}].key")
+        return files

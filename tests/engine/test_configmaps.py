@@ -1,4 +1,5 @@
-"""Local ConfigMaps (``AIPIPE_HOME/configmaps/<name>/<key>``) in env, envFrom and volumes; emptyDir folders."""
+"""Local ConfigMaps (``AIPIPE_HOME/configmaps/<name>/<key>``) in env, envFrom and volumes; emptyDir folders; secret
+volume items and optional."""
 
 from __future__ import annotations
 
@@ -138,3 +139,29 @@ def test_empty_dir_is_an_empty_writable_folder_of_each_node(engine: EngineRun) -
 def test_store_refuses_bad_names_and_keys(tmp_path: Path, name: str, key: str) -> None:
     with pytest.raises(UserError, match="invalid ConfigMap"):
         ConfigMapStore(tmp_path).get(name, key)
+
+
+def test_secret_volume_items_and_optional(engine: EngineRun) -> None:
+    folder = engine.home / "secrets" / "creds"
+    folder.mkdir(parents=True)
+    (folder / "user").write_text("alice")
+    (folder / "token").write_text("s3cr3t-value")
+    script = ("ls -R /creds | tr '\\n' ' '; echo; test \"$(cat /creds/sub/name)\" = alice && echo match; "
+              "ls -a /none | wc -l")
+    wf = engine.run(one_pod(script,
+                            volumes=[{"name": "c", "secret": {"secretName": "creds",
+                                                               "items": [{"key": "user", "path": "sub/name"}]}},
+                                     {"name": "n", "secret": {"secretName": "absent", "optional": True}}],
+                            volumeMounts=[{"name": "c", "mountPath": "/creds"}, {"name": "n", "mountPath": "/none"}]))
+    assert wf["status"]["phase"] == "Succeeded", wf["status"].get("message")
+    listing, name, count = pod(wf)["outputs"]["result"].split("\n")
+    assert "token" not in listing and "user" not in listing and "name" in listing
+    assert (name, count.strip()) == ("match", "2")
+
+
+def test_secret_volume_missing_item_key_errors(engine: EngineRun) -> None:
+    (engine.home / "secrets" / "creds").mkdir(parents=True)
+    wf = engine.run(one_pod("echo never", volumes=[{"name": "c", "secret": {
+        "secretName": "creds", "items": [{"key": "gone"}]}}], volumeMounts=[{"name": "c", "mountPath": "/creds"}]))
+    assert pod(wf)["phase"] == "Error"
+    assert "volumes.c.secret.items[0].key: secret 'creds' has no key 'gone'" in pod(wf)["message"]
