@@ -25,6 +25,10 @@ UNSUPPORTED = {
     "memoize": "memoize is not supported by the embedded engine (it keeps no memoization cache). Remove it (the "
                "step then always runs), or submit this workflow to Argo",
 }
+SEMAPHORES = ("semaphores are not supported by the embedded engine (mutexes are): use synchronization.mutexes, or "
+              "submit this workflow to Argo")
+# Volume kinds a node can mount here (aipipe.engine.volumes); the others need a cluster.
+LOCAL_VOLUMES = ("emptyDir", "configMap", "secret", "persistentVolumeClaim")
 # Accepted and not acted on, because on one machine they only govern cluster resources:
 # - ttlStrategy, podGC: when Argo deletes a finished Workflow object or its pods. Local runs and their logs stay
 #   in the run store until deleted (``aipipe delete``, the server's archive rules).
@@ -89,7 +93,7 @@ class _Linter:
                 self.fail(f"spec.arguments.{param.get('name')}.value", "is required (give it with -p name=value)")
         sync = self.spec.get("synchronization") or {}
         if sync.get("semaphore") or sync.get("semaphores"):
-            self.fail("spec.synchronization", "semaphores need a ConfigMap; the embedded engine supports mutexes")
+            self.fail("spec.synchronization", SEMAPHORES)
         for tmpl in self.spec.get("templates") or []:
             self.check_template(tmpl, self.local, f"templates.{tmpl.get('name')}")
 
@@ -142,7 +146,7 @@ class _Linter:
                 self.fail(f"{where}.dag", f"dependency cycle {' -> '.join(cycle)}")
         sync = tmpl.get("synchronization") or {}
         if sync.get("semaphore") or sync.get("semaphores"):
-            self.fail(f"{where}.synchronization", "semaphores need a ConfigMap; the embedded engine supports mutexes")
+            self.fail(f"{where}.synchronization", SEMAPHORES)
 
     def check_ref(self, ref: Mapping[str, Any], local: Mapping[str, Any], where: str) -> None:
         given = [k for k in ("template", "templateRef", "inline") if ref.get(k)]
@@ -196,8 +200,19 @@ def refuse_unsupported(spec: Mapping[str, Any], where: str) -> None:
     """UserError naming the first field of :data:`UNSUPPORTED` set in a template of ``spec`` (its templates,
     ``templateDefaults`` and inline templates), e.g. ``spec.templates[2].sidecars``."""
     _refuse_fields(spec.get("templateDefaults") or {}, f"{where}.templateDefaults")
+    _refuse_volumes(spec.get("volumes"), f"{where}.volumes")
     for i, tmpl in enumerate(spec.get("templates") or []):
         _refuse_in_template(tmpl, f"{where}.templates[{i}]")
+
+
+def _refuse_volumes(volumes: Any, where: str) -> None:
+    for i, volume in enumerate(volumes if isinstance(volumes, list) else []):
+        kinds = [k for k in (volume if isinstance(volume, Mapping) else {}) if k != "name"]
+        for kind in kinds:
+            if kind not in LOCAL_VOLUMES:
+                raise UserError(f"{kind} volumes are not supported by the embedded engine (it mounts "
+                                f"{', '.join(LOCAL_VOLUMES)} and volumeClaimTemplates); use one of those, or submit "
+                                "this workflow to Argo", field=f"{where}[{i}].{kind}")
 
 
 def _refuse_fields(tmpl: Mapping[str, Any], where: str) -> None:
@@ -211,6 +226,7 @@ def _refuse_in_template(tmpl: Any, where: str) -> None:
     if not isinstance(tmpl, Mapping):
         return
     _refuse_fields(tmpl, where)
+    _refuse_volumes(tmpl.get("volumes"), f"{where}.volumes")
     for gi, group in enumerate(tmpl.get("steps") or []):
         for si, step in enumerate(group if isinstance(group, list) else []):
             if isinstance(step, Mapping):

@@ -134,3 +134,25 @@ def test_labels_from_that_cannot_be_a_label_is_refused(expression: str, problem:
     with pytest.raises(UserError, match=problem) as caught:
         with_workflow_metadata({"metadata": {"name": "wf"}}, spec)
     assert caught.value.field == "spec.workflowMetadata.labelsFrom.computed"
+
+
+def test_volume_kinds_a_node_cannot_mount_are_refused() -> None:
+    host = workflow({"name": "leaf", "container": ECHO}, volumes=[{"name": "h", "hostPath": {"path": "/var"}}])
+    with pytest.raises(UserError, match=r"spec\.volumes\[0\]\.hostPath: hostPath volumes are not supported"):
+        validate_workflow(host, no_templates)
+    nfs = workflow({"name": "leaf", "container": ECHO, "volumes": [
+        {"name": "ok", "emptyDir": {}}, {"name": "n", "nfs": {"server": "s", "path": "/"}}]})
+    with pytest.raises(UserError, match=r"spec\.templates\[1\]\.volumes\[1\]\.nfs"):
+        validate_workflow(nfs, no_templates)
+    fine = workflow({"name": "leaf", "container": ECHO, "volumes": [
+        {"name": "a", "emptyDir": {}}, {"name": "b", "configMap": {"name": "c"}}, {"name": "c", "secret": {}},
+        {"name": "d", "persistentVolumeClaim": {"claimName": "x"}}]})
+    validate_workflow(fine, no_templates)
+
+
+def test_semaphores_are_refused_and_say_what_works() -> None:
+    wf = workflow({"name": "leaf", "container": ECHO, "synchronization": {
+        "semaphores": [{"configMapKeyRef": {"name": "limits", "key": "gpu"}}]}})
+    with pytest.raises(UserError, match=r"use synchronization\.mutexes") as caught:
+        validate_workflow(wf, no_templates)
+    assert caught.value.field == "templates.leaf.synchronization"
