@@ -78,6 +78,13 @@ def _interpreter_paths() -> tuple[str, ...]:
     return tuple(sorted(p for p in paths if p not in ("/", "") and os.path.isdir(p)))
 
 
+def _clean_up(secret_files: list[Path], locked: list[Path]) -> None:
+    """Remove a node's secret files and unlock its read-only ConfigMap folders once it has ended."""
+    for path in secret_files:
+        path.unlink(missing_ok=True)
+    unlock(locked)
+
+
 def _give_folders(root: Path, private: frozenset[str], security: NodeSecurity) -> None:
     """A node running as another user owns its own folders, as a container's user owns its emptyDirs;
     ``/tmp`` is sticky and writable by all, as in an image."""
@@ -215,19 +222,25 @@ class PodRunner:
                             "add it to engine.image_map", "Error")
         env = self._env(body, runtime.search_path(), dict(runtime.env))
         env[NODE_ENV] = f"{self.ctx.work_dir.name}/{nid}"
-        secret_files = self.volumes.write_secrets(tmpl, body, where, security)
-        locked = self.volumes.write_own(tmpl, body, root, where, security)
-        _give_folders(root, private, security)
         binds = self.volumes.binds(tmpl, body)
+        deadline = self._deadline(tmpl)
         gpu_count = requested_gpus(tmpl, str(self.ctx.config.get("kubernetes.gpu_resource")))
+        secret_files = self.volumes.write_secrets(tmpl, body, where, security)
+        locked: list[Path] = []
         gpu_ids: list[int] | None = None
         warning = ""
+        try:  # what was written for the node goes when anything before its start fails
+            locked = self.volumes.write_own(tmpl, body, root, where, security)
+            _give_folders(root, private, security)
+            if gpu_count:
+                gpu_ids, warning = self.gpus.acquire(gpu_count, self.cancelled)
+        except BaseException:
+            _clean_up(secret_files, locked)
+            raise
         if gpu_count:
-            gpu_ids, warning = self.gpus.acquire(gpu_count, self.cancelled)
             env["CUDA_VISIBLE_DEVICES"] = ",".join(map(str, gpu_ids)) if gpu_ids else ""
             if warning:
                 self.ctx.on_log(nid, warning + "\n")
-        deadline = self._deadline(tmpl)
         if self.pod_slots is not None:
             self.pod_slots.acquire()
         try:
@@ -273,9 +286,7 @@ class PodRunner:
             if self.pod_slots is not None:
                 self.pod_slots.release()
             self.gpus.release(gpu_ids)
-            for path in secret_files:
-                path.unlink(missing_ok=True)
-            unlock(locked)
+            _clean_up(secret_files, locked)
         outputs: dict[str, Any] = {"exitCode": str(result.exit_code)}
         kept = result.stdout[:safe_cut(result.stdout, [v.encode() for v in self.ctx.secrets.values()],
                                        RESULT_LIMIT, final=len(result.stdout) <= RESULT_LIMIT)]

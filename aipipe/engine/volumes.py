@@ -107,20 +107,25 @@ class NodeVolumes:
         """Write the keys of each secret volume at its mount path (only ``items``' keys, at their paths, when
         given; none for a missing ``optional`` secret); returns the files (removed when the node ends)."""
         written: list[Path] = []
-        for name, mount, volume in self._mounts(tmpl, body):
-            secret = volume.get("secret")
-            if not secret:
-                continue
-            folder = where(str(mount["mountPath"]))
-            folder.mkdir(parents=True, exist_ok=True)
-            for relative, value in self._secret_files(secret, f"volumes.{name}.secret").items():
-                path = confined(folder, relative, field=f"volumes.{name}.secret.items.path")
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(value)
-                path.chmod(0o400)
-                if security.uid is not None:
-                    os.chown(path, security.uid, security.gid)
-                written.append(path)
+        try:
+            for name, mount, volume in self._mounts(tmpl, body):
+                secret = volume.get("secret")
+                if not secret:
+                    continue
+                folder = where(str(mount["mountPath"]))
+                folder.mkdir(parents=True, exist_ok=True)
+                for relative, value in self._secret_files(secret, f"volumes.{name}.secret").items():
+                    path = confined(folder, relative, field=f"volumes.{name}.secret.items.path")
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    written.append(path)
+                    path.write_text(value)
+                    path.chmod(0o400)
+                    if security.uid is not None:
+                        os.chown(path, security.uid, security.gid)
+        except BaseException:  # a later volume failed: no secret stays on disk
+            for path in written:
+                path.unlink(missing_ok=True)
+            raise
         return written
 
     def _secret_files(self, secret: Mapping[str, Any], field: str) -> dict[str, str]:

@@ -165,3 +165,14 @@ def test_secret_volume_missing_item_key_errors(engine: EngineRun) -> None:
         "secretName": "creds", "items": [{"key": "gone"}]}}], volumeMounts=[{"name": "c", "mountPath": "/creds"}]))
     assert pod(wf)["phase"] == "Error"
     assert "volumes.c.secret.items[0].key: secret 'creds' has no key 'gone'" in pod(wf)["message"]
+
+
+def test_secret_files_go_when_another_volume_fails(engine: EngineRun) -> None:
+    folder = engine.home / "secrets" / "creds"
+    folder.mkdir(parents=True)
+    (folder / "token").write_text("s3cr3t-value")
+    wf = engine.run(one_pod("echo never", volumes=[{"name": "c", "secret": {"secretName": "creds"}},
+                                                    {"name": "m", "configMap": {"name": "absent"}}],
+                            volumeMounts=[{"name": "c", "mountPath": "/creds"}, {"name": "m", "mountPath": "/cfg"}]))
+    assert pod(wf)["phase"] == "Error" and "configmap 'absent' not found" in pod(wf)["message"]
+    assert list((engine.home / "runs").rglob("creds")) and not list((engine.home / "runs").rglob("token"))
