@@ -1,0 +1,63 @@
+"""Through a real ``aipipe server``: a run reads a local ConfigMap, and a workflow with a field the engine
+cannot honour is refused at submit and at lint with Argo's InvalidArgument shape, naming the field."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.server.conftest import ServerProcess, start_server
+
+NS = "argo"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    home = tmp_path_factory.mktemp("cm") / "home"
+    folder = home / "configmaps" / "app-settings"
+    folder.mkdir(parents=True)
+    (folder / "greeting").write_text("hello from a configmap\n")
+    srv = start_server(home)
+    yield srv
+    srv.stop()
+
+
+def manifest(**leaf: Any) -> dict[str, Any]:
+    return {"metadata": {"generateName": "cm-"}, "spec": {"entrypoint": "main", "templates": [
+        {"name": "main", **leaf, "container": {
+            "image": "busybox", "command": ["sh", "-c", "echo \"$GREETING\"; cat /cfg/greeting"],
+            "env": [{"name": "GREETING", "valueFrom": {"configMapKeyRef": {"name": "app-settings",
+                                                                          "key": "greeting"}}}],
+            "volumeMounts": [{"name": "cfg", "mountPath": "/cfg"}]},
+         "volumes": [{"name": "cfg", "configMap": {"name": "app-settings"}}]}]}}
+
+
+def test_a_submitted_run_reads_the_local_config_map(server: ServerProcess) -> None:
+    created = server.http.post(f"{server.url}/api/v1/workflows/{NS}", json={"workflow": manifest()}, timeout=30)
+    assert created.status_code == 200, created.text
+    name = created.json()["metadata"]["name"]
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        wf = server.http.get(f"{server.url}/api/v1/workflows/{NS}/{name}", timeout=30).json()
+        if wf.get("status", {}).get("phase") in ("Succeeded", "Failed", "Error"):
+            break
+        time.sleep(0.3)
+    assert wf["status"]["phase"] == "Succeeded", wf["status"]
+    [pod] = [n for n in wf["status"]["nodes"].values() if n["type"] == "Pod"]
+    assert pod["outputs"]["result"] == "hello from a configmap\nhello from a configmap"
+
+
+@pytest.mark.parametrize("path", ["", "/lint"])
+def test_sidecars_are_refused_naming_the_field(server: ServerProcess, path: str) -> None:
+    body = {"workflow": manifest(sidecars=[{"name": "db", "image": "postgres"}])}
+    resp = server.http.post(f"{server.url}/api/v1/workflows/{NS}{path}", json=body, timeout=30)
+    assert resp.status_code == 400, resp.text
+    answer = resp.json()
+    assert answer["code"] == 3 and "spec.templates[0].sidecars" in answer["message"]
+    assert "sidecars are not supported by the embedded engine" in answer["message"]
+    listed = server.http.get(f"{server.url}/api/v1/workflows/{NS}", timeout=30).json()
+    assert all("sidecars" not in str(item.get("spec")) for item in listed.get("items") or [])
+
