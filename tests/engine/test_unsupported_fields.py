@@ -156,3 +156,15 @@ def test_semaphores_are_refused_and_say_what_works() -> None:
     with pytest.raises(UserError, match=r"use synchronization\.mutexes") as caught:
         validate_workflow(wf, no_templates)
     assert caught.value.field == "templates.leaf.synchronization"
+
+
+def test_parameters_from_config_maps_are_refused_not_left_empty() -> None:
+    ref = {"valueFrom": {"configMapKeyRef": {"name": "settings", "key": "color"}}}
+    argument = workflow({"name": "leaf", "container": ECHO}, arguments={"parameters": [{"name": "a", **ref}]})
+    with pytest.raises(UserError, match=r"spec\.arguments\.parameters\[0\]\.valueFrom\.configMapKeyRef: parameters"):
+        validate_workflow(argument, no_templates)
+    given = workflow({"name": "leaf", "container": ECHO}, arguments={"parameters": [{"name": "a", "value": "x"}]})
+    validate_workflow(given, no_templates)
+    inputs = workflow({"name": "leaf", "inputs": {"parameters": [{"name": "b", **ref}]}, "container": ECHO})
+    with pytest.raises(UserError, match=r"spec\.templates\[1\]\.inputs\.parameters\[0\]\.valueFrom"):
+        validate_workflow(inputs, no_templates)
