@@ -96,7 +96,7 @@ def test_labels_from_over_the_retrain_template_labels_the_run(tmp_path: Path) ->
     cfg = load_config(env={"AIPIPE_HOME": str(tmp_path)})
     template = retrain_template(cfg)
     manifests = [template, *(t.to_dict() for t in build_all(cfg))]
-    run = {"apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow",
+    run: dict[str, Any] = {"apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow",
            "metadata": {"generateName": "aipipe-retrain-", "labels": {"aipipe.io/trigger": "data-drop"}},
            "spec": {"workflowTemplateRef": {"name": template["metadata"]["name"]},
                     "arguments": {"parameters": [{"name": "project", "value": "birds-7"}]}}}
