@@ -5,9 +5,13 @@ Entry points: :class:`aipipe.engine.executor.WorkflowExecutor` (``run(stop)`` ->
 :func:`aipipe.engine.nodes.reset_for_retry`.
 
 Modules: ``executor`` (driver, inputs, retries, hooks, exit handlers) with ``steps``, ``dag`` and
-``outputs`` (its parts); ``template`` ({{…}} substitution), ``expr`` (expr-lang and govaluate),
-``graph`` (depends logic), ``pod`` (one container/script node) over ``runners.local`` (mount
-namespaces), ``io`` (artifacts), ``images`` (image -> local runtime, shims in ``shims/bin``),
-``secrets``, ``gpu``, ``locks`` (mutexes), ``retry``, ``nodes`` (status tree), ``validate``.
-``store``, ``service`` and ``names`` are the run store and process model built on top.
+``outputs`` (its parts), ``arguments`` (a call's arguments), ``gate`` (parallelism and failFast of a
+template's children), ``edges`` (Argo's ``children``/``outboundNodes``), ``control`` and ``runcontrol``
+(suspend, resume, set, stop, terminate); ``template`` ({{…}} substitution), ``expr`` over ``grammar/``
+(one lark grammar for expr-lang, govaluate ``when`` and ``depends``), ``graph`` (depends logic), ``pod``
+(one container/script node) with ``volumes`` over ``runners.local`` (mount namespaces), ``io``
+(artifacts), ``images`` (image -> local runtime, shims in ``shims/bin``), ``secrets``, ``configmaps``,
+``gpu``, ``locks`` (mutexes), ``retry``, ``nodes`` (status tree), ``validate``, ``wfmeta``
+(``workflowMetadata``, ``labelsFrom``). ``store``, ``service`` and ``names`` are the run store and process
+model built on top.
 """

@@ -32,6 +32,8 @@ from aipipe.engine.store import (
     WORKFLOW_TEMPLATE,
     RunStore,
 )
+from aipipe.engine.validate import resolve_workflow_spec
+from aipipe.engine.wfmeta import with_workflow_metadata
 from aipipe.errors import AipipeError, ConflictError, NotFoundError, UserError
 
 TERMINATED_MESSAGE = "terminated by user"
@@ -102,7 +104,9 @@ class EngineService:
         if manifests and not dry_run:
             self.register_templates(manifests, namespace)
         self.validate(workflow, namespace)
-        workflow = copy.deepcopy(workflow)
+        # spec.workflowMetadata (labels, annotations, labelsFrom): set at submit, where Argo's controller
+        # sets them when it first sees the run
+        workflow = with_workflow_metadata(workflow, resolve_workflow_spec(workflow, self.template_lookup(namespace)))
         workflow.pop("status", None)
         if dry_run:
             workflow.setdefault("metadata", {})["namespace"] = namespace

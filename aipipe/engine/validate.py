@@ -106,8 +106,6 @@ class _Linter:
         if kind not in LOCAL_KINDS:
             self.fail(where, f"{kind} templates are not supported by the embedded engine (it runs container, "
                       "script, steps, dag and suspend templates); submit this workflow to Argo instead")
-        if kind == "script" and "source" not in tmpl["script"]:
-            self.fail(f"{where}.script.source", "is required")
         for i, p in enumerate((tmpl.get("inputs") or {}).get("parameters") or []):
             if not p.get("name"):
                 self.fail(f"{where}.inputs.parameters[{i}].name", "is required")

@@ -331,3 +331,11 @@ def test_workflow_parallelism_creates_nodes_when_they_start(engine: EngineRun) -
     out = engine.run(wf)
     assert out["status"]["phase"] == "Succeeded"
     assert max(engine.changes) == 2  # the four waiting for a slot had no node (so no startedAt) meanwhile
+
+
+def test_script_with_only_args_runs(engine: EngineRun) -> None:
+    workflow, _ = load("script-args-only.yaml")
+    out = engine.run(workflow)
+    assert out["status"]["phase"] == "Succeeded", out["status"].get("message")
+    [node] = [n for n in out["status"]["nodes"].values() if n["type"] == "Pod"]
+    assert node["outputs"]["result"] == "hi from args"

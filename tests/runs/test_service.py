@@ -60,3 +60,15 @@ def test_resubmit_copies_the_spec_with_new_parameters(service):
     assert new["spec"]["arguments"]["parameters"] == [{"name": "who", "value": "second"}]
     with pytest.raises(UserError, match="name=value"):
         service.prepare_resubmit(old["metadata"]["name"], parameters=["oops"])
+
+
+def test_submit_gives_the_run_its_workflow_metadata(service):
+    """spec.workflowMetadata's labels, annotations and labelsFrom land on the stored run, as Argo's controller
+    sets them on a new run."""
+    wf = _params("birds-7")
+    wf["spec"]["workflowMetadata"] = {"labels": {"team": "vision"}, "annotations": {"note": "nightly"},
+                                      "labelsFrom": {"who": {"expression": "workflow.parameters.who"}}}
+    stored = service.submit(wf)
+    meta = service.store.get_workflow(stored["metadata"]["namespace"], stored["metadata"]["name"])["metadata"]
+    assert meta["labels"]["team"] == "vision" and meta["labels"]["who"] == "birds-7"
+    assert meta["annotations"]["note"] == "nightly"
