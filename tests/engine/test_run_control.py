@@ -19,6 +19,7 @@ from aipipe.config import load_config
 from aipipe.engine.control import set_request
 from aipipe.engine.service import EngineService
 from aipipe.errors import ConflictError, UserError
+from tests.polling import wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -45,13 +46,7 @@ class Driven:
                      if n["displayName"] == display), None)
 
     def wait(self, what: str, check: Callable[[], Any], timeout: float = 60) -> Any:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            value = check()
-            if value:
-                return value
-            time.sleep(0.1)
-        raise AssertionError(f"timed out waiting for {what}: {self.stored().get('status')}")
+        return wait_until(what, check, timeout, interval=0.1, detail=lambda: self.stored().get("status"))
 
     def finish(self, timeout: float = 60) -> dict[str, Any]:
         self.thread.join(timeout)

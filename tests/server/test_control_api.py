@@ -21,6 +21,7 @@ from argo_workflows.model.io_argoproj_workflow_v1alpha1_workflow_suspend_request
 from hera.workflows import WorkflowsService
 from hera.workflows.models import WorkflowResumeRequest, WorkflowSetRequest
 
+from tests.polling import wait_until
 from tests.server.conftest import ServerProcess, start_server
 
 NS = "argo"
@@ -55,13 +56,7 @@ def node(srv: ServerProcess, name: str, display: str) -> dict[str, Any] | None:
 
 
 def wait(what: str, check: Callable[[], Any], timeout: float = 60) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}")
+    return wait_until(what, check, timeout)
 
 
 def finished(srv: ServerProcess, name: str) -> dict[str, Any]:

@@ -10,7 +10,6 @@ import os
 import re
 import shutil
 import tarfile
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 import pytest
 import requests
 
+from tests.polling import wait_until
 from tests.server.conftest import REPO_ROOT, ServerProcess, start_server
 
 CHROMIUM = "/usr/bin/chromium"
@@ -49,18 +49,8 @@ SLOW: dict[str, Any] = {"metadata": {"generateName": "slow-"}, "spec": {"entrypo
 
 
 def _wait(what: str, probe: Callable[[], Any], timeout: float = 30) -> Any:
-    """The first truthy value of ``probe`` (exceptions count as not yet)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            got = probe()
-        except Exception:  # a stale element or a page mid-refresh: try again
-            got = None
-        if got:
-            return got
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.2)
+    """The first truthy value of ``probe``; a stale element or a page mid-refresh counts as not yet."""
+    return wait_until(what, probe, timeout, retry_on=(Exception,))
 
 
 @pytest.fixture(scope="module")
