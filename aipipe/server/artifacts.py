@@ -16,6 +16,7 @@ import html
 import mimetypes
 import posixpath
 import re
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
@@ -134,23 +135,16 @@ async def artifact_file(request: web.Request) -> web.StreamResponse:
                         file_path, listing=rest.endswith("/"))
 
 
-def _named(is_input: bool) -> Any:
+def _route(find: Callable[[web.Request, str], Awaitable[dict[str, Any]]], key: str, is_input: bool) -> Any:
+    """A download route that finds its run with ``find`` from the path parameter ``key`` (name or uid)."""
     async def handler(request: web.Request) -> web.StreamResponse:
         info = request.match_info
-        workflow = await _by_name(request, info["name"])
+        workflow = await find(request, info[key])
         return await _serve(request, workflow, info["nodeId"], info["artifactName"], is_input)
     return handler
 
 
-def _by_uid_route(is_input: bool) -> Any:
-    async def handler(request: web.Request) -> web.StreamResponse:
-        info = request.match_info
-        workflow = await _by_uid(request, info["uid"])
-        return await _serve(request, workflow, info["nodeId"], info["artifactName"], is_input)
-    return handler
-
-
-routes.get("/artifacts/{namespace}/{name}/{nodeId}/{artifactName}")(_named(False))
-routes.get("/input-artifacts/{namespace}/{name}/{nodeId}/{artifactName}")(_named(True))
-routes.get("/artifacts-by-uid/{uid}/{nodeId}/{artifactName}")(_by_uid_route(False))
-routes.get("/input-artifacts-by-uid/{uid}/{nodeId}/{artifactName}")(_by_uid_route(True))
+routes.get("/artifacts/{namespace}/{name}/{nodeId}/{artifactName}")(_route(_by_name, "name", False))
+routes.get("/input-artifacts/{namespace}/{name}/{nodeId}/{artifactName}")(_route(_by_name, "name", True))
+routes.get("/artifacts-by-uid/{uid}/{nodeId}/{artifactName}")(_route(_by_uid, "uid", False))
+routes.get("/input-artifacts-by-uid/{uid}/{nodeId}/{artifactName}")(_route(_by_uid, "uid", True))
