@@ -8,6 +8,7 @@ ends and writes input artifacts there before it starts.
 from __future__ import annotations
 
 import os
+import socket
 import sys
 import threading
 from collections.abc import Mapping
@@ -22,6 +23,7 @@ from aipipe.engine.expr import ExprError, evaluate, to_text
 from aipipe.engine.gpu import GpuPool, requested_gpus
 from aipipe.engine.images import REPO_ROOT, ImageMap
 from aipipe.engine.io import ArtifactError, load_input, save_output
+from aipipe.engine.names import pod_name
 from aipipe.engine.nodes import NodeTree
 from aipipe.engine.retry import parse_duration
 from aipipe.engine.runners.base import ProcessSpec, host_path
@@ -220,7 +222,7 @@ class PodRunner:
         if not argv:
             raise NodeError("the container has no command, no args and its image has no default command; "
                             "add it to engine.image_map", "Error")
-        env = self._env(body, runtime.search_path(), dict(runtime.env))
+        env = self._env(body, runtime.search_path(), dict(runtime.env), self._pod_fields(nid, tmpl, scope, tree))
         env[NODE_ENV] = f"{self.ctx.work_dir.name}/{nid}"
         binds = self.volumes.binds(tmpl, body)
         deadline = self._deadline(tmpl)
@@ -336,7 +338,21 @@ class PodRunner:
                 raise NodeError(f"input artifact {spec['name']!r} has no path")
             load_input(spec, entry.get("_source"), own(str(spec["path"])), self.ctx.storage, self.ctx.artifact_root)
 
-    def _env(self, body: Mapping[str, Any], search_path: str, image_env: dict[str, str]) -> dict[str, str]:
+    @staticmethod
+    def _pod_fields(nid: str, tmpl: Mapping[str, Any], scope: Scope, tree: NodeTree) -> dict[str, str]:
+        """What ``valueFrom.fieldRef`` reads for this node (:data:`~aipipe.engine.validate.LOCAL_POD_FIELDS`):
+        Argo's pod name for the node, the run's namespace and service account, this host."""
+        node = tree.get(nid) or {}
+        workflow = str(scope.values.get("workflow.name") or "")
+        template = str(node.get("templateName") or tmpl.get("name") or "")
+        return {"metadata.name": pod_name(workflow, str(node.get("name") or nid), template),
+                "metadata.namespace": str(scope.values.get("workflow.namespace") or ""),
+                "spec.nodeName": socket.gethostname(),
+                "spec.serviceAccountName": str(scope.values.get("workflow.serviceAccountName") or ""),
+                "status.podIP": "127.0.0.1", "status.hostIP": "127.0.0.1"}
+
+    def _env(self, body: Mapping[str, Any], search_path: str, image_env: dict[str, str],
+             pod_fields: Mapping[str, str]) -> dict[str, str]:
         env = {k: os.environ[k] for k in _PASSTHROUGH_ENV if os.environ.get(k)}
         env.setdefault("HOME", os.path.expanduser("~"))
         env.setdefault("LANG", "C.UTF-8")
@@ -361,7 +377,8 @@ class PodRunner:
                 ref = source["configMapKeyRef"]
                 value = self.configmaps.get(str(ref.get("name")), str(ref.get("key")), bool(ref.get("optional")),
                                             field=f"env {name}: valueFrom.configMapKeyRef")
-            # fieldRef / resourceFieldRef: pod metadata has no local meaning, the variable stays unset
+            elif source.get("fieldRef"):  # other fields and resourceFieldRef are refused at submit
+                value = pod_fields.get(str(source["fieldRef"].get("fieldPath") or ""))
             if value is not None:
                 env[name] = value
         return env

@@ -13,6 +13,9 @@ TemplateLookup = Callable[[str, str], "dict[str, Any] | None"]
 TEMPLATE_KINDS = ("container", "script", "steps", "dag", "suspend", "resource", "http", "data", "containerSet",
                   "plugin")
 LOCAL_KINDS = ("container", "script", "steps", "dag", "suspend")
+# the pod fields a node's env can take with valueFrom.fieldRef (aipipe.engine.pod gives their local values)
+LOCAL_POD_FIELDS = ("metadata.name", "metadata.namespace", "spec.nodeName", "spec.serviceAccountName",
+                    "status.podIP", "status.hostIP")
 # Template fields the embedded engine cannot honour: refused at submit, never run without them.
 UNSUPPORTED = {
     "daemon": "daemon steps (a server kept running for the steps after it) are not supported by the embedded "
@@ -213,6 +216,22 @@ def _refuse_config_map_parameters(params: Any, where: str) -> None:
                             "this workflow to Argo", field=f"{where}[{i}].valueFrom.configMapKeyRef")
 
 
+def _refuse_env_sources(env: Any, where: str) -> None:
+    """``valueFrom`` sources a node cannot have: a ``fieldRef`` outside :data:`LOCAL_POD_FIELDS`, and
+    ``resourceFieldRef`` (there is no resource limit locally)."""
+    for i, item in enumerate(env if isinstance(env, list) else []):
+        source = (item.get("valueFrom") or {}) if isinstance(item, Mapping) else {}
+        path = str((source.get("fieldRef") or {}).get("fieldPath") or "") if source.get("fieldRef") else None
+        if path is not None and path not in LOCAL_POD_FIELDS:
+            raise UserError(f"fieldRef {path!r} has no value in the embedded engine (it gives "
+                            f"{', '.join(LOCAL_POD_FIELDS)}); give a value, or submit this workflow to Argo",
+                            field=f"{where}[{i}].valueFrom.fieldRef.fieldPath")
+        if source.get("resourceFieldRef"):
+            raise UserError("resourceFieldRef has no value in the embedded engine (it applies no resource limits); "
+                            "give a value, or submit this workflow to Argo",
+                            field=f"{where}[{i}].valueFrom.resourceFieldRef")
+
+
 def _refuse_volumes(volumes: Any, where: str) -> None:
     for i, volume in enumerate(volumes if isinstance(volumes, list) else []):
         kinds = [k for k in (volume if isinstance(volume, Mapping) else {}) if k != "name"]
@@ -236,6 +255,9 @@ def _refuse_in_template(tmpl: Any, where: str) -> None:
     _refuse_fields(tmpl, where)
     _refuse_volumes(tmpl.get("volumes"), f"{where}.volumes")
     _refuse_config_map_parameters((tmpl.get("inputs") or {}).get("parameters"), f"{where}.inputs.parameters")
+    for kind in ("container", "script"):
+        if isinstance(tmpl.get(kind), Mapping):
+            _refuse_env_sources(tmpl[kind].get("env"), f"{where}.{kind}.env")
     for gi, group in enumerate(tmpl.get("steps") or []):
         for si, step in enumerate(group if isinstance(group, list) else []):
             if isinstance(step, Mapping):

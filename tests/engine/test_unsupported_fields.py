@@ -4,6 +4,7 @@ cluster resources are accepted; ``workflowMetadata.labelsFrom`` gives the run it
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +15,7 @@ import yaml
 
 from aipipe.config import load_config
 from aipipe.engine.context import dict_templates, no_templates
+from aipipe.engine.names import pod_name
 from aipipe.engine.validate import resolve_workflow_spec, validate_workflow
 from aipipe.engine.wfmeta import with_workflow_metadata
 from aipipe.errors import UserError
@@ -168,3 +170,30 @@ def test_parameters_from_config_maps_are_refused_not_left_empty() -> None:
     inputs = workflow({"name": "leaf", "inputs": {"parameters": [{"name": "b", **ref}]}, "container": ECHO})
     with pytest.raises(UserError, match=r"spec\.templates\[1\]\.inputs\.parameters\[0\]\.valueFrom"):
         validate_workflow(inputs, no_templates)
+
+
+def test_field_refs_give_the_node_its_pod_name_namespace_and_address(engine: EngineRun) -> None:
+    """valueFrom.fieldRef reads what a node has locally: Argo's pod name for it, the run's namespace, this host."""
+    env = [{"name": n, "valueFrom": {"fieldRef": {"fieldPath": p}}} for n, p in (
+        ("POD", "metadata.name"), ("NS", "metadata.namespace"), ("IP", "status.podIP"), ("HOST", "spec.nodeName"))]
+    wf = workflow({"name": "leaf", "container": {"image": "busybox", "command": [
+        "sh", "-c", 'echo "$POD $NS $IP $HOST"'], "env": env}})
+    wf["metadata"]["namespace"] = "team-a"
+    out = engine.run(wf)
+    assert out["status"]["phase"] == "Succeeded", out["status"].get("message")
+    [node] = [n for n in out["status"]["nodes"].values() if n["type"] == "Pod"]
+    pod, namespace, ip, host = node["outputs"]["result"].split()
+    assert pod == pod_name("wf", node["name"], "leaf") and pod.startswith("wf-leaf-")
+    assert (namespace, ip, host) == ("team-a", "127.0.0.1", socket.gethostname())
+
+
+@pytest.mark.parametrize(("source", "field"), [
+    ({"fieldRef": {"fieldPath": "metadata.labels['app']"}}, "valueFrom.fieldRef.fieldPath"),
+    ({"resourceFieldRef": {"resource": "limits.cpu"}}, "valueFrom.resourceFieldRef"),
+])
+def test_env_sources_without_a_local_value_are_refused(source: dict[str, Any], field: str) -> None:
+    wf = workflow({"name": "leaf", "container": {**ECHO, "env": [{"name": "X", "valueFrom": source}]}})
+    with pytest.raises(UserError) as caught:
+        validate_workflow(wf, no_templates)
+    assert caught.value.field == f"spec.templates[1].container.env[0].{field}"
+    assert "submit this workflow to Argo" in str(caught.value)
