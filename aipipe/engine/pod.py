@@ -224,7 +224,7 @@ class PodRunner:
                             "add it to engine.image_map", "Error")
         env = self._env(body, runtime.search_path(), dict(runtime.env), self._pod_fields(nid, tmpl, scope, tree))
         env[NODE_ENV] = f"{self.ctx.work_dir.name}/{nid}"
-        binds = self.volumes.binds(tmpl, body)
+        binds, read_only = self.volumes.binds(tmpl, body), self.volumes.read_only_paths(tmpl, body)
         deadline = self._deadline(tmpl)
         gpu_count = requested_gpus(tmpl, str(self.ctx.config.get("kubernetes.gpu_resource")))
         secret_files = self.volumes.write_secrets(tmpl, body, where, security)
@@ -250,7 +250,8 @@ class PodRunner:
                 return {"phase": "Failed", "message": "stopped before start"}
             out, err = LineMasker(self.ctx, nid), LineMasker(self.ctx, nid)
             spec = ProcessSpec(argv=argv, env=env, cwd=str(body.get("workingDir") or "/"), root=root,
-                               private_tops=private, shared=self.shared, binds=binds, on_stdout=out.feed,
+                               private_tops=private, shared=self.shared, binds=binds, read_only_mounts=read_only,
+                               on_stdout=out.feed,
                                on_stderr=err.feed, readonly=self.readonly, hidden=self._hidden(env),
                                security=security)
             with self.lock:

@@ -76,6 +76,12 @@ class NodeVolumes:
             binds.append((str(folder), str(mount["mountPath"])))
         return tuple(binds)
 
+    def read_only_paths(self, tmpl: Mapping[str, Any], body: Mapping[str, Any]) -> tuple[str, ...]:
+        """Mount paths the node must not write: ConfigMap and Secret volumes (read-only in Kubernetes) and
+        mounts with ``readOnly: true``."""
+        return tuple(str(mount["mountPath"]) for _, mount, volume in self._mounts(tmpl, body)
+                     if volume.get("configMap") or volume.get("secret") or mount.get("readOnly"))
+
     def write_own(self, tmpl: Mapping[str, Any], body: Mapping[str, Any], root: Path, where: Where,
                   security: NodeSecurity) -> list[Path]:
         """Make the node's emptyDir folders and write its configMap files; returns the folders made read-only

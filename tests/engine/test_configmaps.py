@@ -84,6 +84,22 @@ def test_config_map_volume_all_keys_read_only(engine: EngineRun) -> None:
     assert leftover and all(p.stat().st_mode & 0o200 for p in leftover)
 
 
+def test_read_only_volumes_are_read_only_mounts_even_for_root(engine: EngineRun) -> None:
+    """ConfigMap volumes and readOnly mounts are mounted read-only (root cannot write them either); a claim
+    mounted without readOnly stays writable."""
+    put(engine.home, "files", a_txt="alpha")
+    probe = "if touch {0}/x 2>/dev/null; then echo {0}=rw; else echo {0}=ro; fi; "
+    wf = engine.run(one_pod("id -u; " + "".join(probe.format(p) for p in ("/config", "/data", "/logs")),
+                            volumes=[{"name": "cfg", "configMap": {"name": "files"}},
+                                     {"name": "data", "persistentVolumeClaim": {"claimName": "data"}},
+                                     {"name": "logs", "persistentVolumeClaim": {"claimName": "logs"}}],
+                            volumeMounts=[{"name": "cfg", "mountPath": "/config"},
+                                          {"name": "data", "mountPath": "/data", "readOnly": True},
+                                          {"name": "logs", "mountPath": "/logs"}]))
+    assert wf["status"]["phase"] == "Succeeded", wf["status"].get("message")
+    assert pod(wf)["outputs"]["result"].split() == ["0", "/config=ro", "/data=ro", "/logs=rw"]
+
+
 def test_config_map_volume_items_and_sub_path(engine: EngineRun) -> None:
     put(engine.home, "files", a_txt="alpha", b_txt="beta")
     volume = {"name": "cfg", "configMap": {"name": "files", "items": [{"key": "b.txt", "path": "conf/renamed"}]}}

@@ -20,7 +20,8 @@ class ProcessSpec:
     folder of the node's own (in memory);
     ``shared`` host paths are visible and writable at the same path (even inside a private top
     or a hidden folder), ``readonly`` ones visible read-only; ``binds`` mount run-level folders
-    (persistent volumes) at container paths. ``security`` says who the process runs as.
+    (persistent volumes) at container paths, and ``read_only_mounts`` are container paths (ConfigMap and
+    Secret volumes, ``readOnly`` volume mounts) made read-only. ``security`` says who the process runs as.
     """
 
     argv: list[str]
@@ -31,6 +32,7 @@ class ProcessSpec:
     shared: tuple[str, ...] = ()
     binds: tuple[tuple[str, str], ...] = ()  # (host folder, container path): volumes shared between nodes
     readonly: tuple[str, ...] = ()
+    read_only_mounts: tuple[str, ...] = ()  # container paths (volumes) the node sees read-only
     hidden: tuple[str, ...] = ()
     security: NodeSecurity = field(default_factory=NodeSecurity)
     on_stdout: Callable[[bytes], None] | None = None

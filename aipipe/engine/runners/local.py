@@ -176,6 +176,10 @@ def _mount_plan(spec: ProcessSpec) -> tuple[list[Step], list[Path]]:
         target = spec.host_path(container_path)
         _mount_point(target, True, made)
         plan.append(Step("bind", str(target).encode(), source.encode()))
+    for container_path in spec.read_only_mounts:  # a mount of its own, then read-only (root cannot write it)
+        own = spec.host_path(container_path)
+        if own.exists():  # an optional volume that was absent left nothing to protect
+            plan += [Step("bind", str(own).encode(), str(own).encode()), Step("ro", str(own).encode())]
     return plan, made
 
 
