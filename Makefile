@@ -19,8 +19,8 @@ demo: install
 
 lint: install
 	$(BIN)/ruff check .
-	# the TensorRT backend is type-checked against the patched tensorrt-stubs in stubs/; with it, the server,
-	# the CLI, the engine's node sandbox and the inference server (the rest of the engine: issue 13)
+	# all of aipipe/ (the executor's mixins excepted: pyproject says why), the convert step (its TensorRT backend
+	# against the patched tensorrt-stubs in stubs/) and the inference server
 	$(BIN)/mypy --config-file pyproject.toml aipipe steps/convert_trt steps/deploy/server
 
 test: install lint
