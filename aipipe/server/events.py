@@ -26,6 +26,7 @@ from typing import Any
 
 from aiohttp import web
 
+from aipipe.argo.labels import CLUSTER_TEMPLATE_LABEL, TEMPLATE_LABEL
 from aipipe.engine.expr import ExprError, evaluate, to_text
 from aipipe.engine.service import EngineService
 from aipipe.engine.store import WORKFLOW_EVENT_BINDING
@@ -42,8 +43,6 @@ log = logging.getLogger(__name__)
 
 THRESHOLD_ANNOTATION = "aipipe.io/min-new-items"
 BINDING_LABEL = "workflows.argoproj.io/workflow-event-binding"
-TEMPLATE_LABEL = "workflows.argoproj.io/workflow-template"
-CLUSTER_TEMPLATE_LABEL = "workflows.argoproj.io/cluster-workflow-template"
 MAX_ITEMS = 10_000  # annotation ids / records one delivery may carry
 UNAVAILABLE = 14  # gRPC code of a 503
 MAX_PENDING = 64  # events being dispatched at once; more are refused with 503, as Argo's full queue

@@ -8,6 +8,7 @@ from typing import Any
 
 from aiohttp import web
 
+from aipipe.argo.labels import CLUSTER_TEMPLATE_LABEL, TEMPLATE_LABEL
 from aipipe.engine.names import now_rfc3339
 from aipipe.engine.service import EngineService
 from aipipe.engine.store import CLUSTER_WORKFLOW_TEMPLATE, CRON_WORKFLOW, WORKFLOW_TEMPLATE
@@ -75,8 +76,6 @@ SUBMIT_KINDS = {name: kind for kind, names in (
     (CLUSTER_WORKFLOW_TEMPLATE, ("ClusterWorkflowTemplate", "clusterworkflowtemplate", "clusterworkflowtemplates",
                                  "cwftmpl")),
     (CRON_WORKFLOW, ("CronWorkflow", "cronworkflow", "cronworkflows", "cronwf"))) for name in names}
-TEMPLATE_LABEL = "workflows.argoproj.io/workflow-template"
-CLUSTER_TEMPLATE_LABEL = "workflows.argoproj.io/cluster-workflow-template"
 
 
 def workflow_from_resource(service: EngineService, namespace: str, body: dict[str, Any]) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from hera.workflows import (
 )
 from hera.workflows.models import Backoff, IntOrString, Quantity, Toleration, ValueFrom
 
+from aipipe.argo.labels import DESCRIPTION_ANNOTATION, TITLE_ANNOTATION
 from aipipe.config import KEYS_BY_NAME, Config
 from aipipe.contract import CONTRACT_VERSION, OUTPUTS_DIR, StepSpec
 from aipipe.errors import ExitCode
@@ -57,8 +58,6 @@ TRIGGER_LABEL = "aipipe.io/trigger"
 STEP_LABEL = "aipipe.io/step"
 CONTRACT_LABEL = "aipipe.io/contract"
 PART_OF_LABEL = "app.kubernetes.io/part-of"
-TITLE_ANNOTATION = "workflows.argoproj.io/title"
-DESCRIPTION_ANNOTATION = "workflows.argoproj.io/description"
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote, urlencode
 
+from aipipe.argo.labels import DESCRIPTION_ANNOTATION, TITLE_ANNOTATION
 from aipipe.engine.store import COMPLETED_PHASES
 from aipipe.server.page.graph import render_svg
 from aipipe.server.page.links import links_html, run_links
@@ -18,7 +19,7 @@ from aipipe.server.page.render import (
     markdown_lite,
     phase_badge,
 )
-from aipipe.server.page.runs import DESCRIPTION_ANNOTATION, TITLE_ANNOTATION, annotation, pipeline_of, trigger_of
+from aipipe.server.page.runs import annotation, pipeline_of, trigger_of
 
 ACTIONS = ("retry", "resubmit", "stop", "terminate", "resume")
 POD_TYPES = frozenset({"Pod", "Container"})

@@ -6,15 +6,14 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
 
+from aipipe.argo.labels import CLUSTER_TEMPLATE_LABEL, TEMPLATE_LABEL, TITLE_ANNOTATION
 from aipipe.server.cron import CRON_LABEL
-from aipipe.server.events import BINDING_LABEL, CLUSTER_TEMPLATE_LABEL, TEMPLATE_LABEL
+from aipipe.server.events import BINDING_LABEL
 from aipipe.server.page.render import duration_of, esc, format_duration, format_time, phase_badge
 from aipipe.server.queries import labels_match, parse_label_selector
 
 PHASES = ("Pending", "Running", "Succeeded", "Failed", "Error")
 TRIGGER_LABEL = "aipipe.io/trigger"  # what aipipe's own pipelines say started them (pipelines/templates/_common.py)
-TITLE_ANNOTATION = "workflows.argoproj.io/title"
-DESCRIPTION_ANNOTATION = "workflows.argoproj.io/description"
 
 
 def annotation(workflow: dict[str, Any], key: str) -> str:
