@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from aipipe.engine.phases import NodePhase, NodeType
+
 USER_STOP = "terminated by user"
 STEP_DEADLINE = "Step exceeded its deadline"
 LEAF_KINDS = ("container", "script")
@@ -18,7 +20,7 @@ LEAF_KINDS = ("container", "script")
 class NodeFailure(Exception):
     """A node ends before running anything (bad input, absent optional output…)."""
 
-    def __init__(self, message: str, phase: str = "Error", terminal: bool = False) -> None:
+    def __init__(self, message: str, phase: str = NodePhase.ERROR, terminal: bool = False) -> None:
         super().__init__(message)
         self.phase = phase
         self.terminal = terminal
@@ -72,7 +74,7 @@ def kind_of(tmpl: Mapping[str, Any]) -> str:
 
 
 def node_type(tmpl: Mapping[str, Any]) -> str:
-    return {"steps": "Steps", "dag": "DAG", "suspend": "Suspend"}.get(kind_of(tmpl), "Pod")
+    return {"steps": NodeType.STEPS, "dag": NodeType.DAG, "suspend": NodeType.SUSPEND}.get(kind_of(tmpl), NodeType.POD)
 
 
 def as_text(value: Any) -> str:

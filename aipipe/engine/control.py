@@ -14,12 +14,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aipipe.engine.nodes import now_iso
+from aipipe.engine.phases import NodePhase, NodeType
 from aipipe.errors import UserError
 
 SUSPEND, RESUME, SET, SHUTDOWN = "suspend", "resume", "set", "shutdown"
 STOP, TERMINATE = "Stop", "Terminate"
-SETTABLE_PHASES = ("Succeeded", "Failed", "Error", "")
-_FULFILLED = ("Succeeded", "Failed", "Error", "Skipped", "Omitted")
+SETTABLE_PHASES = (NodePhase.SUCCEEDED, NodePhase.FAILED, NodePhase.ERROR, "")
+_FULFILLED = (NodePhase.SUCCEEDED, NodePhase.FAILED, NodePhase.ERROR, NodePhase.SKIPPED, NodePhase.OMITTED)
 
 
 def shutdown_message(strategy: str) -> str:
@@ -68,21 +69,21 @@ def matches(node: dict[str, Any], terms: list[tuple[str, bool, str]]) -> bool:
 
 
 def active_suspend(node: dict[str, Any]) -> bool:
-    return node.get("type") == "Suspend" and node.get("phase") == "Running"
+    return node.get("type") == NodeType.SUSPEND and node.get("phase") == NodePhase.RUNNING
 
 
 def apply(action: dict[str, Any], spec: dict[str, Any], nodes: dict[str, dict[str, Any]],
-          phase: str = "Running") -> Outcome:
+          phase: str = NodePhase.RUNNING) -> Outcome:
     """The changes ``action`` makes to a run (``phase`` is the run's); UserError, in Argo's words, when refused."""
     kind = action.get("action")
     if kind == SUSPEND:
-        if phase in ("Succeeded", "Failed", "Error"):
+        if phase in (NodePhase.SUCCEEDED, NodePhase.FAILED, NodePhase.ERROR):
             raise UserError("cannot suspend completed workflows", field="name")
         return Outcome(spec={"suspend": True})
     if kind == RESUME:
         selector = str(action.get("nodeFieldSelector") or "")
         if selector:
-            return _update_suspended(nodes, selector, "Succeeded", "", {})
+            return _update_suspended(nodes, selector, NodePhase.SUCCEEDED.value, "", {})
         return Outcome(spec={"suspend": None}, nodes=_resume_all(nodes))
     if kind == SET:
         return _update_suspended(nodes, str(action.get("nodeFieldSelector") or ""), str(action.get("phase") or ""),
@@ -90,7 +91,7 @@ def apply(action: dict[str, Any], spec: dict[str, Any], nodes: dict[str, dict[st
     if kind == SHUTDOWN:
         selector = str(action.get("nodeFieldSelector") or "")
         if selector:  # Argo's stop of one suspend node
-            return _update_suspended(nodes, selector, "Failed", str(action.get("message") or ""), {})
+            return _update_suspended(nodes, selector, NodePhase.FAILED.value, str(action.get("message") or ""), {})
         return Outcome(spec={"shutdown": action["strategy"]})
     raise UserError(f"unknown control action {kind!r}", field="action")
 
@@ -127,7 +128,7 @@ def _resume_all(nodes: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
                                         "have a default value", field="name")
                     param["value"] = str(value_from["default"])
                     param.pop("valueFrom")
-            changed[nid] = {**record, "phase": "Succeeded", "finishedAt": now_iso()}
+            changed[nid] = {**record, "phase": NodePhase.SUCCEEDED.value, "finishedAt": now_iso()}
     return changed
 
 
@@ -177,7 +178,8 @@ def apply_to_workflow(action: dict[str, Any], workflow: dict[str, Any]) -> dict[
     """A copy of a stored run with ``action`` applied (no driver involved)."""
     out = copy.deepcopy(workflow)
     status = out.setdefault("status", {})
-    outcome = apply(action, out.setdefault("spec", {}), status.get("nodes") or {}, status.get("phase", "Running"))
+    outcome = apply(action, out.setdefault("spec", {}), status.get("nodes") or {},
+                    status.get("phase", NodePhase.RUNNING))
     for key, value in outcome.spec.items():
         if value is None:
             out["spec"].pop(key, None)

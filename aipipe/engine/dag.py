@@ -11,6 +11,7 @@ from aipipe.engine.calls import Call, NodeFailure
 from aipipe.engine.edges import Edges
 from aipipe.engine.gate import FAIL_FAST_MESSAGE, ChildGate
 from aipipe.engine.nodes import node_id, outbound_nodes
+from aipipe.engine.phases import NodePhase, NodeType
 from aipipe.engine.template import Scope, item_label, item_scope, render
 
 
@@ -53,10 +54,10 @@ class DagMixin:
             cont = task.get("continueOn") or {}
             child_phases = [c.get("phase") for c in children] or [node.get("phase")]
             state = graph.TaskState(
-                phase=node.get("phase", "Error"), continue_failed=bool(cont.get("failed")),
+                phase=node.get("phase", NodePhase.ERROR), continue_failed=bool(cont.get("failed")),
                 continue_error=bool(cont.get("error")),
-                any_succeeded=any(p == "Succeeded" for p in child_phases),
-                all_failed=all(p in ("Failed", "Error") for p in child_phases))
+                any_succeeded=any(p == NodePhase.SUCCEEDED for p in child_phases),
+                all_failed=all(p in (NodePhase.FAILED, NodePhase.ERROR) for p in child_phases))
             self._register_outputs(f"tasks.{tname}", task, children or [node], scope, call.tset)
             with cond:
                 states[tname] = state
@@ -101,7 +102,7 @@ class DagMixin:
                     gate.leave(node)
                 finish(tname, node, [])
                 return
-            group_id, kept = self._start_node(tname_full, tname, "TaskGroup", None, nid, nid)
+            group_id, kept = self._start_node(tname_full, tname, NodeType.TASK_GROUP, None, nid, nid)
             if kept is not None:
                 kids = [self.tree.get(c) for c in kept.get("children", [])]
                 finish(tname, kept, [k for k in kids if k and str(k.get("name", "")).startswith(tname_full + "(")])
@@ -132,8 +133,10 @@ class DagMixin:
                 thread.start()
             for thread in threads:
                 thread.join()
-            bad = [c for c in children if c.get("phase") in ("Failed", "Error")]
-            phase = ("Error" if any(c.get("phase") == "Error" for c in bad) else "Failed") if bad else "Succeeded"
+            bad = [c for c in children if c.get("phase") in (NodePhase.FAILED, NodePhase.ERROR)]
+            phase = NodePhase.SUCCEEDED
+            if bad:
+                phase = NodePhase.ERROR if any(c.get("phase") == NodePhase.ERROR for c in bad) else NodePhase.FAILED
             group = self._finish_node(group_id, phase, f"child '{bad[0].get('name')}' failed" if bad else None)
             finish(tname, group, children)
 
@@ -153,12 +156,12 @@ class DagMixin:
                         cond.release()
                         try:
                             link(tname)
-                            node = self._skip_node(f"{name}.{tname}", tname, nid, nid, "Omitted",
+                            node = self._skip_node(f"{name}.{tname}", tname, nid, nid, NodePhase.OMITTED,
                                                    "omitted: depends condition not met", None)
                             self._register_outputs(f"tasks.{tname}", tasks[tname], [node], scope, call.tset)
                         finally:
                             cond.acquire()
-                        states[tname] = graph.TaskState(phase="Omitted")
+                        states[tname] = graph.TaskState(phase=NodePhase.OMITTED)
                         progressed = True
                         continue
                     if stopped or self.cancelled.is_set() or gate.tripped.is_set():
@@ -175,26 +178,26 @@ class DagMixin:
                 cond.wait()
         unhandled = [t for t, st in states.items() if _failed_unhandled(t, st, handled)]
         if unhandled:
-            phase = "Error" if any(states[t].phase == "Error" for t in unhandled) else "Failed"
+            phase = NodePhase.ERROR if any(states[t].phase == NodePhase.ERROR for t in unhandled) else NodePhase.FAILED
             return {"phase": phase, "message": FAIL_FAST_MESSAGE if gate.tripped.is_set()
                     else f"task '{name}.{unhandled[0]}' failed"}
         if self.cancelled.is_set():
-            return {"phase": "Failed", "message": self.abort_reason}
+            return {"phase": NodePhase.FAILED, "message": self.abort_reason}
         with self.tree.lock:  # as Argo, only a Succeeded DAG gets outbound nodes: its target (or leaf) tasks'
             nodes = dict(self.tree.nodes)
         outbound = [o for t in targets for o in outbound_nodes(nodes, node_id(self.name, f"{name}.{t}"))]
-        return {"phase": "Succeeded", "outputs": self._template_outputs(call, scope), "outboundNodes": outbound}
+        return {"phase": NodePhase.SUCCEEDED, "outputs": self._template_outputs(call, scope), "outboundNodes": outbound}
 
 
 def _failed_unhandled(task: str, state: graph.TaskState, handled: set[str]) -> bool:
     """A failed task no dependant handles explicitly and without continueOn for its phase."""
-    if state.phase == "Failed":
+    if state.phase == NodePhase.FAILED:
         return task not in handled and not state.continue_failed
-    if state.phase == "Error":
+    if state.phase == NodePhase.ERROR:
         return task not in handled and not state.continue_error
     return False
 
 
 def _missing_as_omitted(tree: Any, states: Mapping[str, graph.TaskState]) -> dict[str, graph.TaskState]:
     """Tasks outside the DAG's target set count as Omitted in depends expressions."""
-    return {d: graph.TaskState(phase="Omitted") for d in graph.deps_of(tree) if d not in states}
+    return {d: graph.TaskState(phase=NodePhase.OMITTED) for d in graph.deps_of(tree) if d not in states}

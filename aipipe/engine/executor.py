@@ -51,6 +51,7 @@ from aipipe.engine.nodes import (
     subtree_progress,
 )
 from aipipe.engine.outputs import OutputsMixin
+from aipipe.engine.phases import FAILED_PHASES, NodePhase, NodeType, plain
 from aipipe.engine.pod import PodRunner
 from aipipe.engine.retry import RetryStrategy, parse_duration, render_strategy
 from aipipe.engine.runcontrol import RunControl
@@ -94,7 +95,7 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
         self.resuming = bool(previous.get("nodes"))
         self.cancelled = threading.Event()
         self.abort_reason: str | None = None
-        self.abort_phase = "Failed"
+        self.abort_phase = NodePhase.FAILED
         self.max_nodes = int(ctx.config.get("engine.max_nodes"))
         self.node_count = len(self.tree.nodes)
         self.depths: dict[str, int] = {}  # node id -> template call depth of the invocation it belongs to
@@ -115,7 +116,7 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
     def _snapshot(self, nodes: dict[str, dict[str, Any]]) -> dict[str, Any]:
         out = dict(self.workflow)
         status = dict(self.status)
-        pods = [n for n in nodes.values() if n.get("type") == "Pod"]
+        pods = [n for n in nodes.values() if n.get("type") == NodeType.POD]
         status["progress"] = f"{sum(1 for n in pods if n.get('phase') in DONE_PHASES)}/{len(pods)}"
         outputs: dict[str, Any] = {}
         if self.global_params:
@@ -130,7 +131,7 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
 
     def _set_status(self, **fields: Any) -> None:
         with self.tree.lock:
-            self.status.update(fields)
+            self.status.update({k: plain(v) for k, v in fields.items()})
         self.tree.commit()
 
     # ------------------------------------------------------------------ run
@@ -155,7 +156,7 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
             watcher.start()
         deadline = self._workflow_deadline()
         started = self.status.get("startedAt") or now_iso()
-        self._set_status(phase="Running", startedAt=started, finishedAt=None, message=None)
+        self._set_status(phase=NodePhase.RUNNING, startedAt=started, finishedAt=None, message=None)
         try:
             return self._run_to_end(deadline)
         finally:
@@ -167,7 +168,7 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
         try:
             wf_lock = self._acquire_sync(self.spec.get("synchronization"), None)
         except NodeFailure as exc:
-            self._set_status(phase="Failed", message=str(exc), finishedAt=now_iso())
+            self._set_status(phase=NodePhase.FAILED, message=str(exc), finishedAt=now_iso())
             return self._snapshot(dict(self.tree.nodes))
         try:
             phase, message = self._run_entry()
@@ -179,10 +180,10 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
         exit_phase = self._run_exit_handler(phase)
         for thread in list(self.hook_threads):
             thread.join()
-        if phase == "Succeeded" and exit_phase in ("Failed", "Error"):
-            phase, message = "Failed", "exit handler failed"
+        if phase == NodePhase.SUCCEEDED and exit_phase in (NodePhase.FAILED, NodePhase.ERROR):
+            phase, message = NodePhase.FAILED, "exit handler failed"
         if self.user_stopped:
-            phase, message = "Failed", self.stop_message
+            phase, message = NodePhase.FAILED, self.stop_message
         self._set_status(phase=phase, message=message, finishedAt=now_iso())
         if self.tree.errors:
             raise self.tree.errors[0]
@@ -203,7 +204,7 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
             self.user_stopped, self.stop_message = True, message
         self._abort(message)
 
-    def _abort(self, reason: str, phase: str = "Failed") -> None:
+    def _abort(self, reason: str, phase: NodePhase = NodePhase.FAILED) -> None:
         with self.tree.lock:
             if self.abort_reason is None:
                 self.abort_reason = reason
@@ -242,7 +243,7 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
             "workflow.mainEntrypoint": self.spec.get("entrypoint", ""),
             "workflow.parameters.json": json.dumps(params, separators=(",", ":")),
             "workflow.duration": f"{self.clock.elapsed():.6f}",
-            "workflow.status": self.status.get("phase", "Running"),
+            "workflow.status": self.status.get("phase", NodePhase.RUNNING.value),
         }
         for p in params:
             values[f"workflow.parameters.{p['name']}"] = p["value"]
@@ -263,13 +264,13 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
     def _run_entry(self) -> tuple[str, str | None]:
         args = self.spec.get("arguments") or {}
         call = self._entry_call(self.spec["entrypoint"], args)
-        self._run_workflow_hooks("Running")
+        self._run_workflow_hooks(NodePhase.RUNNING)
         node = self.execute(call, self.name, self.name, None, "", self._workflow_scope())
-        phase = node.get("phase", "Error")
+        phase = node.get("phase", NodePhase.ERROR)
         if self.abort_reason is not None:
             return self.abort_phase, self.abort_reason
-        if phase in ("Succeeded", "Skipped", "Omitted"):
-            return "Succeeded", None
+        if phase in (NodePhase.SUCCEEDED, NodePhase.SKIPPED, NodePhase.OMITTED):
+            return NodePhase.SUCCEEDED, None
         return phase, node.get("message")
 
     def _run_exit_handler(self, phase: str) -> str | None:
@@ -281,9 +282,9 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
             self.abort_reason = None
             self.cancelled.clear()
         with self.tree.lock:
-            self.status["phase"] = phase
+            self.status["phase"] = plain(phase)
         scope = self._workflow_scope()
-        scope.set("workflow.status", phase)
+        scope.set("workflow.status", plain(phase))
         scope.set("workflow.failures", json.dumps(self._failures(), separators=(",", ":")))
         name = f"{self.name}.onExit"
         try:
@@ -291,7 +292,7 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
             call = self._entry_call(handler, args)
         except NodeFailure as exc:
             self._fail_node(name, name, None, "", exc)
-            return "Error"
+            return NodePhase.ERROR
         node = self.execute(call, name, name, None, "", scope)
         return node.get("phase")
 
@@ -301,7 +302,7 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
         return [{"displayName": n.get("displayName"), "message": n.get("message", ""),
                  "templateName": n.get("templateName", ""), "phase": n.get("phase"), "podName": n.get("id"),
                  "finishedAt": n.get("finishedAt")}
-                for n in nodes if n.get("type") == "Pod" and n.get("phase") in ("Failed", "Error")]
+                for n in nodes if n.get("type") == NodeType.POD and n.get("phase") in FAILED_PHASES]
 
     # ------------------------------------------------------------------ hooks
 
@@ -310,7 +311,7 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
         if not hooks:
             return
         scope = self._workflow_scope()
-        scope.set("workflow.status", phase)
+        scope.set("workflow.status", plain(phase))
         self._fire_hooks(hooks, scope, self.name, None)
 
     def _fire_hooks(self, hooks: Mapping[str, Any], scope: Scope, owner_name: str, parent: str | None) -> None:
@@ -332,7 +333,7 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
             with self.tree.lock:
                 if nid in self.tree.nodes:
                     continue
-                self.tree.put(nid, id=nid, name=name, displayName=name, type="Pod", phase="Pending")
+                self.tree.put(nid, id=nid, name=name, displayName=name, type=NodeType.POD, phase=NodePhase.PENDING)
                 if parent is not None:  # as Argo, a step's or task's hook hangs off that node
                     self.edges.from_node(name, owner_name)
 
@@ -403,7 +404,7 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
             self._reserve_nodes(1, take=True)
         self.depths.setdefault(nid, self.depths.get(parent or "", 0))
         record: dict[str, Any] = {
-            "id": nid, "name": name, "displayName": display, "type": kind, "phase": "Running",
+            "id": nid, "name": name, "displayName": display, "type": kind, "phase": NodePhase.RUNNING,
             "startedAt": (existing or {}).get("startedAt") or now_iso(), "finishedAt": None,
             "boundaryID": boundary or None, "children": (existing or {}).get("children", []),
         }
@@ -427,7 +428,7 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
                 self.node_count += count
         if over:
             message = node_cap_message(self.max_nodes)
-            self._abort(message, "Error")
+            self._abort(message, NodePhase.ERROR)
             raise OverBudget(message)
 
     @staticmethod
@@ -439,7 +440,7 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
         extra = {"message": message} if message else {}
         with self.tree.lock:
             node = self.tree.nodes.get(nid, {})
-            if node.get("type") not in ("Pod", "Skipped") and "progress" not in fields:
+            if node.get("type") not in (NodeType.POD, NodeType.SKIPPED) and "progress" not in fields:
                 extra["progress"] = subtree_progress(self.tree.nodes, nid)
         record = self.tree.put(nid, phase=phase, finishedAt=now_iso(), **extra, **fields)
         self.tree.commit()
@@ -448,8 +449,8 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
     def _fail_node(self, name: str, display: str, parent: str | None, boundary: str, exc: NodeFailure,
                    call: Call | None = None) -> dict[str, Any]:
         try:
-            nid, _ = self._start_node(name, display, "Pod" if call is None or kind_of(call.template) in LEAF_KINDS
-                                      else node_type(call.template), call, parent, boundary)
+            ntype = NodeType.POD if call is None or kind_of(call.template) in LEAF_KINDS else node_type(call.template)
+            nid, _ = self._start_node(name, display, ntype, call, parent, boundary)
         except OverBudget as over:
             return self._unrecorded(name, display, over)
         return self._finish_node(nid, exc.phase, str(exc))
@@ -457,7 +458,7 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
     def _skip_node(self, name: str, display: str, parent: str | None, boundary: str, phase: str, message: str,
                    call: Call | None) -> dict[str, Any]:
         try:
-            nid, kept = self._start_node(name, display, "Skipped", call, parent, boundary)
+            nid, kept = self._start_node(name, display, NodeType.SKIPPED, call, parent, boundary)
         except OverBudget as over:
             return self._unrecorded(name, display, over)
         if kept is not None:
@@ -476,7 +477,7 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
         depth = self.depths.get(parent or "", 0) + 1
         self.depths.setdefault(node_id(self.name, name), depth)
         if depth > MAX_STACK_DEPTH:
-            self._abort(MAX_DEPTH_MESSAGE, "Error")
+            self._abort(MAX_DEPTH_MESSAGE, NodePhase.ERROR)
             return self._fail_node(name, display, parent, boundary, OverBudget(MAX_DEPTH_MESSAGE), call)
         tmpl = call.template
         strategy_raw = tmpl.get("retryStrategy")
@@ -486,7 +487,7 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
             return self._fail_node(name, display, parent, boundary, exc, call)
         if self.cancelled.is_set():
             return self._fail_node(name, display, parent, boundary,
-                                   NodeFailure(self.abort_reason or USER_STOP, "Failed"), call)
+                                   NodeFailure(self.abort_reason or USER_STOP, NodePhase.FAILED), call)
         try:
             if strategy_raw:
                 return self._execute_retry(call, name, display, parent, boundary, scope, inputs)
@@ -496,14 +497,14 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
 
     def _execute_retry(self, call: Call, name: str, display: str, parent: str | None, boundary: str,
                        scope: Scope, inputs: dict[str, Any]) -> dict[str, Any]:
-        nid, kept = self._start_node(name, display, "Retry", call, parent, boundary, inputs=inputs)
+        nid, kept = self._start_node(name, display, NodeType.RETRY, call, parent, boundary, inputs=inputs)
         if kept is not None:
             return kept
         try:
             strategy = RetryStrategy.parse(render_strategy(call.template["retryStrategy"], scope,
                                                            f"{display}.retryStrategy"))
         except (UserError, TemplateError) as exc:
-            return self._finish_node(nid, "Error", str(exc))
+            return self._finish_node(nid, NodePhase.ERROR, str(exc))
         assert strategy is not None
         started = time.monotonic()
         attempt = 0
@@ -519,25 +520,25 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
                 last = self._execute_once(call, child_name, f"{display}({attempt})", nid, boundary, child_scope,
                                           inputs, retries=attempt)
             self.tree.add_child(nid, child_id)
-            phase = last.get("phase", "Error")
-            if phase in ("Succeeded", "Skipped", "Omitted"):
+            phase = last.get("phase", NodePhase.ERROR)
+            if phase in (NodePhase.SUCCEEDED, NodePhase.SKIPPED, NodePhase.OMITTED):
                 return self._finish_node(nid, phase, None, outputs=last.get("outputs"))
             if self.cancelled.is_set() or last.get("terminal"):
                 return self._finish_node(nid, phase, last.get("message"), outputs=last.get("outputs"))
             attempt += 1
             exit_code = (last.get("outputs") or {}).get("exitCode", "")
             last_retry = {"exitCode": int(exit_code) if str(exit_code).lstrip("-").isdigit() else -1,
-                          "status": phase, "duration": node_duration(last), "message": last.get("message", "")}
+                          "status": plain(phase), "duration": node_duration(last), "message": last.get("message", "")}
             try:
                 again = strategy.should_retry(attempt, phase, time.monotonic() - started, last_retry)
             except UserError as exc:
-                return self._finish_node(nid, "Error", str(exc))
+                return self._finish_node(nid, NodePhase.ERROR, str(exc))
             if not again:
                 message = last.get("message") or "No more retries left"
                 return self._finish_node(nid, phase, message, outputs=last.get("outputs"))
             delay = strategy.delay(attempt)
             if delay and self.cancelled.wait(delay):
-                return self._finish_node(nid, "Failed", self.abort_reason or USER_STOP)
+                return self._finish_node(nid, NodePhase.FAILED, self.abort_reason or USER_STOP)
 
     def _end_interrupted(self, prior: Mapping[str, Any]) -> None:
         """A node the previous driver left Running: end what its processes left behind before it runs again."""
@@ -563,7 +564,8 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
         ntype = node_type(tmpl)
         nid = node_id(self.name, name)
         prior = self.tree.get(nid)
-        if self.resuming and prior is not None and ntype == "Pod" and prior.get("phase") in ("Running", "Pending"):
+        if self.resuming and prior is not None and ntype == NodeType.POD and prior.get("phase") in (NodePhase.RUNNING,
+                                                                                            NodePhase.PENDING):
             self._end_interrupted(prior)  # then it runs again as the same attempt
         nid, kept = self._start_node(name, display, ntype, call, parent, boundary, inputs=inputs)
         if kept is not None:
@@ -583,7 +585,8 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
             elif kind == "suspend":
                 result = self._run_suspend(call, nid, scope)
             else:
-                result = {"phase": "Error", "message": f"{kind} templates are not supported by the embedded engine"}
+                result = {"phase": NodePhase.ERROR,
+                          "message": f"{kind} templates are not supported by the embedded engine"}
         except NodeFailure as exc:
             result = {"phase": exc.phase, "message": str(exc), "terminal": exc.terminal}
         finally:
@@ -591,29 +594,21 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
         phase = result.pop("phase")
         message = result.pop("message", None)
         self._publish_globals(result.get("outputs") or {})
-        if self.cancelled.is_set() and phase not in ("Succeeded", "Skipped", "Omitted"):
-            phase, message = "Failed", self.abort_reason or message
+        if self.cancelled.is_set() and phase not in (NodePhase.SUCCEEDED, NodePhase.SKIPPED, NodePhase.OMITTED):
+            phase, message = NodePhase.FAILED, self.abort_reason or message
         return self._finish_node(nid, phase, message, **result)
 
 
     def _acquire_sync(self, sync: Mapping[str, Any] | None, nid: str | None) -> list[Any]:
         if not sync:
             return []
-        mutexes = [sync["mutex"]] if sync.get("mutex") else []
-        names = [m.get("name") for m in [*mutexes, *(sync.get("mutexes") or [])]]
-        if sync.get("semaphore") or sync.get("semaphores"):
-            raise NodeFailure("synchronization semaphores need a ConfigMap; the embedded engine supports mutexes "
-                              "only", "Error", terminal=True)
-        if nid is not None and names:
-            self.tree.put(nid, message=f"Waiting for lock {', '.join(names)}")
-            self.tree.commit()
+        from aipipe.engine.locks import SyncError, SyncSite  # mutexes and ConfigMap semaphores, shown as Argo does
         try:
-            held = self.mutexes.acquire([str(n) for n in names if n])
+            return self.mutexes.acquire_sync(sync, SyncSite(self.workflow, self.tree, self.status, nid))
         except InterruptedError as exc:
-            raise NodeFailure(self.abort_reason or USER_STOP, "Failed") from exc
-        if nid is not None and names:
-            self.tree.put(nid, message=None)
-        return held
+            raise NodeFailure(self.abort_reason or USER_STOP, NodePhase.FAILED) from exc
+        except SyncError as exc:
+            raise NodeFailure(str(exc), NodePhase.ERROR, terminal=True) from exc
 
     # ------------------------------------------------------------------ inputs
 
@@ -692,5 +687,5 @@ class WorkflowExecutor(StepsMixin, DagMixin, OutputsMixin):
     def _run_suspend(self, call: Call, nid: str, scope: Scope) -> dict[str, Any]:
         result = self.control.run_suspend(call.template, nid, scope)
         if self.cancelled.is_set():
-            return {"phase": "Failed", "message": self.abort_reason or USER_STOP}
+            return {"phase": NodePhase.FAILED, "message": self.abort_reason or USER_STOP}
         return result

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from aipipe.engine.calls import Slots, int_or_none
+from aipipe.engine.phases import NodePhase
 from aipipe.engine.template import Scope, render
 
 FAIL_FAST_MESSAGE = "template has failed or errored children and failFast enabled"  # Argo's words
@@ -33,6 +34,6 @@ class ChildGate:
 
     def leave(self, node: Mapping[str, Any] | None) -> None:
         """A child that entered has ended with ``node``."""
-        if self.fail_fast and (node or {}).get("phase") in ("Failed", "Error"):
+        if self.fail_fast and (node or {}).get("phase") in (NodePhase.FAILED, NodePhase.ERROR):
             self.tripped.set()
         self.slots.release()

@@ -13,8 +13,7 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-DONE_PHASES = ("Succeeded", "Failed", "Error", "Skipped", "Omitted")
-KEPT_ON_RESUME = ("Succeeded", "Skipped", "Omitted")
+from aipipe.engine.phases import DONE_PHASES, KEPT_ON_RESUME, NodeType, plain
 
 
 def now_iso() -> str:
@@ -57,7 +56,7 @@ class NodeTree:
 
     def put(self, nid: str, **fields: Any) -> dict[str, Any]:
         with self.lock:
-            record = {**self.nodes.get(nid, {}), **fields}
+            record = {**self.nodes.get(nid, {}), **{k: plain(v) for k, v in fields.items()}}
             self.nodes[nid] = record
             self._version += 1
             return record
@@ -106,7 +105,8 @@ class Clock:
         return time.monotonic() - self.start
 
 
-_OWN_OUTBOUND = frozenset({"Pod", "Container", "Skipped", "Suspend", "HTTP", "Plugin"})
+_OWN_OUTBOUND = frozenset({NodeType.POD, NodeType.CONTAINER, NodeType.SKIPPED, NodeType.SUSPEND, NodeType.HTTP,
+                           NodeType.PLUGIN})
 
 
 def outbound_nodes(nodes: dict[str, dict[str, Any]], nid: str) -> list[str]:
@@ -122,16 +122,16 @@ def outbound_nodes(nodes: dict[str, dict[str, Any]], nid: str) -> list[str]:
     children = node.get("children", [])
     if kind in _OWN_OUTBOUND:
         return [nid]
-    if kind == "TaskGroup":
+    if kind == NodeType.TASK_GROUP:
         items = [c for c in children if str(nodes.get(c, {}).get("name", "")).startswith(node.get("name", "") + "(")]
         return [o for c in items for o in outbound_nodes(nodes, c)] if items else [nid]
-    if kind == "Retry":
+    if kind == NodeType.RETRY:
         attempts = [c for c in children if str(nodes.get(c, {}).get("name", "")).startswith(node.get("name", "") + "(")]
         if attempts:
             return [attempts[-1]]
     out: list[str] = []
     for target in node.get("outboundNodes", []):
-        out += [target] if nodes.get(target, {}).get("type") == "Pod" else outbound_nodes(nodes, target)
+        out += [target] if nodes.get(target, {}).get("type") == NodeType.POD else outbound_nodes(nodes, target)
     return out
 
 
@@ -148,7 +148,7 @@ def owned_nodes(nodes: Mapping[str, Mapping[str, Any]], nid: str) -> list[str]:
 
 def subtree_progress(nodes: dict[str, dict[str, Any]], nid: str) -> str:
     """``done/total`` over the Pod nodes ``nid`` contains (itself included)."""
-    pods = [nodes[i] for i in owned_nodes(nodes, nid) if nodes[i].get("type") == "Pod"]
+    pods = [nodes[i] for i in owned_nodes(nodes, nid) if nodes[i].get("type") == NodeType.POD]
     return f"{sum(1 for n in pods if n.get('phase') in DONE_PHASES)}/{len(pods)}"
 
 

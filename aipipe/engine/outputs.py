@@ -8,6 +8,7 @@ from typing import Any
 
 from aipipe.engine.calls import Call, NodeFailure, TemplateSet, as_text, loop_index
 from aipipe.engine.expr import ExprError, evaluate
+from aipipe.engine.phases import NodePhase
 from aipipe.engine.template import ABSENT, Scope, TemplateError, exact_reference, render
 
 
@@ -36,7 +37,7 @@ class OutputsMixin:
             self._node_outputs_into(prefix, node, step, scope, tset)
             return
         ordered = sorted(nodes, key=lambda n: loop_index(n.get("name", "")))
-        ran = [n for n in ordered if n.get("phase") not in ("Skipped", "Omitted")]
+        ran = [n for n in ordered if n.get("phase") not in (NodePhase.SKIPPED, NodePhase.OMITTED)]
         per_child: list[dict[str, str]] = []
         names: list[str] = []
         for n in ran:
@@ -52,13 +53,13 @@ class OutputsMixin:
         results = [(n.get("outputs") or {}).get("result") for n in ran]
         scope.set(f"{prefix}.outputs.result", json.dumps([_unmarshalled(r) for r in results if r is not None],
                                                          separators=(",", ":")))
-        failed = any(n.get("phase") in ("Failed", "Error") for n in ordered)
-        scope.set(f"{prefix}.status", "Failed" if failed else "Succeeded")
+        failed = any(n.get("phase") in (NodePhase.FAILED, NodePhase.ERROR) for n in ordered)
+        scope.set(f"{prefix}.status", (NodePhase.FAILED if failed else NodePhase.SUCCEEDED).value)
 
     def _node_outputs_into(self, prefix: str, node: Mapping[str, Any], step: Mapping[str, Any], scope: Scope,
                            tset: TemplateSet) -> None:
         outputs = node.get("outputs") or {}
-        if node.get("phase") in ("Skipped", "Omitted"):
+        if node.get("phase") in (NodePhase.SKIPPED, NodePhase.OMITTED):
             try:
                 declared = self._resolve_call(step, tset).template.get("outputs") or {}
             except NodeFailure:

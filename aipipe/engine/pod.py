@@ -25,6 +25,7 @@ from aipipe.engine.images import REPO_ROOT, ImageMap
 from aipipe.engine.io import ArtifactError, load_input, save_output
 from aipipe.engine.names import pod_name
 from aipipe.engine.nodes import NodeTree
+from aipipe.engine.phases import NodePhase
 from aipipe.engine.retry import parse_duration
 from aipipe.engine.runners.base import ProcessSpec, host_path
 from aipipe.engine.runners.local import NEVER_PRIVATE, NODE_ENV, LocalHandle, LocalRunner, end_leftovers
@@ -45,7 +46,7 @@ _PASSTHROUGH_ENV = (*(k.env for k in KEYS if not k.secret), "LANG", "LC_ALL", "T
 class NodeError(Exception):
     """The node fails before its process starts."""
 
-    def __init__(self, message: str, phase: str = "Error") -> None:
+    def __init__(self, message: str, phase: str = NodePhase.ERROR) -> None:
         super().__init__(message)
         self.phase = phase
 
@@ -172,13 +173,13 @@ class PodRunner:
         try:  # metrics are Argo's to compute after the node ends (a cluster feature): left as written here
             tmpl = render_deep(call.template, scope, name, skip=frozenset({"expression", "fromExpression", "metrics"}))
         except TemplateError as exc:
-            return {"phase": "Error", "message": str(exc), "terminal": exc.absent}
+            return {"phase": NodePhase.ERROR, "message": str(exc), "terminal": exc.absent}
         try:
             return self._run(nid, tmpl, scope, tree)
         except NodeError as exc:
             return {"phase": exc.phase, "message": str(exc)}
         except (UserError, ArtifactError) as exc:
-            return {"phase": "Error", "message": str(exc)}
+            return {"phase": NodePhase.ERROR, "message": str(exc)}
 
     def _run(self, nid: str, tmpl: dict[str, Any], scope: Scope, tree: NodeTree) -> dict[str, Any]:
         kind = "script" if tmpl.get("script") is not None else "container"
@@ -221,7 +222,7 @@ class PodRunner:
             argv = runtime.argv(command, args)
         if not argv:
             raise NodeError("the container has no command, no args and its image has no default command; "
-                            "add it to engine.image_map", "Error")
+                            "add it to engine.image_map", NodePhase.ERROR)
         env = self._env(body, runtime.search_path(), dict(runtime.env), self._pod_fields(nid, tmpl, scope, tree))
         env[NODE_ENV] = f"{self.ctx.work_dir.name}/{nid}"
         binds, read_only = self.volumes.binds(tmpl, body), self.volumes.read_only_paths(tmpl, body)
@@ -247,7 +248,7 @@ class PodRunner:
             self.pod_slots.acquire()
         try:
             if self.cancelled.is_set():
-                return {"phase": "Failed", "message": "stopped before start"}
+                return {"phase": NodePhase.FAILED, "message": "stopped before start"}
             out, err = LineMasker(self.ctx, nid), LineMasker(self.ctx, nid)
             spec = ProcessSpec(argv=argv, env=env, cwd=str(body.get("workingDir") or "/"), root=root,
                                private_tops=private, shared=self.shared, binds=binds, read_only_mounts=read_only,
@@ -256,7 +257,7 @@ class PodRunner:
                                security=security)
             with self.lock:
                 if self.cancelled.is_set():
-                    return {"phase": "Failed", "message": "stopped before start"}
+                    return {"phase": NodePhase.FAILED, "message": "stopped before start"}
                 handle = self.runner.start(spec)
                 if isinstance(handle, LocalHandle):
                     self.running[nid] = handle
@@ -297,17 +298,17 @@ class PodRunner:
         outputs["result"] = self.ctx.secrets.mask(stdout[:-1] if stdout.endswith("\n") else stdout)
         progress = self._poll_progress(nid, progress_path, "", tree, commit=False) or "1/1"
         if result.start_error:
-            return {"phase": "Failed", "message": result.start_error, "outputs": outputs, "progress": "1/1"}
+            return {"phase": NodePhase.FAILED, "message": result.start_error, "outputs": outputs, "progress": "1/1"}
         if timed_out.is_set():
-            return {"phase": "Failed", "message": DEADLINE_MESSAGE, "outputs": outputs, "progress": progress}
+            return {"phase": NodePhase.FAILED, "message": DEADLINE_MESSAGE, "outputs": outputs, "progress": progress}
         if result.killed or self.cancelled.is_set():
-            return {"phase": "Failed", "message": "stopped", "outputs": outputs, "progress": progress}
-        phase = "Succeeded" if result.exit_code == 0 else "Failed"
-        message = None if phase == "Succeeded" else f"Error (exit code {result.exit_code})"
+            return {"phase": NodePhase.FAILED, "message": "stopped", "outputs": outputs, "progress": progress}
+        phase = NodePhase.SUCCEEDED if result.exit_code == 0 else NodePhase.FAILED
+        message = None if phase == NodePhase.SUCCEEDED else f"Error (exit code {result.exit_code})"
         try:
-            self._collect_outputs(nid, tmpl, scope, own, outputs, failed=phase != "Succeeded")
+            self._collect_outputs(nid, tmpl, scope, own, outputs, failed=phase != NodePhase.SUCCEEDED)
         except (NodeError, ArtifactError, UserError) as exc:
-            return {"phase": "Error" if phase == "Succeeded" else phase, "message": message or str(exc),
+            return {"phase": NodePhase.ERROR if phase == NodePhase.SUCCEEDED else phase, "message": message or str(exc),
                     "outputs": outputs, "progress": progress}
         return {"phase": phase, "message": message, "outputs": outputs, "progress": progress}
 

@@ -12,6 +12,7 @@ from typing import Any
 from aipipe.engine import control
 from aipipe.engine.calls import as_text
 from aipipe.engine.nodes import NodeTree
+from aipipe.engine.phases import NodePhase
 from aipipe.engine.retry import parse_duration
 from aipipe.engine.template import Scope, render_deep
 from aipipe.errors import UserError
@@ -53,7 +54,7 @@ class RunControl:
         if "suspend" in outcome.spec:
             (self.unsuspended.clear if outcome.spec["suspend"] else self.unsuspended.set)()
         for nid, record in outcome.nodes.items():
-            if record.get("phase") != "Running":  # resumed or set to a final phase; outputs alone wake nothing
+            if record.get("phase") != NodePhase.RUNNING:  # resumed or set to a final phase; outputs alone wake nothing
                 self._wakeup(nid).set()
         self.tree.commit()
         strategy = outcome.spec.get("shutdown")
@@ -100,7 +101,7 @@ class RunControl:
                 outputs.append({**named, "value": as_text(param["value"])})
             elif "default" in value_from or "supplied" in value_from:
                 outputs.append({**named, "value": as_text(value_from.get("default", ""))})
-        result: dict[str, Any] = {"phase": node.get("phase", "Succeeded") if resumed else "Succeeded"}
+        result: dict[str, Any] = {"phase": node.get("phase", NodePhase.SUCCEEDED) if resumed else NodePhase.SUCCEEDED}
         if resumed and node.get("message"):
             result["message"] = node["message"]
         return {**result, "outputs": {"parameters": outputs}} if outputs else result

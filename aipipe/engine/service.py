@@ -24,6 +24,7 @@ from aipipe.confine import confined
 from aipipe.engine.control import SHUTDOWN, apply_to_workflow, shutdown_message
 from aipipe.engine.logs import CappedLogWriter
 from aipipe.engine.names import now_rfc3339
+from aipipe.engine.phases import NodePhase, NodeType
 from aipipe.engine.store import (
     CLUSTER_WORKFLOW_TEMPLATE,
     COMPLETED_LABEL,
@@ -41,8 +42,8 @@ HEARTBEAT_SECONDS = 0.5
 STOP_WAIT_SECONDS = 15.0
 CONTROL_WAIT_SECONDS = 10.0
 RESUBMITTED_FROM_LABEL = "workflows.argoproj.io/resubmitted-from-workflow"
-_KEEP_ON_RETRY = frozenset({"Succeeded", "Skipped"})
-_LEAF_TYPES = frozenset({"Pod", "Container", "Suspend", "Skipped"})
+_KEEP_ON_RETRY = frozenset({NodePhase.SUCCEEDED, NodePhase.SKIPPED})
+_LEAF_TYPES = frozenset({NodeType.POD, NodeType.CONTAINER, NodeType.SUSPEND, NodeType.SKIPPED})
 
 
 class EngineService:
@@ -163,7 +164,7 @@ class EngineService:
                 raise
             message = str(exc) if isinstance(exc, AipipeError) else f"engine error: {exc!r}"
             with contextlib.suppress(NotFoundError):
-                self._mark_finished(self.store.get_workflow(namespace, name), "Error", message)
+                self._mark_finished(self.store.get_workflow(namespace, name), NodePhase.ERROR.value, message)
             raise
         finally:
             done.set()
@@ -208,7 +209,7 @@ class EngineService:
         if driver is not None and driver.is_alive():
             self.store.request_stop(uid, message)
             return workflow
-        return self._mark_finished(workflow, "Failed", message)
+        return self._mark_finished(workflow, NodePhase.FAILED.value, message)
 
     def control(self, name: str, namespace: str | None, action: dict[str, Any]) -> dict[str, Any]:
         """Suspend, resume, set or shut down a run the way Argo's server does (``aipipe.engine.control``).
@@ -240,7 +241,8 @@ class EngineService:
         shutdown = changed["spec"].get("shutdown") if action.get("action") == SHUTDOWN else None
         if shutdown and not action.get("nodeFieldSelector"):
             self.store.save_workflow(changed)
-            return self._mark_finished(self.store.get_workflow(changed["metadata"]["namespace"], name), "Failed",
+            return self._mark_finished(self.store.get_workflow(changed["metadata"]["namespace"], name),
+                                       NodePhase.FAILED.value,
                                        shutdown_message(shutdown))
         self.store.save_workflow(changed)
         return self.store.get_workflow(changed["metadata"]["namespace"], name)
@@ -265,7 +267,7 @@ class EngineService:
         status = workflow.setdefault("status", {})
         now = now_rfc3339()
         for node in status.get("nodes", {}).values():
-            if node.get("phase") in (None, "", "Pending", "Running"):
+            if node.get("phase") in (None, "", NodePhase.PENDING, NodePhase.RUNNING):
                 PodRunner.kill_orphan(node)
                 node.update(phase=phase, message=message, finishedAt=now)
         status.update(phase=phase, message=message, finishedAt=now)
@@ -277,7 +279,7 @@ class EngineService:
         """Reset a Failed/Error run the way ``argo retry`` does; the caller then drives it."""
         workflow = self.store.find_workflow(name, namespace)
         phase = workflow.get("status", {}).get("phase", "")
-        if phase not in ("Failed", "Error"):
+        if phase not in (NodePhase.FAILED, NodePhase.ERROR):
             raise UserError(f"run {name} is {phase or 'not started'}; only Failed or Error runs can be retried",
                             field="name")
         driver = self.store.driver(workflow["metadata"]["uid"])
@@ -349,7 +351,7 @@ def formulate_retry(workflow: dict[str, Any], restart_successful: bool = False,
         if exit_handler or node.get("type") in _LEAF_TYPES:
             drop.add(node_id)
         else:
-            node["phase"] = "Running"
+            node["phase"] = NodePhase.RUNNING.value
             for key in ("finishedAt", "message", "outputs"):
                 node.pop(key, None)
     drop |= _descendants(nodes, drop)
@@ -360,7 +362,7 @@ def formulate_retry(workflow: dict[str, Any], restart_successful: bool = False,
             node["children"] = [c for c in node["children"] if c not in drop]
         if "outboundNodes" in node:
             node["outboundNodes"] = [c for c in node["outboundNodes"] if c not in drop]
-    status["phase"] = "Running"
+    status["phase"] = NodePhase.RUNNING.value
     for key in ("finishedAt", "message", "outputs"):
         status.pop(key, None)
     return workflow

@@ -13,6 +13,7 @@ from aipipe.engine.edges import Edges
 from aipipe.engine.expr import ExprError, evaluate_condition
 from aipipe.engine.gate import FAIL_FAST_MESSAGE, ChildGate
 from aipipe.engine.nodes import node_id, outbound_nodes
+from aipipe.engine.phases import NodePhase, NodeType
 from aipipe.engine.template import (
     ABSENT,
     Scope,
@@ -42,7 +43,7 @@ class StepsMixin:
             if gi:  # Argo chains the groups: the previous group's steps (their outbound nodes) lead to this one
                 prev = node_id(self.name, f"{name}[{gi - 1}]")
                 self.edges.after(gname, self._group_members(prev) or [prev], nid)
-            gid, kept = self._start_node(gname, f"[{gi}]", "StepGroup", None, nid, nid)
+            gid, kept = self._start_node(gname, f"[{gi}]", NodeType.STEP_GROUP, None, nid, nid)
             if kept is not None:
                 for step in group:
                     self._register_kept(step, gname, scope, call.tset)
@@ -60,15 +61,15 @@ class StepsMixin:
                 self._register_outputs(f"steps.{step['name']}", step, nodes, scope, call.tset)
             if failed or gate.tripped.is_set():
                 message = f"child '{failed[0][1].get('name')}' failed" if failed else FAIL_FAST_MESSAGE
-                self._finish_node(gid, "Failed", message)
-                return {"phase": "Failed", "message": FAIL_FAST_MESSAGE if gate.tripped.is_set() else message}
-            self._finish_node(gid, "Succeeded")
+                self._finish_node(gid, NodePhase.FAILED, message)
+                return {"phase": NodePhase.FAILED, "message": FAIL_FAST_MESSAGE if gate.tripped.is_set() else message}
+            self._finish_node(gid, NodePhase.SUCCEEDED)
         outputs = self._template_outputs(call, scope)
         last = self._group_members(node_id(self.name, f"{name}[{len(groups) - 1}]")) if groups else []
         with self.tree.lock:  # as Argo, only a Succeeded steps node gets outbound nodes: its last group's
             tree_nodes = dict(self.tree.nodes)
         outbound = [o for child in last for o in outbound_nodes(tree_nodes, child)]
-        return {"phase": "Succeeded", "outputs": outputs, "outboundNodes": outbound}
+        return {"phase": NodePhase.SUCCEEDED, "outputs": outputs, "outboundNodes": outbound}
 
     def _group_members(self, gid: str) -> list[str]:
         """A step group's own children (its steps and their loop items), not the next group it leads to."""
@@ -123,7 +124,7 @@ class StepsMixin:
             call: Call | None = self._resolve_call(step, tset)
         except NodeFailure:
             call = None
-        return self._skip_node(name, display, parent, boundary, "Skipped", EMPTY_LOOP, call)
+        return self._skip_node(name, display, parent, boundary, NodePhase.SKIPPED, EMPTY_LOOP, call)
 
     def _run_child(self, step: dict[str, Any], name: str, display: str, parent: str, boundary: str, scope: Scope,
                    tset: TemplateSet, prefix: str) -> dict[str, Any]:
@@ -145,7 +146,7 @@ class StepsMixin:
             try:
                 rendered = render(str(when), scope, f"{display}.when")
                 if not evaluate_condition(rendered):
-                    return self._skip_node(name, display, parent, boundary, "Skipped",
+                    return self._skip_node(name, display, parent, boundary, NodePhase.SKIPPED,
                                            f"when '{rendered}' evaluated false", call)
             except TemplateError as exc:
                 return self._fail_node(name, display, parent, boundary, NodeFailure(str(exc), terminal=exc.absent),
@@ -161,7 +162,7 @@ class StepsMixin:
         if step.get("onExit"):
             hooks = {**hooks, "exit": {"template": step["onExit"]}}
         if hooks and len(hooks) > (1 if "exit" in hooks else 0):
-            hook_scope = scope.child({f"{prefix}.{step['name']}.status": "Running"})
+            hook_scope = scope.child({f"{prefix}.{step['name']}.status": NodePhase.RUNNING.value})
             self._fire_hooks(hooks, hook_scope, name, parent)
         node = self.execute(call, name, display, parent, boundary, scope)
         if hooks:
@@ -227,9 +228,9 @@ class StepsMixin:
 def _unhandled(step: Mapping[str, Any], node: Mapping[str, Any]) -> bool:
     phase = node.get("phase")
     cont = step.get("continueOn") or {}
-    if phase == "Failed":
+    if phase == NodePhase.FAILED:
         return not cont.get("failed")
-    if phase == "Error":
+    if phase == NodePhase.ERROR:
         return not cont.get("error")
     return False
 
