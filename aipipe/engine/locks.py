@@ -1,61 +1,231 @@
-"""``synchronization`` mutexes on one machine: a lock file per mutex under ``<home>/locks``.
+"""``synchronization`` on one machine: mutexes and ConfigMap semaphores taken as Argo's controller takes them.
 
-``flock`` on a file descriptor opened per acquisition excludes other threads of this process and
-other engine processes (``aipipe run`` in two terminals, the server) alike.
+A block's locks are taken all at once or not at all (nothing is held while waiting, so two waiters never
+deadlock). While they wait, the node (or, for ``spec.synchronization``, the workflow) is ``Pending`` with Argo's
+message ``Waiting for <lock> lock. Lock status: <free>/<limit>`` and ``status.synchronization`` lists the
+current holders; once taken, ``status.synchronization`` lists this run's holdings until they are released
+(when the node ends, the run is stopped, or the driver dies: the slot files are ``flock``\\ s). The slot files
+and limits are :mod:`aipipe.engine.semaphores`.
 """
 
 from __future__ import annotations
 
-import fcntl
-import os
-import re
 import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from aipipe.errors import UserError
+from aipipe.engine.configmaps import ConfigMapStore
+from aipipe.engine.nodes import NodeTree
+from aipipe.engine.semaphores import QUEUE, LockRef, Slots, SyncError, lock_refs, read_limit, release
 
-_SAFE = re.compile(r"[^A-Za-z0-9._-]")
+__all__ = ["Held", "MutexRegistry", "SyncError", "SyncSite"]
+
+WORKFLOW_LOCK_FAILED = "Failed to acquire the synchronization lock. "  # Argo's prefix for spec.synchronization
+_initialized: set[str] = set()  # semaphores whose limit this process has read once (Argo's initialized locks)
+_initialized_lock = threading.Lock()
+
+
+class SyncSite:
+    """Where a block's lock state shows: one node of a run (``nid``), or the run itself (``nid`` None)."""
+
+    def __init__(self, workflow: Mapping[str, Any], tree: NodeTree, status: dict[str, Any],
+                 nid: str | None) -> None:
+        meta = workflow.get("metadata") or {}
+        self.namespace = str(meta.get("namespace") or "default")
+        self.holder = "/".join([self.namespace, str(meta.get("name")), *([nid] if nid else [])])
+        self.priority = int((workflow.get("spec") or {}).get("priority") or 0)
+        self.created = str(meta.get("creationTimestamp") or "")
+        self.tree, self.status, self.nid = tree, status, nid
+        self._phase: str | None = None  # the phase to go back to once the wait is over
+
+    def _edit(self, refs: list[LockRef], waiting: tuple[LockRef, list[str]] | None, holding: bool | None) -> None:
+        """Rewrite ``status.synchronization`` for ``refs`` (new objects only: snapshots may hold the old ones)."""
+        with self.tree.lock:
+            sync = self.status.get("synchronization") or {}
+            out: dict[str, Any] = {}
+            for section, key in (("semaphore", "semaphore"), ("mutex", "mutex")):
+                mine = {r.lock_name for r in refs if r.status_kind == section}
+                part = sync.get(section) or {}
+                wait = [w for w in part.get("waiting") or [] if w.get(key) not in mine]
+                hold = [dict(h) for h in part.get("holding") or []]
+                if waiting is not None and waiting[0].status_kind == section:
+                    ref, holders = waiting
+                    if section == "mutex" and holders:
+                        wait.append({"mutex": ref.lock_name, "holder": holders[0]})
+                    elif section == "semaphore":
+                        wait.append({"semaphore": ref.lock_name, "holders": holders})
+                if holding is not None:
+                    hold = _holdings(hold, key, mine, self.holder, holding)
+                if wait or hold:
+                    out[section] = {**({"holding": hold} if hold else {}), **({"waiting": wait} if wait else {})}
+            if out:
+                self.status["synchronization"] = out
+            else:
+                self.status.pop("synchronization", None)
+
+    def waiting(self, ref: LockRef, message: str, holders: list[str], refs: list[LockRef]) -> None:
+        self._edit(refs, (ref, holders), None)
+        if self.nid is None:
+            with self.tree.lock:
+                if self._phase is None:
+                    self._phase = str(self.status.get("phase") or "Running")
+                self.status.update(phase="Pending", message=message)
+        else:
+            if self._phase is None:
+                self._phase = str((self.tree.get(self.nid) or {}).get("phase") or "Running")
+            self.tree.put(self.nid, phase="Pending", message=message,
+                          synchronizationStatus={"waiting": ref.lock_name})
+        self.tree.commit()
+
+    def done_waiting(self, refs: list[LockRef], acquired: bool) -> None:
+        """The wait is over (``acquired``, or given up): holdings recorded, the waiting display undone."""
+        if acquired:
+            self._edit(refs, None, True)
+        elif self._phase is None:
+            return
+        else:
+            self._edit(refs, None, None)
+        if self._phase is not None:
+            if self.nid is None:
+                with self.tree.lock:
+                    self.status.update(phase=self._phase, message=None)
+            else:
+                self.tree.put(self.nid, phase=self._phase, message=None, synchronizationStatus=None)
+            self._phase = None
+        self.tree.commit()
+
+    def released(self, refs: list[LockRef]) -> None:
+        self._edit(refs, None, False)
+        self.tree.commit()
+
+
+def _holdings(hold: list[dict[str, Any]], key: str, names: set[str], holder: str,
+              add: bool) -> list[dict[str, Any]]:
+    """``hold`` with ``holder`` added to (or removed from) the holdings of the locks ``names``."""
+    if key == "mutex":
+        kept = [h for h in hold if not (h.get("mutex") in names and h.get("holder") == holder)]
+        return kept + ([{"mutex": n, "holder": holder} for n in sorted(names)] if add else [])
+    out = []
+    for name in sorted(names | {str(h.get("semaphore")) for h in hold}):
+        current = next((list(h.get("holders") or []) for h in hold if h.get("semaphore") == name), [])
+        if name in names and add and holder not in current:
+            current.append(holder)
+        elif name in names and not add:
+            current = [h for h in current if h != holder]
+        if current:
+            out.append({"semaphore": name, "holders": current})
+    return out
+
+
+@dataclass(frozen=True)
+class Held:
+    """One slot a block holds: its descriptor, its lock, and where its holding shows."""
+
+    fd: int
+    ref: LockRef
+    site: SyncSite | None
 
 
 class MutexRegistry:
-    """Acquires named mutexes, waiting (interruptibly) while another holder has them."""
+    """Takes the locks of ``synchronization`` blocks, waiting (interruptibly, by ``cancelled``) while they are busy.
 
-    def __init__(self, root: Path, cancelled: threading.Event, poll: float = 0.05) -> None:
+    ``root`` is the engine's ``locks`` folder; ConfigMap limits come from ``store`` (by default the store of the
+    AIPIPE_HOME that holds ``root``).
+    """
+
+    def __init__(self, root: Path, cancelled: threading.Event, poll: float = 0.05,
+                 store: ConfigMapStore | None = None) -> None:
         self.root = root
         self.cancelled = cancelled
         self.poll = poll
+        self.store = store or ConfigMapStore.from_home(root.parent)
 
-    def _path(self, name: str) -> Path:
-        if not name:
-            raise UserError("a mutex needs a name", field="synchronization.mutex.name")
-        return self.root / f"{_SAFE.sub('_', name)}.lock"
+    def acquire(self, names: list[str]) -> list[Held]:
+        """Hold every named mutex (no display); returns what :meth:`release_all` gives back."""
+        if any(not n for n in names):
+            raise SyncError("a mutex needs a name")
+        refs = [LockRef("Mutex", "default", n) for n in sorted(set(names))]
+        return self._take(refs, None, "")
 
-    def acquire(self, names: list[str]) -> list[int]:
-        """Hold every named mutex (sorted, so two holders never deadlock); returns the held descriptors."""
-        if not names:
-            return []
-        self.root.mkdir(parents=True, exist_ok=True)
-        held: list[int] = []
+    def acquire_sync(self, sync: Mapping[str, Any], site: SyncSite) -> list[Held]:
+        """Hold every lock of ``sync`` for ``site``: waits while any is busy (``InterruptedError`` when cancelled);
+        ``SyncError`` when a semaphore's limit cannot be read the first time (Argo's initialization error)."""
         try:
-            for name in sorted(set(names)):
-                fd = os.open(self._path(name), os.O_RDWR | os.O_CREAT, 0o600)
-                held.append(fd)
-                while True:
-                    try:
-                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                        break
-                    except BlockingIOError:
-                        if self.cancelled.wait(self.poll):
-                            raise InterruptedError("stopped while waiting for a mutex") from None
-        except BaseException:
-            self.release_all(held)
-            raise
-        return held
+            refs = lock_refs(sync, site.namespace)
+        except SyncError as exc:
+            raise _for_site(exc, site) from None
+        return self._take(refs, site, site.holder)
+
+    def _take(self, refs: list[LockRef], site: SyncSite | None, holder: str) -> list[Held]:
+        if not refs:
+            return []
+        names = [r.lock_name for r in refs]
+        QUEUE.join(names, holder, site.priority if site else 0, site.created if site else "")
+        shown: tuple[str, str] | None = None
+        acquired = False
+        try:
+            while True:
+                held, blocked = self._try_all(refs, site, holder)
+                if blocked is None:
+                    acquired = True
+                    if site is not None:
+                        site.done_waiting(refs, acquired=True)
+                    return held
+                ref, message, holders = blocked
+                if site is not None and (ref.lock_name, message) != shown:
+                    site.waiting(ref, message, holders, refs)
+                    shown = (ref.lock_name, message)
+                if self.cancelled.wait(self.poll):
+                    raise InterruptedError("stopped while waiting for a synchronization lock")
+        finally:
+            QUEUE.leave(names, holder)
+            if site is not None and not acquired:
+                site.done_waiting(refs, acquired=False)
+
+    def _try_all(self, refs: list[LockRef], site: SyncSite | None,
+                 holder: str) -> tuple[list[Held], tuple[LockRef, str, list[str]] | None]:
+        """Take every lock now, or none: (held, None), or ([], (the first busy lock, message, its holders))."""
+        held: list[Held] = []
+        for ref in refs:
+            slots = Slots(self.root, ref)
+            limit, why = read_limit(self.store, ref)
+            if not limit:
+                why = why or f"the limit in key {ref.key!r} of configmap {ref.name!r} is 0"
+                with _initialized_lock:
+                    known = ref.lock_name in _initialized
+                if not known:
+                    self.release_all(held)
+                    raise _for_site(SyncError(f"failed to initialize semaphore {ref.lock_name} with limit: {why}"),
+                                    site)
+                self.release_all(held)
+                return [], (ref, f"Failed to get semaphore limit for {ref.lock_name}", slots.holders())
+            with _initialized_lock:
+                _initialized.add(ref.lock_name)
+            fd = slots.try_take(limit, holder) if QUEUE.at_front(ref.lock_name, holder) else None
+            if fd is None:
+                self.release_all(held)
+                holders = slots.holders()
+                return [], (ref, f"Waiting for {ref.lock_name} lock. Lock status: {limit - len(holders)}/{limit}",
+                            holders)
+            held.append(Held(fd, ref, None))
+        return [Held(h.fd, h.ref, site) for h in held], None
 
     @staticmethod
-    def release_all(held: list[int] | None) -> None:
-        for fd in held or []:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_UN)
-            finally:
-                os.close(fd)
+    def release_all(held: list[Any] | None) -> None:
+        """Give back what :meth:`acquire` or :meth:`acquire_sync` returned (and show it released)."""
+        by_site: dict[int, tuple[SyncSite, list[LockRef]]] = {}
+        for item in held or []:
+            release(item.fd)
+            if item.site is not None:
+                by_site.setdefault(id(item.site), (item.site, []))[1].append(item.ref)
+        for site, refs in by_site.values():
+            site.released(refs)
+
+
+def _for_site(exc: SyncError, site: SyncSite | None) -> SyncError:
+    """Argo's wording: a workflow-level lock error is prefixed (the workflow fails), a node's is the error itself."""
+    if site is not None and site.nid is None:
+        return SyncError(WORKFLOW_LOCK_FAILED + str(exc))
+    return exc

@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, NoReturn
 
 from aipipe.engine import graph
+from aipipe.engine.semaphores import sync_problems
 from aipipe.errors import UserError
 
 TemplateLookup = Callable[[str, str], "dict[str, Any] | None"]
@@ -28,8 +29,6 @@ UNSUPPORTED = {
     "memoize": "memoize is not supported by the embedded engine (it keeps no memoization cache). Remove it (the "
                "step then always runs), or submit this workflow to Argo",
 }
-SEMAPHORES = ("semaphores are not supported by the embedded engine (mutexes are): use synchronization.mutexes, or "
-              "submit this workflow to Argo")
 # Volume kinds a node can mount here (aipipe.engine.volumes); the others need a cluster.
 LOCAL_VOLUMES = ("emptyDir", "configMap", "secret", "persistentVolumeClaim")
 # Accepted and not acted on, because on one machine they only govern cluster resources:
@@ -94,9 +93,8 @@ class _Linter:
         for param in (self.spec.get("arguments") or {}).get("parameters") or []:
             if "value" not in param and not param.get("valueFrom"):
                 self.fail(f"spec.arguments.{param.get('name')}.value", "is required (give it with -p name=value)")
-        sync = self.spec.get("synchronization") or {}
-        if sync.get("semaphore") or sync.get("semaphores"):
-            self.fail("spec.synchronization", SEMAPHORES)
+        for field, message in sync_problems(self.spec.get("synchronization"), "spec.synchronization"):
+            self.fail(field, message)
         for tmpl in self.spec.get("templates") or []:
             self.check_template(tmpl, self.local, f"templates.{tmpl.get('name')}")
 
@@ -145,9 +143,8 @@ class _Linter:
             cycle = graph.find_cycle(trees)
             if cycle:
                 self.fail(f"{where}.dag", f"dependency cycle {' -> '.join(cycle)}")
-        sync = tmpl.get("synchronization") or {}
-        if sync.get("semaphore") or sync.get("semaphores"):
-            self.fail(f"{where}.synchronization", SEMAPHORES)
+        for field, message in sync_problems(tmpl.get("synchronization"), f"{where}.synchronization"):
+            self.fail(field, message)
 
     def check_ref(self, ref: Mapping[str, Any], local: Mapping[str, Any], where: str) -> None:
         given = [k for k in ("template", "templateRef", "inline") if ref.get(k)]

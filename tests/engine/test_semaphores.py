@@ -1,0 +1,267 @@
+"""``synchronization`` semaphores read their limit from the local ConfigMap store and bind every engine process.
+
+Real runs (script nodes print when their critical section starts and ends), a second engine in a real
+subprocess, the ConfigMap changed on disk mid-run, a stop while a node waits.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from aipipe.config import load_config
+from aipipe.engine.context import default_context, no_templates
+from aipipe.engine.executor import WorkflowExecutor
+from aipipe.engine.validate import validate_workflow
+from aipipe.errors import UserError
+from tests.engine.conftest import EngineRun
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+NS = "argo"  # the engine's default namespace (argo.namespace)
+
+
+def critical(seconds: float, sync: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A script template that prints the start and end time of a ``seconds`` long critical section."""
+    return {"name": "critical", **({"synchronization": sync} if sync else {}), "script": {
+        "image": "python:alpine3.23", "command": ["python"],
+        "source": f"import time\nstart = time.time()\ntime.sleep({seconds})\nprint(start, time.time())\n"}}
+
+
+def semaphore(key: str, name: str = "limits", legacy: bool = False) -> dict[str, Any]:
+    ref = {"configMapKeyRef": {"name": name, "key": key}}
+    return {"semaphore": ref} if legacy else {"semaphores": [ref]}
+
+
+def fan_out(name: str, width: int, seconds: float, sync: dict[str, Any] | None = None,
+            **spec: Any) -> dict[str, Any]:
+    steps = [{"name": f"n{i}", "template": "critical"} for i in range(width)]
+    return {"apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow", "metadata": {"name": name},
+            "spec": {"entrypoint": "main", **spec, "templates": [
+                {"name": "main", "steps": [steps]}, critical(seconds, sync)]}}
+
+
+def set_limit(home: Path, key: str, value: str, name: str = "limits") -> None:
+    folder = home / "configmaps" / name
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / key).write_text(value + "\n")
+
+
+def spans(wf: dict[str, Any]) -> list[tuple[float, float]]:
+    out = [tuple(map(float, n["outputs"]["result"].split())) for n in wf["status"]["nodes"].values()
+           if n["type"] == "Pod" and n["phase"] == "Succeeded"]
+    return sorted((s, e) for s, e in out)
+
+
+def max_overlap(intervals: list[tuple[float, float]]) -> int:
+    events = sorted([(e, -1) for _, e in intervals] + [(s, 1) for s, _ in intervals])
+    level = peak = 0
+    for _, delta in events:
+        level += delta
+        peak = max(peak, level)
+    return peak
+
+
+def executor(home: Path, wf: dict[str, Any], run: str, changes: list[dict[str, Any]]) -> WorkflowExecutor:
+    ctx = default_context(load_config(env={"AIPIPE_HOME": str(home)}), home / "runs" / run,
+                          on_change=changes.append)
+    return WorkflowExecutor(wf, ctx)
+
+
+def in_thread(target: Callable[[], dict[str, Any]]) -> tuple[threading.Thread, dict[str, Any]]:
+    box: dict[str, Any] = {}
+    thread = threading.Thread(target=lambda: box.setdefault("out", target()), daemon=True)
+    thread.start()
+    return thread, box
+
+
+def wait_for(check: Callable[[], bool], seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
+
+
+def waiting_nodes(changes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [n for c in list(changes) for n in c["status"]["nodes"].values()
+            if str(n.get("message") or "").startswith("Waiting for")]
+
+
+@pytest.mark.parametrize("limit", [1, 2])
+def test_the_limit_bounds_parallel_nodes_and_waiters_show_argos_message(engine: EngineRun, limit: int) -> None:
+    set_limit(engine.home, "template", str(limit))
+    out = engine.run(fan_out("sem-fan", 3, 1.0, semaphore("template")))
+    assert out["status"]["phase"] == "Succeeded", out["status"]
+    assert len(spans(out)) == 3 and max_overlap(spans(out)) == limit
+    lock = f"{NS}/ConfigMap/limits/template"
+    [first, *_] = waiting_nodes(engine.changes)
+    assert first["message"] == f"Waiting for {lock} lock. Lock status: 0/{limit}"
+    assert first["phase"] == "Pending" and first["synchronizationStatus"] == {"waiting": lock}
+    seen = [c["status"].get("synchronization") for c in engine.changes if c["status"].get("synchronization")]
+    holding = [h for s in seen for h in s["semaphore"].get("holding") or []]
+    assert holding and all(h["semaphore"] == lock for h in holding)
+    pod_ids = {n["id"] for n in out["status"]["nodes"].values() if n["type"] == "Pod"}
+    assert {k.rsplit("/", 1)[1] for h in holding for k in h["holders"]} == pod_ids
+    assert all(k.startswith(f"{NS}/sem-fan/") for h in holding for k in h["holders"])
+    waiting = [w for s in seen for w in s["semaphore"].get("waiting") or []]
+    assert waiting and len(waiting[0]["holders"]) == limit
+    assert "synchronization" not in out["status"]  # all released at the end
+    assert not any(n.get("synchronizationStatus") for n in out["status"]["nodes"].values())
+
+
+def test_the_deprecated_singular_semaphore_still_works(engine: EngineRun) -> None:
+    set_limit(engine.home, "legacy", "1")
+    out = engine.run(fan_out("sem-legacy", 2, 0.4, semaphore("legacy", legacy=True)))
+    assert out["status"]["phase"] == "Succeeded" and max_overlap(spans(out)) == 1
+
+
+def test_two_engine_processes_share_one_semaphore(engine: EngineRun) -> None:
+    set_limit(engine.home, "shared", "1")
+    other = fan_out("sem-other", 1, 2.0, semaphore("shared"))
+    script = textwrap.dedent(f"""
+        import json, sys
+        from pathlib import Path
+        from aipipe.config import load_config
+        from aipipe.engine.context import default_context
+        from aipipe.engine.executor import WorkflowExecutor
+        home = Path({str(engine.home)!r})
+        ctx = default_context(load_config(env={{"AIPIPE_HOME": str(home)}}), home / "runs" / "other")
+        out = WorkflowExecutor(json.loads(sys.argv[1]), ctx).run()
+        print(json.dumps(out["status"]))
+    """)
+    env = {**os.environ, "AIPIPE_HOME": str(engine.home), "PYTHONPATH": str(REPO_ROOT)}
+    proc = subprocess.Popen([sys.executable, "-c", script, json.dumps(other)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env, cwd=REPO_ROOT)
+    slot = engine.home / "locks" / "semaphores" / NS / "limits" / "shared" / "0"
+    wait_for(lambda: slot.exists() and slot.read_text().startswith(f"{NS}/sem-other/"))  # it holds the only slot
+    mine = engine.run(fan_out("sem-mine", 1, 0.2, semaphore("shared")))
+    stdout, stderr = proc.communicate(timeout=60)
+    theirs = json.loads(stdout.strip().splitlines()[-1])
+    assert proc.returncode == 0 and theirs["phase"] == "Succeeded", stderr
+    assert mine["status"]["phase"] == "Succeeded"
+    [(_, their_end)] = spans({"status": theirs})
+    [(my_start, _)] = spans(mine)
+    assert my_start >= their_end
+    [first, *_] = waiting_nodes(engine.changes)
+    assert first["message"] == f"Waiting for {NS}/ConfigMap/limits/shared lock. Lock status: 0/1"
+    waits = [w for c in engine.changes for w in
+             ((c["status"].get("synchronization") or {}).get("semaphore") or {}).get("waiting") or []]
+    assert any(w["holders"] and w["holders"][0].startswith(f"{NS}/sem-other/") for w in waits)
+
+
+def test_raising_the_limit_in_the_config_map_lets_waiters_in_at_once(engine: EngineRun) -> None:
+    set_limit(engine.home, "grow", "1")
+    thread, box = in_thread(lambda: engine.run(fan_out("sem-grow", 3, 2.0, semaphore("grow"))))
+    wait_for(lambda: len(waiting_nodes(engine.changes)) >= 2)
+    set_limit(engine.home, "grow", "3")
+    thread.join(60)
+    out = box["out"]
+    assert out["status"]["phase"] == "Succeeded"
+    assert max_overlap(spans(out)) >= 2  # with the old limit of 1 they could never overlap
+
+
+@pytest.mark.parametrize(("value", "why"), [(None, "not found"), ("many", "not an integer"), ("0", "is 0")])
+def test_an_unreadable_limit_errors_the_node_with_argos_message(engine: EngineRun, value: str | None,
+                                                                 why: str) -> None:
+    if value is not None:
+        set_limit(engine.home, "broken", value, name=f"cm-{why.replace(' ', '-')}")
+    name = f"cm-{why.replace(' ', '-')}"
+    out = engine.run(fan_out("sem-broken", 1, 0.1, semaphore("broken", name=name)))
+    [pod] = [n for n in out["status"]["nodes"].values() if n["displayName"] == "n0"]
+    assert pod["phase"] == "Error"
+    assert pod["message"].startswith(f"failed to initialize semaphore {NS}/ConfigMap/{name}/broken with limit")
+    assert why in pod["message"]
+    assert out["status"]["phase"] in ("Failed", "Error")
+    assert "result" not in (pod.get("outputs") or {})  # nothing ran
+
+
+def test_stop_while_waiting_ends_the_run_and_frees_every_slot(engine: EngineRun) -> None:
+    set_limit(engine.home, "stop", "1")
+    stop = threading.Event()
+    began = time.monotonic()
+    thread, box = in_thread(lambda: engine.run(fan_out("sem-stop", 2, 30.0, semaphore("stop")), stop=stop))
+    wait_for(lambda: bool(waiting_nodes(engine.changes)))
+    stop.set()
+    thread.join(30)
+    out = box["out"]
+    assert time.monotonic() - began < 25  # neither the holder's 30 s nor the wait ran on
+    assert out["status"]["phase"] == "Failed"
+    pods = [n for n in out["status"]["nodes"].values() if n["type"] == "Pod"]
+    assert {n["phase"] for n in pods} == {"Failed"}
+    assert not any(n.get("synchronizationStatus") for n in pods)
+    assert "synchronization" not in out["status"]
+    slot = engine.home / "locks" / "semaphores" / NS / "limits" / "stop" / "0"
+    fd = os.open(slot, os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # raises if anyone still held it
+    finally:
+        os.close(fd)
+
+
+def test_a_workflow_level_semaphore_queues_whole_workflows(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    set_limit(home, "workflow", "1")
+    sync = {"synchronization": semaphore("workflow")}
+    first_changes: list[dict[str, Any]] = []
+    second_changes: list[dict[str, Any]] = []
+    first = executor(home, fan_out("wf-first", 1, 1.5, **sync), "first", first_changes)
+    second = executor(home, fan_out("wf-second", 1, 0.2, **sync), "second", second_changes)
+    t1, box1 = in_thread(first.run)
+    wait_for(lambda: any(n.get("type") == "Pod" for c in first_changes for n in c["status"]["nodes"].values()))
+    t2, box2 = in_thread(second.run)
+    t1.join(60)
+    t2.join(60)
+    assert box1["out"]["status"]["phase"] == box2["out"]["status"]["phase"] == "Succeeded"
+    assert max_overlap(spans(box1["out"]) + spans(box2["out"])) == 1
+    pending = [c["status"] for c in second_changes if c["status"].get("phase") == "Pending"]
+    lock = f"{NS}/ConfigMap/limits/workflow"
+    assert pending and pending[0]["message"] == f"Waiting for {lock} lock. Lock status: 0/1"
+    assert pending[0]["synchronization"]["semaphore"]["waiting"] == [
+        {"semaphore": lock, "holders": [f"{NS}/wf-first"]}]
+    assert not pending[0]["nodes"]  # nothing of the waiting workflow ran
+    held = [c["status"]["synchronization"] for c in first_changes if c["status"].get("synchronization")]
+    assert held[0] == {"semaphore": {"holding": [{"semaphore": lock, "holders": [f"{NS}/wf-first"]}]}}
+
+
+def test_a_missing_config_map_fails_a_workflow_level_semaphore(engine: EngineRun) -> None:
+    out = engine.run(fan_out("wf-missing", 1, 0.1, synchronization=semaphore("absent", name="nowhere")))
+    assert out["status"]["phase"] == "Failed"
+    assert out["status"]["message"].startswith(
+        f"Failed to acquire the synchronization lock. failed to initialize semaphore {NS}/ConfigMap/nowhere/absent "
+        "with limit")
+    assert not out["status"]["nodes"]
+
+
+@pytest.mark.parametrize(("sync", "field"), [
+    ({"semaphores": [{"database": {"key": "gpu"}}]}, "semaphores[0].database"),
+    ({"semaphore": {"database": {"key": "gpu"}}}, "semaphore.database"),
+    ({"mutexes": [{"name": "m", "database": True}]}, "mutexes[0].database"),
+    ({"semaphores": [{"configMapKeyRef": {"name": "limits"}}]}, "semaphores[0].configMapKeyRef.key"),
+])
+def test_locks_the_engine_cannot_take_are_refused_at_submit(sync: dict[str, Any], field: str) -> None:
+    wf = fan_out("refused", 1, 0.1, sync)
+    with pytest.raises(UserError) as caught:
+        validate_workflow(wf, no_templates)
+    assert caught.value.field == f"templates.critical.synchronization.{field}"
+    if "database" in field:
+        assert "synchronization database" in str(caught.value)
+    at_workflow = fan_out("refused", 1, 0.1, synchronization=sync)
+    with pytest.raises(UserError) as caught:
+        validate_workflow(at_workflow, no_templates)
+    assert caught.value.field == f"spec.synchronization.{field}"
+
+
+def test_config_map_semaphores_pass_submit() -> None:
+    validate_workflow(fan_out("ok", 1, 0.1, semaphore("k")), no_templates)
+    validate_workflow(fan_out("ok", 1, 0.1, semaphore("k", legacy=True), synchronization=semaphore("w")),
+                      no_templates)
