@@ -22,6 +22,7 @@ RUN if ! command -v python3 >/dev/null; then \
 WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY aipipe ./aipipe
+COPY mlkit ./mlkit
 COPY steps ./steps
 COPY pipelines ./pipelines
 RUN pip install --extra-index-url "${TORCH_INDEX_URL}" . \

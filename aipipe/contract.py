@@ -220,7 +220,7 @@ SUCCESS_MARKER = "_SUCCESS"
 # Model bundle (train -> evaluate, convert), at <storage.root>/models/<model-name>/<model_version>/ :
 #   model.onnx          ONNX export, input "input" NCHW float32, dynamic batch axis, output "logits"
 #   model.safetensors   weights (loaded with safetensors, never unpickled)
-#   model_config.json   {"arch": ..., "num_classes", ...}: rebuilds the torch module (steps.train.model)
+#   model_config.json   {"arch": ..., "num_classes", ...}: rebuilds the torch module (mlkit.model)
 #   classes.json        label map (copied from the dataset)
 #   preprocess.json     {"input_size", "mean", "std", "layout": "NCHW", "color": "RGB", "input_name"}
 PREPROCESS_FILE = "preprocess.json"

@@ -69,7 +69,7 @@ def _rss_mb() -> float:
 
 def _child_module(args: argparse.Namespace, shape: tuple[int, int, int]) -> tuple[Any, str, Any]:
     """The callable a child times, a note, and the loaded engine runner (shipped variant) or None."""
-    from steps.convert_trt.backends.torch_backend import inference_module, load_module, load_torch_engine
+    from mlkit.engine.backends.torch_backend import inference_module, load_module, load_torch_engine
 
     device, variant = args.device, args.child
     if variant in ("fp32", "fp32-tf32"):
@@ -90,7 +90,7 @@ def _child_module(args: argparse.Namespace, shape: tuple[int, int, int]) -> tupl
                 return compiled(x.to(torch.float16).contiguous(memory_format=torch.channels_last)).float().clone()
         return overhead, "", None
     if variant == "shipped":  # the engine bundle as the convert step wrote it, loaded as a replica loads it
-        from steps.convert_trt.runtime import load_engine
+        from mlkit.engine.runtime import load_engine
 
         runner: Any = load_engine(Path(args.engine_bundle), device=device)
         runner.warm()
@@ -107,7 +107,7 @@ def _child_module(args: argparse.Namespace, shape: tuple[int, int, int]) -> tupl
 
 def run_variant(args: argparse.Namespace) -> dict[str, Any]:
     """Child process: load one variant, time it, record its memory and its logits on the eval inputs."""
-    from steps.convert_trt.backends.torch_evaluator import no_tf32
+    from steps.convert_trt.evaluators.torch_evaluator import no_tf32
     from steps.convert_trt.measure import nvml_process_mb
 
     device = args.device
@@ -148,11 +148,11 @@ def run_variant(args: argparse.Namespace) -> dict[str, Any]:
 
 def build_engine(args: argparse.Namespace) -> dict[str, Any]:
     """Child process: the convert step's build of the PyTorch engine (compiled once on a GPU), as a bundle."""
-    from steps.convert_trt.backends.base import PrecisionPlan
-    from steps.convert_trt.backends.torch_backend import TorchBackend
+    from mlkit.engine.backends.base import PrecisionPlan
+    from mlkit.engine.backends.torch_backend import TorchBackend
+    from mlkit.engine.inspect import ModelInfo, Profile, TensorInfo
     from steps.convert_trt.bundle import write_engine_bundle
     from steps.convert_trt.config import PrecisionConfig
-    from steps.convert_trt.inspect import ModelInfo, Profile, TensorInfo
 
     pins = json.loads(Path(args.pins).read_text())
     shape = (3, args.image_size, args.image_size)
@@ -169,7 +169,7 @@ def build_engine(args: argparse.Namespace) -> dict[str, Any]:
 
 def aoti_child(args: argparse.Namespace) -> dict[str, Any]:
     """Child process: AOTInductor — export + package (``--child aoti-build``) or load and time (``aoti``)."""
-    from steps.convert_trt.backends.torch_backend import inference_module, load_module
+    from mlkit.engine.backends.torch_backend import inference_module, load_module
 
     device, package = args.device, Path(args.engine_bundle) / "model.pt2"
     shape = (3, args.image_size, args.image_size)
@@ -211,7 +211,7 @@ def aoti_child(args: argparse.Namespace) -> dict[str, Any]:
 
 def _build_model(arch: str, num_classes: int, image_size: int, seed: int) -> torch.nn.Module:
     """The classifier with non-trivial weights: random BN gains, BN statistics warmed on random images."""
-    from steps.train.model import build_model
+    from mlkit.model import build_model
 
     torch.manual_seed(seed)
     model = build_model(arch, num_classes)
@@ -282,7 +282,7 @@ def _ratios(res: dict[str, Any], fp32: dict[str, Any], logits: np.ndarray, ref_l
 
 
 def _write_model_bundle(work: Path, args: argparse.Namespace) -> None:
-    from steps.train.model import IMAGENET_MEAN, IMAGENET_STD, model_config, save_weights
+    from mlkit.model import IMAGENET_MEAN, IMAGENET_STD, model_config, save_weights
 
     model = _build_model(args.arch, args.classes, args.image_size, seed=0)
     save_weights(model, work / "model.safetensors")
@@ -336,9 +336,9 @@ def main(argv: list[str] | None = None) -> None:
         return
 
     from bench.results_io import write_result
-    from steps.convert_trt.backends.torch_evaluator import TorchEvaluator
     from steps.convert_trt.comparator import Tolerance
     from steps.convert_trt.debugger.loop import debug_precision
+    from steps.convert_trt.evaluators.torch_evaluator import TorchEvaluator
 
     started = time.perf_counter()
     eval_images = args.eval_images or (16 if args.quick else 256)
@@ -352,7 +352,7 @@ def main(argv: list[str] | None = None) -> None:
         np.save(work / "inputs.npy", inputs)
 
         debug_start = time.perf_counter()
-        from steps.convert_trt.backends.torch_backend import load_module
+        from mlkit.engine.backends.torch_backend import load_module
 
         evaluator = TorchEvaluator(load_module(work), device=args.device, batch=8)
         calib = rng.standard_normal((calibration, 3, args.image_size, args.image_size)).astype(np.float32)

@@ -178,14 +178,14 @@ def build_bundles(work: Path, arch: str, image_size: int, num_classes: int, prec
     """A model bundle (random weights) and one engine bundle per precision (``backend``: pytorch | onnxruntime)."""
     import torch
 
-    from steps.convert_trt.backends.base import PrecisionPlan
-    from steps.convert_trt.backends.onnx_fp16 import OnnxRuntimeBackend
-    from steps.convert_trt.backends.torch_backend import TorchBackend
+    from mlkit.engine.backends.base import PrecisionPlan
+    from mlkit.engine.backends.onnx_fp16 import OnnxRuntimeBackend
+    from mlkit.engine.backends.torch_backend import TorchBackend
+    from mlkit.engine.inspect import inspect_model, load_onnx
+    from mlkit.export import write_model_bundle
+    from mlkit.model import build_model, model_config, preprocess_spec
     from steps.convert_trt.bundle import write_engine_bundle
     from steps.convert_trt.config import PrecisionConfig
-    from steps.convert_trt.inspect import inspect_model, load_onnx
-    from steps.train.export import write_model_bundle
-    from steps.train.model import build_model, model_config, preprocess_spec
 
     torch.manual_seed(0)
     model = build_model(arch, num_classes).eval()
@@ -211,7 +211,7 @@ def _naive_server(model_dir: str, device: str, sock: socket.socket, ready: Any) 
     from aiohttp import web
     from PIL import Image
 
-    from steps.convert_trt.backends.torch_backend import load_module
+    from mlkit.engine.backends.torch_backend import load_module
 
     torch.set_num_threads(max(1, min(4, os.cpu_count() or 1)))
     root = Path(model_dir)

@@ -43,7 +43,7 @@ from torch import nn
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.results_io import write_result
-from steps.train.accel import (
+from mlkit.accel import (
     CudaPrefetcher,
     DevicePlacer,
     HostBatches,
@@ -56,9 +56,9 @@ from steps.train.accel import (
     make_grad_scaler,
     resolve_precision,
 )
-from steps.train.accel.amp import Precision
-from steps.train.accel.compiled import CompiledOrEager
-from steps.train.accel.gpu_decode import (
+from mlkit.accel.amp import Precision
+from mlkit.accel.compiled import CompiledOrEager
+from mlkit.accel.gpu_decode import (
     GPU_SHARE,
     DecodeChooser,
     GpuJpegDecoder,
@@ -68,9 +68,9 @@ from steps.train.accel.gpu_decode import (
     collate_jpegs,
     gpu_decode_available,
 )
-from steps.train.data import DatasetVersion, ImageDataset
-from steps.train.fixtures import write_synthetic_jpeg_dataset
-from steps.train.model import IMAGENET_MEAN, IMAGENET_STD, build_model
+from mlkit.data import DatasetVersion, ImageDataset
+from mlkit.fixtures import write_synthetic_jpeg_dataset
+from mlkit.model import IMAGENET_MEAN, IMAGENET_STD, build_model
 
 BENCH_CROP_SCALE = (0.08, 1.0)  # the usual ImageNet random-resized-crop range
 
@@ -427,7 +427,7 @@ def ddp_child(folder: Path, out: Path, work: Workload, compile_model: bool) -> N
     """One rank of :func:`run_ddp`: the accelerated loop with a DDP model and a sharded sampler."""
     import torch.distributed as dist
 
-    from steps.train.accel import init_distributed, shutdown_distributed
+    from mlkit.accel import init_distributed, shutdown_distributed
 
     info = init_distributed("cuda")
     device = torch.device("cuda", info.local_rank)

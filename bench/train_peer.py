@@ -26,8 +26,8 @@ from torch.utils.data import DataLoader
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from steps.train.data import ImageDataset
-from steps.train.model import IMAGENET_MEAN, IMAGENET_STD, build_model
+from mlkit.data import ImageDataset
+from mlkit.model import IMAGENET_MEAN, IMAGENET_STD, build_model
 
 
 class RandomAugmented(ImageDataset):

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from aipipe.contract import CONVERT
-from steps.convert_trt.runtime import load_engine
+from mlkit.engine.runtime import load_engine
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -22,8 +22,8 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     import torch
 
     torch.set_num_threads(1)
+    from mlkit.fixtures import write_tiny_model_bundle
     from steps.export_annotations.fixtures import write_tiny_dataset
-    from steps.train.fixtures import write_tiny_model_bundle
 
     root = tmp_path_factory.mktemp("store")
     dataset = write_tiny_dataset(root / "datasets", size=32)

@@ -97,7 +97,7 @@ def test_champion_moves_only_when_the_new_version_serves(cluster, tmp_path, mlfl
     """--model-name: a healthy rollout points MLflow's champion at the version; a rolled-back one leaves it."""
     from mlflow import MlflowClient
 
-    from steps.train.tracking import MlflowTracker, register_version
+    from mlkit.tracking import MlflowTracker, register_version
 
     kube, env, root = cluster
     name = f"deploy-alias-{tmp_path.name}"[:60]

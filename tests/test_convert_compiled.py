@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from mlkit.engine.runtime import load_engine
 from steps.convert_trt.fixtures import write_tiny_engine_bundle
-from steps.convert_trt.runtime import load_engine
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -62,7 +62,7 @@ def test_compile_cache_round_trip_on_cpu(tmp_path: Path):
     script = (
         "import json, sys, numpy as np, torch\n"
         "from torch._dynamo.utils import counters\n"
-        "from steps.convert_trt.runtime import load_engine\n"
+        "from mlkit.engine.runtime import load_engine\n"
         "r = load_engine(sys.argv[1], device='cpu')\n"
         "r.warm()  # batch 1, then the larger buckets: the order the conversion compiled them in\n"
         "x = np.random.default_rng(0).random((2, 3, 32, 32)).astype(np.float32)\n"

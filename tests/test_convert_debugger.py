@@ -7,14 +7,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from steps.convert_trt.backends.base import PrecisionPlan
-from steps.convert_trt.backends.onnx_fp16 import OnnxRuntimeBackend, mixed_precision
-from steps.convert_trt.backends.onnx_reference import OnnxReferenceEvaluator
+from mlkit.engine.backends.base import PrecisionPlan
+from mlkit.engine.backends.onnx_fp16 import OnnxRuntimeBackend, mixed_precision
+from mlkit.engine.inspect import load_onnx
 from steps.convert_trt.comparator import Tolerance, compare
 from steps.convert_trt.config import PrecisionConfig
 from steps.convert_trt.debugger.loop import debug_precision
+from steps.convert_trt.evaluators.onnx_reference import OnnxReferenceEvaluator
 from steps.convert_trt.fixtures import overflow_onnx_model
-from steps.convert_trt.inspect import load_onnx
 
 TOL = Tolerance(atol=1e-2, rtol=1e-2, stat="mean")
 
@@ -27,7 +27,7 @@ def overflow() -> tuple[OnnxReferenceEvaluator, np.ndarray]:
 
 @pytest.fixture(scope="module")
 def resnet_like(tmp_path_factory: pytest.TempPathFactory) -> tuple[OnnxReferenceEvaluator, np.ndarray]:
-    from steps.train.fixtures import write_tiny_model_bundle
+    from mlkit.fixtures import write_tiny_model_bundle
 
     bundle = write_tiny_model_bundle(tmp_path_factory.mktemp("model"), image_size=32)
     inputs = np.random.default_rng(2).random((8, 3, 32, 32)).astype(np.float32)
@@ -107,7 +107,7 @@ def test_comparator_statistics():
 def test_pytorch_evaluator_catches_the_overflow_in_half_precision():
     import torch
 
-    from steps.convert_trt.backends.torch_evaluator import TorchEvaluator
+    from steps.convert_trt.evaluators.torch_evaluator import TorchEvaluator
     from steps.convert_trt.fixtures import overflow_torch_model
 
     torch.set_num_threads(1)

@@ -9,8 +9,8 @@ import pytest
 from onnx import helper
 
 from aipipe.errors import UserError
+from mlkit.engine.inspect import Profile, inspect_model, load_onnx, module_scope, parse_profile, resolve_pins
 from steps.convert_trt.fixtures import overflow_onnx_model
-from steps.convert_trt.inspect import Profile, inspect_model, load_onnx, module_scope, parse_profile, resolve_pins
 
 
 def test_inspection_finds_io_and_default_batch_profile():

@@ -10,8 +10,8 @@ import pytest
 import torch
 
 from aipipe.errors import UserError
+from mlkit.engine.runtime import load_engine
 from steps.convert_trt.fixtures import write_tiny_engine_bundle
-from steps.convert_trt.runtime import load_engine
 
 torch.set_num_threads(1)
 
@@ -20,7 +20,7 @@ torch.set_num_threads(1)
                          [("onnxruntime", "fp32", 1e-5), ("onnxruntime", "fp16", 2e-2),
                           ("pytorch", "fp32", 1e-5), ("pytorch", "fp16", 2e-2)])
 def test_engine_bundle_runs_and_matches_the_source_model(tmp_path: Path, backend: str, precision: str, atol: float):
-    from steps.train.model import load_model_bundle
+    from mlkit.model import load_model_bundle
 
     bundle = write_tiny_engine_bundle(tmp_path / "engine", backend=backend, precision=precision, max_batch=4)
     manifest = json.loads((bundle / "engine.json").read_text())
@@ -35,7 +35,7 @@ def test_engine_bundle_runs_and_matches_the_source_model(tmp_path: Path, backend
     assert logits.shape == (6, 3) and logits.dtype == np.float32
     # the source model: the same weights the fixture's model bundle holds
     source_dir = tmp_path / "source"
-    from steps.train.fixtures import write_tiny_model_bundle
+    from mlkit.fixtures import write_tiny_model_bundle
 
     model, _, _ = load_model_bundle(write_tiny_model_bundle(source_dir, image_size=32))
     with torch.no_grad():
@@ -55,10 +55,10 @@ def test_bad_batches_and_bundles_are_refused(tmp_path: Path):
 
 
 def test_pytorch_backend_pins_run_in_fp32(tmp_path: Path):
-    from steps.convert_trt.backends.base import PrecisionPlan
-    from steps.convert_trt.backends.torch_backend import TorchBackend
-    from steps.convert_trt.inspect import load_onnx
-    from steps.train.fixtures import write_tiny_model_bundle
+    from mlkit.engine.backends.base import PrecisionPlan
+    from mlkit.engine.backends.torch_backend import TorchBackend
+    from mlkit.engine.inspect import load_onnx
+    from mlkit.fixtures import write_tiny_model_bundle
 
     model_bundle = write_tiny_model_bundle(tmp_path / "model", image_size=32)
     onnx_model = load_onnx(model_bundle / "model.onnx")
@@ -73,8 +73,8 @@ def test_pytorch_backend_pins_run_in_fp32(tmp_path: Path):
 
 
 def test_precision_plan_keeps_pinned_modules_fp32():
-    from steps.convert_trt.backends.torch_backend import apply_precision_plan
-    from steps.train.model import build_model
+    from mlkit.engine.backends.torch_backend import apply_precision_plan
+    from mlkit.model import build_model
 
     model = apply_precision_plan(build_model("resnet_tiny", 3).eval(), "fp16", ["fc"])
     seen = {}

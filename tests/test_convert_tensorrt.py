@@ -19,9 +19,9 @@ pytestmark = [pytest.mark.tensorrt,
 
 @pytest.mark.parametrize("precision", ["fp32", "fp16"])
 def test_tensorrt_engine_builds_runs_and_reuses_its_timing_cache(tmp_path: Path, precision: str):
-    from steps.convert_trt.backends.base import PrecisionPlan
-    from steps.convert_trt.backends.onnx_reference import OnnxReferenceEvaluator
-    from steps.convert_trt.backends.tensorrt import TIMING_CACHE_FILE, TensorRTBackend
+    from mlkit.engine.backends.base import PrecisionPlan
+    from mlkit.engine.backends.tensorrt import TIMING_CACHE_FILE, TensorRTBackend
+    from steps.convert_trt.evaluators.onnx_reference import OnnxReferenceEvaluator
     from steps.convert_trt.fixtures import overflow_onnx_model
 
     model = overflow_onnx_model()
@@ -39,8 +39,8 @@ def test_tensorrt_engine_builds_runs_and_reuses_its_timing_cache(tmp_path: Path,
 
 
 def test_tensorrt_runtime_loads_the_plan(tmp_path: Path):
+    from mlkit.engine.runtime import load_engine
     from steps.convert_trt.fixtures import write_tiny_engine_bundle
-    from steps.convert_trt.runtime import load_engine
 
     bundle = write_tiny_engine_bundle(tmp_path / "engine", backend="tensorrt", precision="fp16")
     runner = load_engine(bundle, device="cuda")

@@ -11,10 +11,10 @@ from mlflow import MlflowClient
 from aipipe.config import load_config
 from aipipe.contract import EVALUATE
 from aipipe.storage import Storage
+from mlkit.fixtures import write_tiny_model_bundle
+from mlkit.tracking import MlflowTracker, register_bundle
 from steps.deploy.step import mark_serving
 from steps.evaluate.gate import decide
-from steps.train.fixtures import write_tiny_model_bundle
-from steps.train.tracking import MlflowTracker, register_bundle
 from tests.fixtures_train import CLASSES, StepRun, TrainSetup, assert_ok
 
 MODEL = "gate-model"

@@ -54,7 +54,7 @@ def server(engine_dir: Path):
 
 
 def expected_probabilities(engine_dir: Path, data: bytes) -> np.ndarray:
-    from steps.convert_trt.runtime import load_engine
+    from mlkit.engine.runtime import load_engine
 
     pre = Preprocessor(json.loads((engine_dir / "preprocess.json").read_text()))
     logits = load_engine(engine_dir, "cpu").infer(pre.tensor(data)[None])[0].astype(np.float64)

@@ -8,9 +8,9 @@ import pytest
 import torch
 from torch import nn
 
-from steps.convert_trt.backends.torch_backend import TorchEngine, inference_module
-from steps.convert_trt.backends.torch_fusion import fold_batchnorm
-from steps.train.model import build_model
+from mlkit.engine.backends.torch_backend import TorchEngine, inference_module
+from mlkit.engine.backends.torch_fusion import fold_batchnorm
+from mlkit.model import build_model
 
 torch.set_num_threads(1)
 

@@ -17,8 +17,7 @@ from torch.utils.data import DataLoader
 
 from aipipe.errors import UserError
 from aipipe.storage import Storage
-from steps.export_annotations.fixtures import write_tiny_dataset
-from steps.train.accel import (
+from mlkit.accel import (
     AccelSettings,
     DevicePlacer,
     LoaderSettings,
@@ -28,8 +27,9 @@ from steps.train.accel import (
     build_loader,
     resolve_precision,
 )
-from steps.train.data import ImageDataset, open_dataset, preprocess_image, random_resized_box
-from steps.train.model import IMAGENET_MEAN, IMAGENET_STD, preprocess_spec
+from mlkit.data import ImageDataset, open_dataset, preprocess_image, random_resized_box
+from mlkit.model import IMAGENET_MEAN, IMAGENET_STD, preprocess_spec
+from steps.export_annotations.fixtures import write_tiny_dataset
 
 torch.set_num_threads(1)
 CPU = torch.device("cpu")
@@ -144,7 +144,7 @@ def test_gpu_side_code_imports_without_mlflow_minio_hera_or_safetensors() -> Non
         "import importlib.util, sys\n"
         "for name in ('mlflow', 'minio', 'hera', 'label_studio_sdk', 'safetensors', 'requests'):\n"
         "    sys.modules[name] = None\n"
-        "import steps.train.trainer, steps.train.accel, steps.train.fixtures, bench.train_bench\n"
+        "import steps.train.trainer, mlkit.accel, mlkit.fixtures, bench.train_bench\n"
         "spec = importlib.util.spec_from_file_location('check', 'tests/gpu/check_train_gpu.py')\n"
         "spec.loader.exec_module(importlib.util.module_from_spec(spec))\n"
     )

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from aipipe.storage import Storage, parse_uri
-from steps.train.accel.seeding import capture_rng_state, restore_rng_state
+from mlkit.accel.seeding import capture_rng_state, restore_rng_state
 from steps.train.checkpoint import MARKER_SUFFIX, CheckpointStore, checkpoint_prefix
 from tests.fixtures_s3 import S3Server
 

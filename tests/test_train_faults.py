@@ -11,8 +11,8 @@ import torch
 
 from aipipe.errors import UserError
 from aipipe.storage import Storage
+from mlkit.data import open_dataset
 from steps.export_annotations.fixtures import write_tiny_dataset
-from steps.train.data import open_dataset
 from steps.train.trainer import NonFiniteLoss, TrainConfig, train
 from tests.fixtures_s3 import S3Server
 
@@ -79,7 +79,7 @@ def test_batch_larger_than_the_split_shrinks_and_impossible_steps_are_user_error
 
 
 def test_undecodable_image_names_the_file(tmp_path: Path) -> None:
-    from steps.train.data import load_rgb
+    from mlkit.data import load_rgb
 
     broken = tmp_path / "broken.jpg"
     broken.write_bytes(b"\xff\xd8\xff\xe0 not really a jpeg")

@@ -8,8 +8,8 @@ import numpy as np
 import torch
 from PIL import Image
 
-from steps.train.accel.gpu_decode import DecodeChooser, JpegBytesDataset, all_jpeg, collate_jpegs
-from steps.train.data import ImageDataset
+from mlkit.accel.gpu_decode import DecodeChooser, JpegBytesDataset, all_jpeg, collate_jpegs
+from mlkit.data import ImageDataset
 
 
 def test_jpeg_bytes_items_carry_the_cpu_loaders_crop_and_flip(tmp_path: Path):
@@ -70,8 +70,8 @@ def test_chooser_switches_after_high_data_wait_and_back_when_the_trial_is_slower
 
 
 def test_the_decoders_cpu_decoded_share_is_normalised_as_the_plain_placer_does():
-    from steps.train.accel import DevicePlacer
-    from steps.train.accel.gpu_decode import GpuJpegDecoder
+    from mlkit.accel import DevicePlacer
+    from mlkit.accel.gpu_decode import GpuJpegDecoder
 
     mean, std = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
     images = torch.randint(0, 256, (4, 3, 8, 8), dtype=torch.uint8)

@@ -10,8 +10,8 @@ import torch
 from mlflow import MlflowClient
 from PIL import Image
 
-from steps.train.data import preprocess_image
-from steps.train.model import load_model_bundle
+from mlkit.data import preprocess_image
+from mlkit.model import load_model_bundle
 from tests.fixtures_train import StepRun, TrainSetup
 
 torch.set_num_threads(1)

@@ -12,9 +12,9 @@ import pytest
 import torch
 
 from aipipe.errors import UserError
-from steps.train.export import onnx_max_abs_diff
-from steps.train.fixtures import write_tiny_model_bundle
-from steps.train.model import build_model, load_model_bundle, load_pretrained, save_weights
+from mlkit.export import onnx_max_abs_diff
+from mlkit.fixtures import write_tiny_model_bundle
+from mlkit.model import build_model, load_model_bundle, load_pretrained, save_weights
 
 torch.set_num_threads(1)
 

@@ -11,8 +11,8 @@ import pytest
 import torch
 
 from aipipe.storage import Storage
+from mlkit.data import open_dataset
 from steps.export_annotations.fixtures import write_tiny_dataset
-from steps.train.data import open_dataset
 from steps.train.trainer import TrainConfig, train
 
 

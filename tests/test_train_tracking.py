@@ -10,8 +10,8 @@ import pytest
 
 from aipipe.errors import NotFoundError, ServiceUnavailable, UserError
 from aipipe.storage import Storage
-from steps.train.fixtures import write_tiny_model_bundle
-from steps.train.tracking import (
+from mlkit.fixtures import write_tiny_model_bundle
+from mlkit.tracking import (
     MlflowTracker,
     check_reachable,
     client,

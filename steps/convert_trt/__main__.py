@@ -9,10 +9,10 @@ from aipipe.config import load_config
 from aipipe.contract import CONVERT
 from aipipe.errors import UserError
 from aipipe.stepkit import parse_step_args, run_step
+from mlkit.engine.inspect import parse_profile
 from steps.convert_trt.config import DEFAULT_ATOL, DEFAULT_ERROR_STAT, DEFAULT_RTOL, ERROR_STATS
 from steps.convert_trt.convert import REPORT_NAME, ConvertArgs, convert
 from steps.convert_trt.debugger.strategies import STRATEGIES
-from steps.convert_trt.inspect import parse_profile
 
 
 def _extra_flags(parser: argparse.ArgumentParser) -> None:

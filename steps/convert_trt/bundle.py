@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from aipipe.contract import CLASSES_FILE, ENGINE_MANIFEST, MODEL_CONFIG, PRECISION_CONFIG, PREPROCESS_FILE
-from steps.convert_trt.backends.base import BuiltEngine
+from mlkit.engine.backends.base import BuiltEngine
+from mlkit.engine.inspect import ModelInfo
 from steps.convert_trt.config import PrecisionConfig
-from steps.convert_trt.inspect import ModelInfo
 
 
 def write_engine_bundle(dest: Path, *, engine: BuiltEngine, info: ModelInfo, config: PrecisionConfig,

@@ -29,12 +29,12 @@ from aipipe.contract import (
 from aipipe.errors import NotFoundError, ServiceUnavailable, UserError
 from aipipe.stepkit import report_progress, write_outputs, write_report
 from aipipe.storage import Storage, join
-from steps.convert_trt.backends.base import Backend, BuiltEngine, Evaluator, PrecisionPlan
+from mlkit.engine.backends.base import Backend, BuiltEngine, Evaluator, PrecisionPlan
+from mlkit.engine.inspect import Profile, inspect_model, load_onnx, resolve_pins
 from steps.convert_trt.bundle import update_manifest, write_engine_bundle
 from steps.convert_trt.comparator import Tolerance
 from steps.convert_trt.config import PrecisionConfig
 from steps.convert_trt.debugger.loop import debug_precision
-from steps.convert_trt.inspect import Profile, inspect_model, load_onnx, resolve_pins
 from steps.convert_trt.measure import measure_in_subprocess
 from steps.convert_trt.validate import require_passed, validate_engine
 
@@ -117,11 +117,11 @@ def _read_json(path: Path) -> Any:
 def _evaluator(model: Any, model_bundle: Path, device: str) -> Evaluator:
     """PyTorch on a GPU when the bundle has weights, else the ONNX reference evaluator (real FP16 on CPU)."""
     if device == "cuda" and (model_bundle / MODEL_WEIGHTS).is_file():
-        from steps.convert_trt.backends.torch_backend import load_module
-        from steps.convert_trt.backends.torch_evaluator import TorchEvaluator
+        from mlkit.engine.backends.torch_backend import load_module
+        from steps.convert_trt.evaluators.torch_evaluator import TorchEvaluator
 
         return TorchEvaluator(load_module(model_bundle), device="cuda")
-    from steps.convert_trt.backends.onnx_reference import OnnxReferenceEvaluator
+    from steps.convert_trt.evaluators.onnx_reference import OnnxReferenceEvaluator
 
     return OnnxReferenceEvaluator(model)
 
@@ -129,17 +129,17 @@ def _evaluator(model: Any, model_bundle: Path, device: str) -> Evaluator:
 def _backend(name: str, model_bundle: Path, device: str, profiles: Mapping[str, Profile],
              timing_cache: Path, info: Any = None) -> Backend:
     if name == "onnxruntime":
-        from steps.convert_trt.backends.onnx_fp16 import OnnxRuntimeBackend
+        from mlkit.engine.backends.onnx_fp16 import OnnxRuntimeBackend
 
         return OnnxRuntimeBackend()
     if name == "pytorch":
-        from steps.convert_trt.backends.torch_backend import TorchBackend
+        from mlkit.engine.backends.torch_backend import TorchBackend
 
         # on a GPU the engine is compiled here, once, and its compile cache ships in the bundle
         return TorchBackend(model_bundle, device=device, compile_mode="default" if device == "cuda" else None,
                             input_shape=info.sample_shape if info is not None else None,
                             max_batch=info.max_batch if info is not None else 64)
-    from steps.convert_trt.backends.tensorrt import TensorRTBackend
+    from mlkit.engine.backends.tensorrt import TensorRTBackend
 
     return TensorRTBackend(timing_cache=timing_cache, profiles=profiles)
 
@@ -149,8 +149,8 @@ def _source_logits(model_bundle: Path, model: Any, device: str) -> Any:
     if (model_bundle / MODEL_WEIGHTS).is_file():
         import torch
 
-        from steps.convert_trt.backends.torch_backend import load_module
-        from steps.convert_trt.backends.torch_evaluator import no_tf32
+        from mlkit.engine.backends.torch_backend import load_module
+        from steps.convert_trt.evaluators.torch_evaluator import no_tf32
 
         module = load_module(model_bundle).to(device)
 
@@ -259,7 +259,7 @@ def convert(args: ConvertArgs, cfg: Config) -> dict[str, Any]:
             storage.put_file(cache_uri, work / "timing.cache")
         bundle = write_engine_bundle(work / "engine", engine=engine, info=info, config=config,
                                      model_bundle=model_bundle, model_version=args.model_version)
-        from steps.convert_trt.runtime import load_engine
+        from mlkit.engine.runtime import load_engine
 
         runner = load_engine(bundle, device=device)
         validation = validate_engine(_source_logits(model_bundle, model, device), runner.infer, samples.images,

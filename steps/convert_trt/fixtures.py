@@ -12,12 +12,12 @@ from onnx import helper, numpy_helper
 from torch import nn
 
 from aipipe.contract import MODEL_ONNX
-from steps.convert_trt.backends.base import Backend, PrecisionPlan
-from steps.convert_trt.backends.onnx_fp16 import OnnxRuntimeBackend
-from steps.convert_trt.backends.torch_backend import TorchBackend
+from mlkit.engine.backends.base import Backend, PrecisionPlan
+from mlkit.engine.backends.onnx_fp16 import OnnxRuntimeBackend
+from mlkit.engine.backends.torch_backend import TorchBackend
+from mlkit.engine.inspect import inspect_model, load_onnx
 from steps.convert_trt.bundle import write_engine_bundle
 from steps.convert_trt.config import PrecisionConfig
-from steps.convert_trt.inspect import inspect_model, load_onnx
 
 
 def write_tiny_engine_bundle(dest: Path, *, backend: str = "onnxruntime", precision: str = "fp32",
@@ -25,11 +25,11 @@ def write_tiny_engine_bundle(dest: Path, *, backend: str = "onnxruntime", precis
                              compile_mode: str | None = None) -> Path:
     """Write a contract engine bundle (engine.json, engine file, precision_config.json, classes, preprocess).
 
-    Built with this step's own backends from ``steps.train.fixtures.write_tiny_model_bundle`` (a
+    Built with this step's own backends from ``mlkit.fixtures.write_tiny_model_bundle`` (a
     randomly initialised resnet_tiny); no FP32 pins. ``backend``: onnxruntime | pytorch | tensorrt
     (the last only where ``import tensorrt`` works). ``compile_mode``: torch.compile mode of a pytorch engine.
     """
-    from steps.train.fixtures import write_tiny_model_bundle
+    from mlkit.fixtures import write_tiny_model_bundle
 
     with tempfile.TemporaryDirectory(prefix="aipipe-tiny-model-") as tmp:
         model_bundle = write_tiny_model_bundle(Path(tmp), num_classes=num_classes, image_size=image_size)
@@ -44,7 +44,7 @@ def write_tiny_engine_bundle(dest: Path, *, backend: str = "onnxruntime", precis
             builder = TorchBackend(model_bundle, device=device, compile_mode=compile_mode,
                                    input_shape=info.sample_shape, max_batch=info.max_batch)
         elif backend == "tensorrt":
-            from steps.convert_trt.backends.tensorrt import TensorRTBackend
+            from mlkit.engine.backends.tensorrt import TensorRTBackend
 
             builder = TensorRTBackend(profiles=info.profiles)
         else:

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from steps.convert_trt.runtime import load_engine, resolve_device
+from mlkit.engine.runtime import load_engine, resolve_device
 
 
 def rss_mb() -> float:

@@ -27,7 +27,7 @@ class Samples:
 def load_samples(storage: Storage, dataset_uri: str, preprocess: Mapping[str, Any], classes: list[str],
                  cache_dir: Path, limit: int) -> Samples:
     """The dataset's validation items (up to ``limit``), preprocessed with the model's ``preprocess.json``."""
-    from steps.train.data import load_rgb, open_dataset, preprocess_image
+    from mlkit.data import load_rgb, open_dataset, preprocess_image
 
     data = open_dataset(storage, dataset_uri, cache_dir)
     if list(data.classes) != list(classes):

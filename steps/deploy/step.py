@@ -118,7 +118,7 @@ def mark_serving(args: dict[str, Any], cfg: Config, report: dict[str, Any]) -> N
     name = args["model-name"]
     if not name:
         return
-    from steps.train.tracking import CHAMPION, PREVIOUS, check_reachable, client, configure_client_env, promote
+    from mlkit.tracking import CHAMPION, PREVIOUS, check_reachable, client, configure_client_env, promote
 
     uri = cfg.mlflow_tracking_uri
     configure_client_env()

@@ -10,9 +10,9 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader
 
-from steps.train.accel.prefetch import DevicePlacer
-from steps.train.data import DatasetVersion, ImageDataset
-from steps.train.model import load_model_bundle
+from mlkit.accel.prefetch import DevicePlacer
+from mlkit.data import DatasetVersion, ImageDataset
+from mlkit.model import load_model_bundle
 
 
 @dataclass(frozen=True)

@@ -23,9 +23,8 @@ from aipipe.contract import EVALUATE
 from aipipe.errors import UserError
 from aipipe.stepkit import parse_step_args, write_outputs, write_report
 from aipipe.storage import Storage
-from steps.evaluate.gate import Decision, decide, score_bundle
-from steps.train.data import open_dataset
-from steps.train.tracking import (
+from mlkit.data import open_dataset
+from mlkit.tracking import (
     CANDIDATE,
     CHAMPION,
     PREVIOUS,
@@ -38,6 +37,7 @@ from steps.train.tracking import (
     mlflow_errors,
     model_version,
 )
+from steps.evaluate.gate import Decision, decide, score_bundle
 
 log = logging.getLogger("aipipe.evaluate")
 

@@ -1,1 +1,1 @@
-"""The train step: a classifier trained with the acceleration layer (:mod:`steps.train.accel`)."""
+"""The train step: a classifier trained with the acceleration layer (:mod:`mlkit.accel`)."""

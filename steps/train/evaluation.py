@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from steps.train.accel.amp import Precision, autocast
+from mlkit.accel.amp import Precision, autocast
 
 
 @dataclass

@@ -23,12 +23,12 @@ from aipipe.contract import MODEL_ONNX, TRAIN
 from aipipe.errors import AipipeError, UserError
 from aipipe.stepkit import parse_step_args, write_outputs, write_report
 from aipipe.storage import Storage, join
-from steps.train.accel.distributed import barrier, device_for, init_distributed, shutdown_distributed
-from steps.train.accel.prefetch import DevicePlacer
+from mlkit.accel.distributed import barrier, device_for, init_distributed, shutdown_distributed
+from mlkit.accel.prefetch import DevicePlacer
+from mlkit.data import CROP_SCALE, DatasetVersion, ImageDataset, open_dataset
+from mlkit.export import onnx_max_abs_diff, write_model_bundle
+from mlkit.model import ARCHS, IMAGENET_MEAN, IMAGENET_STD, model_config, preprocess_spec
 from steps.train.checkpoint import CheckpointStore, checkpoint_prefix
-from steps.train.data import CROP_SCALE, DatasetVersion, ImageDataset, open_dataset
-from steps.train.export import onnx_max_abs_diff, write_model_bundle
-from steps.train.model import ARCHS, IMAGENET_MEAN, IMAGENET_STD, model_config, preprocess_spec
 from steps.train.trainer import TrainConfig, TrainResult, train
 
 log = logging.getLogger("aipipe.train")
@@ -164,7 +164,7 @@ def _fetch_pretrained(storage: Storage, uri: str, workdir: Path) -> Path | None:
 def publish_model(result: TrainResult, data: DatasetVersion, cfg: TrainConfig, args: dict[str, Any],
                   tracker: Any, storage: Storage, storage_root: str) -> dict[str, Any]:
     """Write the model bundle, log it, register a version, copy it to storage; returns the outputs."""
-    from steps.train.tracking import TAG_DATASET_VERSION, TAG_WORKFLOW_RUN, model_version_url, register_bundle
+    from mlkit.tracking import TAG_DATASET_VERSION, TAG_WORKFLOW_RUN, model_version_url, register_bundle
 
     name = args["model-name"]
     with tempfile.TemporaryDirectory(prefix="aipipe-bundle-") as tmp:
@@ -206,7 +206,7 @@ def main(argv: list[str] | None = None) -> None:
 
 def run_training(args: dict[str, Any]) -> None:
     """Everything after flag parsing, on one rank."""
-    from steps.train.tracking import MlflowTracker, check_reachable, configure_client_env, default_artifact_location
+    from mlkit.tracking import MlflowTracker, check_reachable, configure_client_env, default_artifact_location
 
     configure_client_env()
     info = init_distributed("cuda" if torch.cuda.is_available() else "cpu")

@@ -22,7 +22,7 @@ from torch.utils.data import DataLoader
 
 from aipipe.errors import UserError
 from aipipe.stepkit import report_progress
-from steps.train.accel import (
+from mlkit.accel import (
     AccelSettings,
     CudaPrefetcher,
     DevicePlacer,
@@ -40,9 +40,9 @@ from steps.train.accel import (
     restore_rng_state,
     seed_everything,
 )
-from steps.train.accel.amp import Precision, autocast
-from steps.train.accel.compiled import CompiledOrEager
-from steps.train.accel.gpu_decode import (
+from mlkit.accel.amp import Precision, autocast
+from mlkit.accel.compiled import CompiledOrEager
+from mlkit.accel.gpu_decode import (
     GPU_SHARE,
     DecodeChooser,
     GpuJpegDecoder,
@@ -52,12 +52,12 @@ from steps.train.accel.gpu_decode import (
     collate_jpegs,
     gpu_decode_available,
 )
-from steps.train.accel.seeding import seed_worker
+from mlkit.accel.seeding import seed_worker
+from mlkit.data import CROP_SCALE, DatasetVersion, ImageDataset
+from mlkit.export import plain_module
+from mlkit.model import IMAGENET_MEAN, IMAGENET_STD, build_model, load_pretrained, state_dict_for_save
 from steps.train.checkpoint import CheckpointStore
-from steps.train.data import CROP_SCALE, DatasetVersion, ImageDataset
 from steps.train.evaluation import reduce_scores, score
-from steps.train.export import plain_module
-from steps.train.model import IMAGENET_MEAN, IMAGENET_STD, build_model, load_pretrained, state_dict_for_save
 from steps.train.progress import EpochProgress
 
 log = logging.getLogger("aipipe.train")

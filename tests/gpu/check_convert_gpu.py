@@ -24,14 +24,14 @@ sys.path.insert(0, str(REPO))
 
 
 def main() -> int:
-    from steps.convert_trt.backends.base import PrecisionPlan
-    from steps.convert_trt.backends.torch_backend import load_module
-    from steps.convert_trt.backends.torch_evaluator import TorchEvaluator
+    from mlkit.engine.backends.base import PrecisionPlan
+    from mlkit.engine.backends.torch_backend import load_module
+    from mlkit.engine.runtime import load_engine
     from steps.convert_trt.comparator import Tolerance
     from steps.convert_trt.debugger.loop import debug_precision
+    from steps.convert_trt.evaluators.torch_evaluator import TorchEvaluator
     from steps.convert_trt.fixtures import overflow_torch_model, write_tiny_engine_bundle
     from steps.convert_trt.measure import measure_in_subprocess
-    from steps.convert_trt.runtime import load_engine
 
     if not torch.cuda.is_available():
         print(json.dumps({"skipped": "no CUDA GPU"}))

@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 def main() -> int:
     from bench.train_bench import read_synthetic
-    from steps.train.fixtures import write_synthetic_jpeg_dataset
+    from mlkit.fixtures import write_synthetic_jpeg_dataset
     from steps.train.trainer import TrainConfig, train
 
     if not torch.cuda.is_available():

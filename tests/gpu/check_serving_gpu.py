@@ -55,8 +55,8 @@ def jpeg(seed: int, size: int = 256) -> bytes:
 
 
 def main() -> int:
+    from mlkit.engine.runtime import load_engine
     from steps.convert_trt.fixtures import write_tiny_engine_bundle
-    from steps.convert_trt.runtime import load_engine
     from steps.deploy.server import ServerConfig, launch
     from steps.deploy.server.imaging import Preprocessor
     from steps.deploy.server.slots import segments

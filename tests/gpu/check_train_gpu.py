@@ -34,17 +34,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from aipipe.storage import Storage
 from bench.results_io import write_result
-from steps.train.accel import (
+from mlkit.accel import (
     CudaPrefetcher,
     DevicePlacer,
     autocast,
     make_grad_scaler,
     resolve_precision,
 )
+from mlkit.data import open_dataset
+from mlkit.fixtures import write_synthetic_jpeg_dataset
+from mlkit.model import build_model
 from steps.train.checkpoint import CheckpointStore
-from steps.train.data import open_dataset
-from steps.train.fixtures import write_synthetic_jpeg_dataset
-from steps.train.model import build_model
 from steps.train.trainer import TrainConfig, train
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -185,8 +185,8 @@ def ddp_child(out: Path, folder: Path, quick: bool) -> None:
     """One rank of the DDP check: the real training loop, DDP over 2 GPUs (or 2 CPU processes)."""
     import torch.distributed as dist
 
-    from steps.train.accel import init_distributed, shutdown_distributed
-    from steps.train.accel.distributed import device_for
+    from mlkit.accel import init_distributed, shutdown_distributed
+    from mlkit.accel.distributed import device_for
 
     info = init_distributed("cuda" if torch.cuda.is_available() else "cpu")
     device = device_for(info)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from steps.convert_trt.backends.base import Evaluator, PrecisionPlan
+from mlkit.engine.backends.base import Evaluator, PrecisionPlan
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from steps.convert_trt.backends.base import Evaluator, PrecisionPlan
+from mlkit.engine.backends.base import Evaluator, PrecisionPlan
 from steps.convert_trt.comparator import Comparison, Tolerance, compare
 from steps.convert_trt.config import PrecisionConfig
 from steps.convert_trt.debugger.interventions import interventions_for

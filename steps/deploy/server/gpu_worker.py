@@ -233,7 +233,7 @@ def load_replica(args: GpuArgs) -> tuple[Any, dict[str, Any]]:
     ``info["phases"]`` says what each step took (seconds): load (imports not preloaded, the compile
     cache, the module), first call (compiles batch 1) and warm-up (the other graphs, CUDA graph captures), and how many
     modules the replica imported itself."""
-    from steps.convert_trt.runtime import load_engine, resolve_device
+    from mlkit.engine.runtime import load_engine, resolve_device
 
     started, modules = time.monotonic(), len(sys.modules)
     device = resolve_device(args.device)

@@ -19,10 +19,10 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-TORCH_MODULES = ("numpy", "torch", "steps.convert_trt.runtime", "steps.convert_trt.backends.torch_backend")
+TORCH_MODULES = ("numpy", "torch", "mlkit.engine.runtime", "mlkit.engine.backends.torch_backend")
 COMPILER_MODULES = ("torch._dynamo", "torch._functorch.aot_autograd", "torch._inductor.compile_fx",
                     "torch._inductor.codecache", "torch._inductor.runtime.triton_heuristics",
-                    "torch._inductor.codegen.triton", "torch.compiler", "steps.convert_trt.compiled")
+                    "torch._inductor.codegen.triton", "torch.compiler", "mlkit.engine.compiled")
 SERVER_ENTRY = "steps.deploy.server.preload_server"
 TORCH_ENTRY = "steps.deploy.server.preload_torch"
 COMPILER_ENTRY = "steps.deploy.server.preload_compiler"

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 import numpy as np
 import onnx
 
-from steps.convert_trt.backends.base import PrecisionPlan
-from steps.convert_trt.backends.onnx_fp16 import mark_outputs, mixed_precision
-from steps.convert_trt.inspect import SKIPPED_OPS
+from mlkit.engine.backends.base import PrecisionPlan
+from mlkit.engine.backends.onnx_fp16 import mark_outputs, mixed_precision
+from mlkit.engine.inspect import SKIPPED_OPS
 
 
 class OnnxReferenceEvaluator:

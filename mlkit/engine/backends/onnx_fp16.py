@@ -17,7 +17,7 @@ import numpy as np
 import onnx
 from onnx import helper
 
-from steps.convert_trt.backends.base import BuiltEngine, PrecisionPlan
+from mlkit.engine.backends.base import BuiltEngine, PrecisionPlan
 
 FP16_FILE = "model_fp16.onnx"
 FP32_FILE = "model.onnx"

@@ -18,7 +18,7 @@ import torch
 from torch import nn
 
 from aipipe.contract import CLASSES_FILE, MODEL_CONFIG, MODEL_ONNX, MODEL_WEIGHTS, PREPROCESS_FILE
-from steps.train.model import save_weights
+from mlkit.model import save_weights
 
 ONNX_OPSET = 17
 INPUT_NAME = "input"

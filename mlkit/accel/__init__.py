@@ -10,14 +10,14 @@
 - :mod:`.settings` — the switches, logged as run params.
 """
 
-from steps.train.accel.amp import Precision, autocast, make_grad_scaler, resolve_precision
-from steps.train.accel.distributed import DistInfo, all_reduce_sum, barrier, init_distributed, shutdown_distributed
-from steps.train.accel.loader import LoaderSettings, auto_num_workers, build_loader
-from steps.train.accel.prefetch import CudaPrefetcher, DevicePlacer, HostBatches
-from steps.train.accel.sampler import ShardedEpochSampler
-from steps.train.accel.seeding import capture_rng_state, restore_rng_state, seed_everything
-from steps.train.accel.settings import AccelSettings
-from steps.train.accel.timing import StepTimer
+from mlkit.accel.amp import Precision, autocast, make_grad_scaler, resolve_precision
+from mlkit.accel.distributed import DistInfo, all_reduce_sum, barrier, init_distributed, shutdown_distributed
+from mlkit.accel.loader import LoaderSettings, auto_num_workers, build_loader
+from mlkit.accel.prefetch import CudaPrefetcher, DevicePlacer, HostBatches
+from mlkit.accel.sampler import ShardedEpochSampler
+from mlkit.accel.seeding import capture_rng_state, restore_rng_state, seed_everything
+from mlkit.accel.settings import AccelSettings
+from mlkit.accel.timing import StepTimer
 
 __all__ = [
     "AccelSettings",

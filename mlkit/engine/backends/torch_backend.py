@@ -21,7 +21,7 @@ from torch import nn
 
 from aipipe.contract import MODEL_CONFIG, MODEL_WEIGHTS
 from aipipe.errors import UserError
-from steps.convert_trt.backends.torch_fusion import fold_batchnorm
+from mlkit.engine.backends.torch_fusion import fold_batchnorm
 
 DTYPES: dict[str, torch.dtype] = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}
 
@@ -80,7 +80,7 @@ def scope_to_module(scope: str, model: nn.Module) -> str:
 
 def load_module(bundle_dir: Path) -> nn.Module:
     """Rebuild the FP32 module (eval mode, CPU) from ``model_config.json`` + ``model.safetensors``."""
-    from steps.train.model import build_from_config, load_weights
+    from mlkit.model import build_from_config, load_weights
 
     root = Path(bundle_dir)
     try:
@@ -217,7 +217,7 @@ def load_torch_engine(bundle_dir: Path, *, precision: str, fp32_modules: Sequenc
     ``compile_cache`` (the bundle's Mega-Cache) is handed to torch before anything compiles.
     """
     if compile_mode and compile_cache is not None:
-        from steps.convert_trt.compiled import load_compile_cache
+        from mlkit.engine.compiled import load_compile_cache
 
         load_compile_cache(compile_cache)
     module = inference_module(load_module(bundle_dir), precision, fp32_modules)
@@ -227,7 +227,7 @@ def load_torch_engine(bundle_dir: Path, *, precision: str, fp32_modules: Sequenc
 
 def pins_to_modules(model: nn.Module, onnx_model: Any, pins: Sequence[str]) -> list[str]:
     """Module paths for pins given as module paths or as ONNX node names (mapped through their scope)."""
-    from steps.convert_trt.inspect import module_scope
+    from mlkit.engine.inspect import module_scope
 
     modules = dict(model.named_modules())
     nodes = {n.name: n for n in onnx_model.graph.node} if onnx_model is not None else {}
@@ -266,7 +266,7 @@ class TorchBackend:
         """Compile and warm every bucket in this process, then save the Mega-Cache; the runtime entry."""
         import time
 
-        from steps.convert_trt.compiled import COMPILE_CACHE_FILE, build_target, save_compile_cache
+        from mlkit.engine.compiled import COMPILE_CACHE_FILE, build_target, save_compile_cache
 
         if self.input_shape is None:
             raise UserError("compiling the engine needs the input shape", field="input_shape")
@@ -289,7 +289,7 @@ class TorchBackend:
         return runtime
 
     def build(self, model: Any, plan: Any, out_dir: Path) -> Any:
-        from steps.convert_trt.backends.base import BuiltEngine
+        from mlkit.engine.backends.base import BuiltEngine
 
         fp32_modules = pins_to_modules(load_module(self.model_bundle), model, plan.fp32_layers)
         out_dir = Path(out_dir)

@@ -1,7 +1,7 @@
 """Decoding JPEGs on the GPU: nvJPEG batch decode, random-resized crop and flip on the device.
 
 For a share of the items (``gpu_share``) the loader workers only read the file's bytes and draw its
-augmentation (the same crop box and flip as :class:`steps.train.data.ImageDataset` draws from the
+augmentation (the same crop box and flip as :class:`mlkit.data.ImageDataset` draws from the
 sample seed, from the JPEG header's size); they decode the others on the CPU as before. Then
 :class:`GpuJpegDecoder` decodes the bytes with ``torchvision.io.decode_jpeg(device="cuda")``, crops and
 resizes them in one ``roi_align`` call (bilinear, averaging as many samples per output pixel as the crop
@@ -29,8 +29,8 @@ from PIL import Image, UnidentifiedImageError
 from torch.utils.data import Dataset
 
 from aipipe.errors import UserError
-from steps.train.accel.prefetch import DevicePlacer
-from steps.train.data import CROP_SCALE, ImageDataset, random_resized_box
+from mlkit.accel.prefetch import DevicePlacer
+from mlkit.data import CROP_SCALE, ImageDataset, random_resized_box
 
 log = logging.getLogger("aipipe.train")
 
@@ -108,7 +108,7 @@ def gpu_decode_available(device: torch.device) -> bool:
 
 @dataclass
 class GpuJpegDecoder:
-    """A placer for :class:`~steps.train.accel.prefetch.CudaPrefetcher`: JPEG bytes batch in, device batch out."""
+    """A placer for :class:`~mlkit.accel.prefetch.CudaPrefetcher`: JPEG bytes batch in, device batch out."""
 
     device: torch.device
     image_size: int

@@ -142,8 +142,8 @@ class TorchRunner(_RunnerBase):
 
     def __init__(self, bundle_dir: Path, manifest: dict[str, Any], device: str) -> None:
         super().__init__(manifest)
-        from steps.convert_trt.backends.torch_backend import load_torch_engine
-        from steps.convert_trt.compiled import plan_for
+        from mlkit.engine.backends.torch_backend import load_torch_engine
+        from mlkit.engine.compiled import plan_for
 
         runtime = dict(manifest.get("runtime") or {})
         self.compile_plan = plan_for(runtime, bundle_dir, device)
@@ -176,7 +176,7 @@ class TensorRTRunner(_RunnerBase):
         super().__init__(manifest)
         if device != "cuda":
             raise UserError("a TensorRT engine needs a CUDA GPU", field="device")
-        from steps.convert_trt.backends.tensorrt import TensorRTEngineSession
+        from mlkit.engine.backends.tensorrt import TensorRTEngineSession
 
         self._session = TensorRTEngineSession((bundle_dir / manifest["file"]).read_bytes(),
                                               str(manifest.get("output_name") or ""))

@@ -14,8 +14,8 @@ import torch
 from PIL import Image
 
 from aipipe.contract import CLASSES_FILE, DATASET_MANIFEST, SUCCESS_MARKER
-from steps.train.export import write_model_bundle
-from steps.train.model import build_model, model_config, preprocess_spec
+from mlkit.export import write_model_bundle
+from mlkit.model import build_model, model_config, preprocess_spec
 
 
 def write_tiny_model_bundle(dest: Path, *, num_classes: int = 3, image_size: int = 32, seed: int = 0,

@@ -3,7 +3,7 @@
 The dataset is refused before any training when it is incomplete (no ``_SUCCESS``), empty, or has
 fewer than two classes. Decoding (PNG/JPEG with PIL) and augmentation (random-resized crop,
 horizontal flip) run in DataLoader workers; items come out as uint8 CHW tensors and are
-normalised on the device (see :mod:`steps.train.accel.prefetch`).
+normalised on the device (see :mod:`mlkit.accel.prefetch`).
 """
 
 from __future__ import annotations

@@ -15,8 +15,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from steps.convert_trt.backends.base import PrecisionPlan
-from steps.convert_trt.backends.torch_backend import apply_precision_plan
+from mlkit.engine.backends.base import PrecisionPlan
+from mlkit.engine.backends.torch_backend import apply_precision_plan
 
 
 @contextmanager
@@ -108,7 +108,7 @@ class TorchEvaluator:
 
     def run(self, plan: PrecisionPlan, inputs: np.ndarray, tensors: Sequence[str]) -> dict[str, np.ndarray]:
         candidate = apply_precision_plan(copy.deepcopy(self.model), plan.precision, plan.fp32_layers).to(self.device)
-        from steps.convert_trt.backends.torch_backend import torch_dtype
+        from mlkit.engine.backends.torch_backend import torch_dtype
 
         with no_tf32():
             return self._capture(candidate, torch_dtype(plan.precision), inputs, tensors)

@@ -24,9 +24,9 @@ import onnx
 import tensorrt as trt
 
 from aipipe.errors import UserError
-from steps.convert_trt.backends.base import BuiltEngine, PrecisionPlan
-from steps.convert_trt.backends.onnx_fp16 import mixed_precision
-from steps.convert_trt.inspect import Profile, derive_profiles, inspect_model
+from mlkit.engine.backends.base import BuiltEngine, PrecisionPlan
+from mlkit.engine.backends.onnx_fp16 import mixed_precision
+from mlkit.engine.inspect import Profile, derive_profiles, inspect_model
 
 PLAN_FILE = "model.plan"
 TIMING_CACHE_FILE = "timing.cache"
