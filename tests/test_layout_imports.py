@@ -1,0 +1,74 @@
+"""Import arrows point down: no step folder imports another step, and ``mlkit`` imports no step or pipeline.
+
+Every import statement counts, including those inside functions and relative ones.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def imported_modules(source: str, module: str, is_package: bool = False) -> Iterator[tuple[int, str]]:
+    """(line, absolute module name) for every import in ``source`` (the text of ``module``), at any depth."""
+    package = module if is_package else module.rpartition(".")[0]
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom):
+            target = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1])
+                target = f"{base}.{node.module}" if node.module else base
+            yield node.lineno, target
+            for alias in node.names:  # `from steps import train` names a package too
+                yield node.lineno, f"{target}.{alias.name}"
+
+
+def _violations(root: Path, reason_for: Callable[[Path, str], str]) -> list[str]:
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        parts = list(path.relative_to(REPO).with_suffix("").parts)
+        is_package = parts[-1] == "__init__"
+        module = ".".join(parts[:-1] if is_package else parts)
+        for line, name in imported_modules(path.read_text(), module, is_package):
+            reason = reason_for(path, name)
+            if reason:
+                found.append(f"{path.relative_to(REPO)}:{line} imports {name} ({reason})")
+    return found
+
+
+def _head(name: str, depth: int) -> str:
+    return ".".join(name.split(".")[:depth])
+
+
+def test_the_walker_sees_nested_and_relative_imports() -> None:
+    source = "import os\n\ndef f():\n    from .service import X\n    from .. import step\n    import steps.train\n"
+    got = {name for _, name in imported_modules(source, "steps.deploy.server.app")}
+    assert got == {"os", "steps.deploy.server.service", "steps.deploy.server.service.X", "steps.deploy",
+                   "steps.deploy.step", "steps.train"}
+    in_init = {name for _, name in imported_modules("from .gate import g\n", "steps.evaluate", is_package=True)}
+    assert "steps.evaluate.gate" in in_init
+
+
+def test_no_step_imports_another_step() -> None:
+    def reason_for(path: Path, name: str) -> str:
+        own = f"steps.{path.relative_to(REPO).parts[1]}"
+        if _head(name, 1) == "steps" and _head(name, 2) not in (own, "steps"):
+            return f"{own} may import only itself and mlkit"
+        return ""
+
+    assert _violations(REPO / "steps", reason_for) == []
+
+
+def test_mlkit_imports_no_step_or_pipeline() -> None:
+    def reason_for(path: Path, name: str) -> str:
+        return "mlkit is the library the steps build on" if _head(name, 1) in ("steps", "pipelines") else ""
+
+    assert (REPO / "mlkit" / "__init__.py").is_file()
+    assert _violations(REPO / "mlkit", reason_for) == []
