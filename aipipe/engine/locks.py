@@ -125,7 +125,7 @@ class Held:
 
     fd: int
     ref: LockRef
-    site: SyncSite | None
+    site: SyncSite
 
 
 class MutexRegistry:
@@ -142,13 +142,6 @@ class MutexRegistry:
         self.poll = poll
         self.store = store or ConfigMapStore.from_home(root.parent)
 
-    def acquire(self, names: list[str]) -> list[Held]:
-        """Hold every named mutex (no display); returns what :meth:`release_all` gives back."""
-        if any(not n for n in names):
-            raise SyncError("a mutex needs a name")
-        refs = [LockRef("Mutex", "default", n) for n in sorted(set(names))]
-        return self._take(refs, None, "")
-
     def acquire_sync(self, sync: Mapping[str, Any], site: SyncSite) -> list[Held]:
         """Hold every lock of ``sync`` for ``site``: waits while any is busy (``InterruptedError`` when cancelled);
         ``SyncError`` when a semaphore's limit cannot be read the first time (Argo's initialization error)."""
@@ -156,61 +149,64 @@ class MutexRegistry:
             refs = lock_refs(sync, site.namespace)
         except SyncError as exc:
             raise _for_site(exc, site) from None
-        return self._take(refs, site, site.holder)
-
-    def _take(self, refs: list[LockRef], site: SyncSite | None, holder: str) -> list[Held]:
         if not refs:
             return []
         names = [r.lock_name for r in refs]
-        QUEUE.join(names, holder, site.priority if site else 0, site.created if site else "")
-        shown: tuple[str, str] | None = None
+        QUEUE.join(names, site.holder, site.priority, site.created)
+        shown: tuple[str, str, list[str]] | None = None
         acquired = False
         try:
             while True:
-                held, blocked = self._try_all(refs, site, holder)
+                held, blocked = self._try_all(refs, site)
                 if blocked is None:
                     acquired = True
-                    if site is not None:
-                        site.done_waiting(refs, acquired=True)
+                    site.done_waiting(refs, acquired=True)
                     return held
                 ref, message, holders = blocked
-                if site is not None and (ref.lock_name, message) != shown:
+                if (ref.lock_name, message, holders) != shown:  # Argo refreshes the holders at every try
                     site.waiting(ref, message, holders, refs)
-                    shown = (ref.lock_name, message)
+                    shown = (ref.lock_name, message, holders)
                 if self.cancelled.wait(self.poll):
                     raise InterruptedError("stopped while waiting for a synchronization lock")
         finally:
-            QUEUE.leave(names, holder)
-            if site is not None and not acquired:
+            QUEUE.leave(names, site.holder)
+            if not acquired:
                 site.done_waiting(refs, acquired=False)
 
-    def _try_all(self, refs: list[LockRef], site: SyncSite | None,
-                 holder: str) -> tuple[list[Held], tuple[LockRef, str, list[str]] | None]:
+    def _try_all(self, refs: list[LockRef],
+                 site: SyncSite) -> tuple[list[Held], tuple[LockRef, str, list[str]] | None]:
         """Take every lock now, or none: (held, None), or ([], (the first busy lock, message, its holders))."""
-        held: list[Held] = []
-        for ref in refs:
-            slots = Slots(self.root, ref)
-            limit, why = read_limit(self.store, ref)
-            if not limit:
-                why = why or f"the limit in key {ref.key!r} of configmap {ref.name!r} is 0"
-                with _initialized_lock:
-                    known = ref.lock_name in _initialized
-                if not known:
-                    self.release_all(held)
-                    raise _for_site(SyncError(f"failed to initialize semaphore {ref.lock_name} with limit: {why}"),
-                                    site)
-                self.release_all(held)
-                return [], (ref, f"Failed to get semaphore limit for {ref.lock_name}", slots.holders())
+        taken: list[int] = []
+        try:
+            for ref in refs:
+                blocked = self._try_one(ref, site, taken)
+                if blocked is not None:
+                    _drop(taken)
+                    return [], blocked
+        except BaseException:
+            _drop(taken)
+            raise
+        return [Held(fd, ref, site) for fd, ref in zip(taken, refs, strict=True)], None
+
+    def _try_one(self, ref: LockRef, site: SyncSite, taken: list[int]) -> tuple[LockRef, str, list[str]] | None:
+        """Take ``ref`` (its slot is appended to ``taken``), or say why not: (ref, message, holders)."""
+        slots = Slots(self.root, ref)
+        limit, why = read_limit(self.store, ref)
+        if not limit:
             with _initialized_lock:
-                _initialized.add(ref.lock_name)
-            fd = slots.try_take(limit, holder) if QUEUE.at_front(ref.lock_name, holder) else None
-            if fd is None:
-                self.release_all(held)
-                holders = slots.holders()
-                return [], (ref, f"Waiting for {ref.lock_name} lock. Lock status: {limit - len(holders)}/{limit}",
-                            holders)
-            held.append(Held(fd, ref, None))
-        return [Held(h.fd, h.ref, site) for h in held], None
+                known = ref.lock_name in _initialized
+            if not known:
+                why = why or f"the limit in key {ref.key!r} of configmap {ref.name!r} is 0"
+                raise _for_site(SyncError(f"failed to initialize semaphore {ref.lock_name} with limit: {why}"), site)
+            return ref, f"Failed to get semaphore limit for {ref.lock_name}", slots.holders()
+        with _initialized_lock:
+            _initialized.add(ref.lock_name)
+        fd = slots.try_take(limit, site.holder) if QUEUE.at_front(ref.lock_name, site.holder) else None
+        if fd is None:
+            holders = slots.holders()
+            return ref, f"Waiting for {ref.lock_name} lock. Lock status: {limit - len(holders)}/{limit}", holders
+        taken.append(fd)
+        return None
 
     @staticmethod
     def release_all(held: list[Any] | None) -> None:
@@ -218,14 +214,18 @@ class MutexRegistry:
         by_site: dict[int, tuple[SyncSite, list[LockRef]]] = {}
         for item in held or []:
             release(item.fd)
-            if item.site is not None:
-                by_site.setdefault(id(item.site), (item.site, []))[1].append(item.ref)
+            by_site.setdefault(id(item.site), (item.site, []))[1].append(item.ref)
         for site, refs in by_site.values():
             site.released(refs)
 
 
-def _for_site(exc: SyncError, site: SyncSite | None) -> SyncError:
+def _drop(taken: list[int]) -> None:
+    for fd in taken:
+        release(fd)
+
+
+def _for_site(exc: SyncError, site: SyncSite) -> SyncError:
     """Argo's wording: a workflow-level lock error is prefixed (the workflow fails), a node's is the error itself."""
-    if site is not None and site.nid is None:
+    if site.nid is None:
         return SyncError(WORKFLOW_LOCK_FAILED + str(exc))
     return exc

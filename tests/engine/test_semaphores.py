@@ -265,3 +265,68 @@ def test_config_map_semaphores_pass_submit() -> None:
     validate_workflow(fan_out("ok", 1, 0.1, semaphore("k")), no_templates)
     validate_workflow(fan_out("ok", 1, 0.1, semaphore("k", legacy=True), synchronization=semaphore("w")),
                       no_templates)
+
+
+def test_higher_priority_waiters_go_first(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    set_limit(home, "queue", "1")
+    sync = {"synchronization": semaphore("queue")}
+    changes: dict[str, list[dict[str, Any]]] = {"holder": [], "low": [], "high": []}
+    runs = {"holder": executor(home, fan_out("q-holder", 1, 1.5, **sync), "holder", changes["holder"]),
+            "low": executor(home, fan_out("q-low", 1, 0.2, **sync, priority=0), "low", changes["low"]),
+            "high": executor(home, fan_out("q-high", 1, 0.2, **sync, priority=5), "high", changes["high"])}
+
+    def pending(name: str) -> bool:
+        return any(c["status"].get("phase") == "Pending" for c in changes[name])
+
+    threads = {"holder": in_thread(runs["holder"].run)}
+    wait_for(lambda: any(c["status"].get("synchronization") for c in changes["holder"]))
+    threads["low"] = in_thread(runs["low"].run)  # created first, queued first
+    wait_for(lambda: pending("low"))
+    threads["high"] = in_thread(runs["high"].run)
+    wait_for(lambda: pending("high"))
+    outs = {}
+    for name, (thread, box) in threads.items():
+        thread.join(60)
+        outs[name] = box["out"]
+        assert outs[name]["status"]["phase"] == "Succeeded"
+    [(high_start, high_end)] = spans(outs["high"])
+    [(low_start, _)] = spans(outs["low"])
+    assert spans(outs["holder"])[0][1] <= high_start < high_end <= low_start
+
+
+def test_the_server_lints_and_runs_semaphores(tmp_path: Path) -> None:
+    from tests.server.conftest import start_server
+
+    home = tmp_path / "home"
+    set_limit(home, "workflow", "1")
+    server = start_server(home)
+    try:
+        api = f"{server.url}/api/v1/workflows/{NS}"
+        sync = {"synchronization": semaphore("workflow")}
+        database = fan_out("srv-db", 1, 0.1, {"semaphores": [{"database": {"key": "gpu"}}]})
+        refused = server.http.post(f"{api}/lint", json={"workflow": database}, timeout=30)
+        assert refused.status_code == 400, refused.text
+        assert "synchronization.semaphores[0].database" in refused.json()["message"]
+        assert "synchronization database" in refused.json()["message"]
+        first, second = fan_out("srv-first", 1, 1.5, **sync), fan_out("srv-second", 1, 0.2, **sync)
+        linted = server.http.post(f"{api}/lint", json={"workflow": first}, timeout=30)
+        assert linted.status_code == 200, linted.text
+        for wf in (first, second):
+            created = server.http.post(api, json={"workflow": wf}, timeout=30)
+            assert created.status_code == 200, created.text
+        seen: dict[str, dict[str, Any]] = {}
+        messages: set[str] = set()
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and len(seen) < 2:
+            for name in ("srv-first", "srv-second"):
+                status = server.http.get(f"{api}/{name}", timeout=30).json().get("status") or {}
+                messages.add(str(status.get("message")))
+                if status.get("phase") in ("Succeeded", "Failed", "Error"):
+                    seen[name] = {"status": status}
+            time.sleep(0.1)
+        assert {s["status"]["phase"] for s in seen.values()} == {"Succeeded"}, seen
+        assert f"Waiting for {NS}/ConfigMap/limits/workflow lock. Lock status: 0/1" in messages
+        assert max_overlap(spans(seen["srv-first"]) + spans(seen["srv-second"])) == 1
+    finally:
+        server.stop()
