@@ -4,7 +4,7 @@ A lock is a set of slot files; holding a slot is an exclusive ``flock`` on one o
 on the machine (``aipipe run`` in two terminals, the server) sees the same holders, and a driver that dies frees
 its slots with it.
 
-- A mutex (``mutex``/``mutexes``) has one slot, ``<root>/<name>.lock``.
+- A mutex (``mutex``/``mutexes``) has one slot, ``<root>/mutexes/<namespace>/<name>.lock``.
 - A ConfigMap semaphore (``semaphore``/``semaphores`` with ``configMapKeyRef``) has as many slots as the integer
   in the local ConfigMap store (``AIPIPE_HOME/configmaps/<name>/<key>``), read again at every attempt, so a
   changed limit applies at once: ``<root>/semaphores/<namespace>/<name>/<key>/<i>``. When the limit is lowered
@@ -135,8 +135,8 @@ class Slots:
     def __init__(self, root: Path, ref: LockRef) -> None:
         self.ref = ref
         if ref.kind == "Mutex":
-            self.folder = root
-            self.single: Path | None = root / f"{safe(ref.name)}.lock"
+            self.folder = root / "mutexes" / safe(ref.namespace)
+            self.single: Path | None = self.folder / f"{safe(ref.name)}.lock"
         else:
             self.folder = root / "semaphores" / safe(ref.namespace) / safe(ref.name) / safe(ref.key)
             self.single = None

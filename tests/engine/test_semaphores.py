@@ -119,6 +119,22 @@ def test_the_limit_bounds_parallel_nodes_and_waiters_show_argos_message(engine: 
     assert not any(n.get("synchronizationStatus") for n in out["status"]["nodes"].values())
 
 
+def test_a_mutex_and_a_semaphore_in_one_block_are_taken_together(engine: EngineRun) -> None:
+    set_limit(engine.home, "both", "2")
+    sync = {**semaphore("both"), "mutexes": [{"name": "solo"}]}
+    out = engine.run(fan_out("sem-both", 2, 0.6, sync))
+    assert out["status"]["phase"] == "Succeeded" and max_overlap(spans(out)) == 1  # the mutex binds
+    mutex = f"{NS}/Mutex/solo"
+    [first, *_] = waiting_nodes(engine.changes)
+    assert first["message"] == f"Waiting for {mutex} lock. Lock status: 0/1"
+    seen = [c["status"]["synchronization"] for c in engine.changes if c["status"].get("synchronization")]
+    holdings = [h for s in seen for h in (s.get("mutex") or {}).get("holding") or []]
+    assert holdings and all(h["mutex"] == mutex and h["holder"].startswith(f"{NS}/sem-both/") for h in holdings)
+    waits = [w for s in seen for w in (s.get("mutex") or {}).get("waiting") or []]
+    assert waits and waits[0]["holder"] == holdings[0]["holder"]
+    assert any((s.get("semaphore") or {}).get("holding") for s in seen)
+
+
 def test_the_deprecated_singular_semaphore_still_works(engine: EngineRun) -> None:
     set_limit(engine.home, "legacy", "1")
     out = engine.run(fan_out("sem-legacy", 2, 0.4, semaphore("legacy", legacy=True)))
