@@ -249,6 +249,11 @@ class CpuWorker:
             item = self.pending.pop(rec.req_id, None)
             if item is None:
                 continue
+            if rec.status == p.RESULT_BAD_OUTPUT:
+                self.answer(rec.req_id, 500, _error(
+                    f"model replica {rec.gpu} returned {rec.rows} output row(s) for a batch, not one per request: "
+                    "the engine is faulty (the server log has the shapes)"))
+                continue
             if rec.status != p.RESULT_OK:
                 self.answer(rec.req_id, 503, _error(f"model replica {rec.gpu} failed to run the batch; retry"))
                 continue

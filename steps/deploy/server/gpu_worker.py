@@ -2,7 +2,9 @@
 
 It reads slot records from its inbox pipe, gathers up to ``max_batch`` slots (waiting at most
 ``max_delay_ms`` after the first one arrived), runs the engine once, writes each logits row into
-the slot's output and sends a result record to the worker that owns the request. Records of an
+the slot's output and sends a result record to the worker that owns the request. A batch whose
+output is not one row per request fails as a whole (each request gets a 500, the shapes are logged)
+and the replica goes on serving. Records of an
 older generation (sent to a replica that died) are dropped: their requests were already failed.
 
 On CUDA with the torch allocator the process caps its memory at its share with
@@ -192,10 +194,17 @@ class Batcher:
         slots = np.fromiter((rec.slot for rec in records), dtype=np.int64, count=len(records))
         batch = self.staging[:len(records)]
         np.take(self.pool.inputs, slots, axis=0, out=batch)
-        status = p.RESULT_OK
+        status, rows = p.RESULT_OK, 0
         try:
             logits = self.runner.infer(batch)
-            self.pool.outputs[slots] = logits
+            expected = (len(records), self.args.layout.num_classes)
+            if tuple(np.shape(logits)) != expected:  # never broadcast one row into every request's slot
+                status, rows = p.RESULT_BAD_OUTPUT, int(np.shape(logits)[0]) if np.ndim(logits) else 0
+                print(f"gpu-proc {self.args.index}: batch of {len(records)} failed: the engine returned logits "
+                      f"of shape {tuple(np.shape(logits))}, expected {expected} (one row per request)",
+                      file=sys.stderr, flush=True)
+            else:
+                self.pool.outputs[slots] = logits
         except Exception as exc:  # e.g. torch.cuda.OutOfMemoryError at the cap: this replica fails alone
             print(f"gpu-proc {self.args.index}: batch of {len(records)} failed: {type(exc).__name__}: {exc}",
                   file=sys.stderr, flush=True)
@@ -204,7 +213,7 @@ class Batcher:
         by_worker: dict[int, list[bytes]] = defaultdict(list)
         for n, rec in enumerate(records):
             by_worker[rec.worker].append(p.pack_result(rec.req_id, rec.slot, status, len(records) if n == 0 else 0,
-                                                       self.args.index, rec.worker_gen))
+                                                       self.args.index, rec.worker_gen, rows))
         for worker, recs in by_worker.items():
             p.write_records(self.result_fds[worker], recs)
 

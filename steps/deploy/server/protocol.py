@@ -55,8 +55,9 @@ def pack_fence(fence_id: int) -> bytes:
 # --- records to a CPU worker's result pipe ---------------------------------------------------
 RESULT_OK = 0
 RESULT_FAILED = 1  # inference raised (e.g. the replica hit its memory cap)
+RESULT_BAD_OUTPUT = 2  # the engine returned other than one output row per request; ``rows`` says how many
 
-_RESULT = struct.Struct("<qiiiiii")  # req_id, slot, status, batch_size (0 unless first of batch), gpu, worker_gen, pad
+_RESULT = struct.Struct("<qiiiiii")  # req_id, slot, status, batch_size (0 unless first of batch), gpu, worker_gen, rows
 
 
 class ResultRecord(NamedTuple):
@@ -66,11 +67,12 @@ class ResultRecord(NamedTuple):
     batch_size: int
     gpu: int
     worker_gen: int
-    pad: int
+    rows: int  # RESULT_BAD_OUTPUT: the output rows the engine returned for the batch
 
 
-def pack_result(req_id: int, slot: int, status: int, batch_size: int, gpu: int, worker_gen: int) -> bytes:
-    return _RESULT.pack(req_id, slot, status, batch_size, gpu, worker_gen, 0)
+def pack_result(req_id: int, slot: int, status: int, batch_size: int, gpu: int, worker_gen: int,
+                rows: int = 0) -> bytes:
+    return _RESULT.pack(req_id, slot, status, batch_size, gpu, worker_gen, rows)
 
 
 assert _INBOX.size == RECORD_SIZE and _RESULT.size == RECORD_SIZE
