@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping
+import re
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NoReturn
 
 from aipipe.engine import graph
@@ -31,6 +32,9 @@ UNSUPPORTED = {
 }
 # Volume kinds a node can mount here (aipipe.engine.volumes); the others need a cluster.
 LOCAL_VOLUMES = ("emptyDir", "configMap", "secret", "persistentVolumeClaim")
+_PLAIN_TAG = re.compile(r"\{\{\s*([^=}\s][^}]*?)\s*\}\}")  # {{...}} but not an {{= expression}}
+_INPUT_TAG = re.compile(r"inputs\.(parameters|artifacts)\.([A-Za-z0-9_-]+)")
+_SIBLING_TAG = re.compile(r"(steps|tasks)\.([^.\s\[\]]+)\.")
 # Accepted and not acted on, because on one machine they only govern cluster resources:
 # - ttlStrategy, podGC: when Argo deletes a finished Workflow object or its pods. Local runs and their logs stay
 #   in the run store until deleted (``aipipe delete``, the server's archive rules).
@@ -88,6 +92,9 @@ class _Linter:
         for hook_field in ("onExit",):
             if self.spec.get(hook_field) and self.spec[hook_field] not in self.local:
                 self.fail(f"spec.{hook_field}", f"template name '{self.spec[hook_field]}' undefined")
+        for field in ("entrypoint", "onExit"):
+            if self.spec.get(field):  # both take the workflow's arguments
+                self.check_supplied(self.local[self.spec[field]], self.spec.get("arguments"), f"spec.{field}")
         for hook_name, hook in (self.spec.get("hooks") or {}).items():
             self.check_ref(hook, self.local, f"spec.hooks.{hook_name}")
         for param in (self.spec.get("arguments") or {}).get("parameters") or []:
@@ -110,17 +117,18 @@ class _Linter:
         for i, p in enumerate((tmpl.get("inputs") or {}).get("parameters") or []):
             if not p.get("name"):
                 self.fail(f"{where}.inputs.parameters[{i}].name", "is required")
+        self.check_tags(tmpl, where)
         if kind == "steps":
+            seen: set[str] = set()  # as Argo, step names are unique across all groups of the template
             for gi, group in enumerate(tmpl["steps"] or []):
                 if not isinstance(group, list):
                     self.fail(f"{where}.steps[{gi}]", "must be a list of parallel steps")
-                seen: set[str] = set()
                 for step in group:
                     sname = step.get("name")
                     if not sname:
                         self.fail(f"{where}.steps[{gi}]", "a step needs a name")
                     if sname in seen:
-                        self.fail(f"{where}.steps[{gi}].{sname}", "duplicate step name")
+                        self.fail(f"{where}.steps[{gi}].{sname}", f"step name '{sname}' is not unique")
                     seen.add(sname)
                     self.check_ref(step, local, f"{where}.steps[{gi}].{sname}")
         if kind == "dag":
@@ -146,12 +154,42 @@ class _Linter:
         for field, message in sync_problems(tmpl.get("synchronization"), f"{where}.synchronization"):
             self.fail(field, message)
 
+    def check_tags(self, tmpl: Mapping[str, Any], where: str) -> None:
+        """Plain tags naming an input the template does not declare, or a step / task it does not have, cannot
+        resolve: Argo's lint refuses them ("failed to resolve {{...}}") instead of failing the node later."""
+        inputs = tmpl.get("inputs") or {}
+        declared = {kind: {p.get("name") for p in inputs.get(kind) or []} for kind in ("parameters", "artifacts")}
+        siblings = {"steps": {s.get("name") for g in tmpl.get("steps") or [] if isinstance(g, list) for s in g},
+                    "tasks": {t.get("name") for t in ((tmpl.get("dag") or {}).get("tasks") or [])}}
+        own = "steps" if tmpl.get("steps") is not None else "tasks" if tmpl.get("dag") is not None else None
+        for tag in _plain_tags(tmpl):
+            found = _INPUT_TAG.match(tag)
+            if found and found.group(2) not in declared[found.group(1)]:
+                self.fail(where, f"failed to resolve {{{{{tag}}}}}: the template has no input "
+                          f"{found.group(1)[:-1]} '{found.group(2)}'")
+            found = _SIBLING_TAG.match(tag)
+            if found and own is not None and found.group(1) == own and found.group(2) not in siblings[own]:
+                self.fail(where, f"failed to resolve {{{{{tag}}}}}: no {own[:-1]} named '{found.group(2)}'")
+
+    def check_supplied(self, callee: Mapping[str, Any] | None, arguments: Any, where: str) -> None:
+        """Every input parameter of ``callee`` without a value, default or valueFrom must be given by the call
+        (Argo: "inputs.parameters.X was not supplied", at submit)."""
+        given = {p.get("name") for p in ((arguments or {}).get("parameters") or []) if isinstance(p, Mapping)
+                 and (p.get("value") is not None or p.get("valueFrom"))}
+        for param in ((callee or {}).get("inputs") or {}).get("parameters") or []:
+            if any(param.get(k) is not None for k in ("value", "default")) or param.get("valueFrom"):
+                continue
+            if param.get("name") not in given:
+                self.fail(f"{where}.arguments.parameters", f"inputs.parameters.{param.get('name')} was not "
+                          "supplied")
+
     def check_ref(self, ref: Mapping[str, Any], local: Mapping[str, Any], where: str) -> None:
         given = [k for k in ("template", "templateRef", "inline") if ref.get(k)]
         if len(given) != 1:
             self.fail(where, "needs exactly one of template, templateRef, inline")
         if ref.get("template") and ref["template"] not in local:
             self.fail(where, f"template name '{ref['template']}' undefined")
+        callee = local.get(ref["template"]) if ref.get("template") else ref.get("inline")
         if ref.get("inline"):
             self.check_template(ref["inline"], local, f"{where}.inline")
         if ref.get("templateRef"):
@@ -160,14 +198,29 @@ class _Linter:
             manifest = self.lookup(kind, str(tref.get("name")))
             if manifest is None:
                 self.fail(f"{where}.templateRef", f"{kind} '{tref.get('name')}' not found")
-            names = {t.get("name") for t in (manifest.get("spec") or {}).get("templates") or []}
-            if tref.get("template") not in names:
+            by_name = {t.get("name"): t for t in (manifest.get("spec") or {}).get("templates") or []}
+            if tref.get("template") not in by_name:
                 self.fail(f"{where}.templateRef", f"template '{tref.get('template')}' not found in {kind} "
                           f"'{tref.get('name')}'")
+            callee = by_name[tref.get("template")]
+        self.check_supplied(callee, ref.get("arguments"), where)
         for hook_name, hook in (ref.get("hooks") or {}).items():
             self.check_ref(hook, local, f"{where}.hooks.{hook_name}")
         if ref.get("onExit") and ref["onExit"] not in local:
             self.fail(f"{where}.onExit", f"template name '{ref['onExit']}' undefined")
+
+
+def _plain_tags(value: Any) -> Iterator[str]:
+    """The plain ``{{...}}`` tags in a template's strings, leaving out inline templates (checked on their own)."""
+    if isinstance(value, str):
+        yield from _PLAIN_TAG.findall(value)
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            if key != "inline":
+                yield from _plain_tags(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _plain_tags(item)
 
 
 def validate_workflow(workflow: Mapping[str, Any], templates: TemplateLookup) -> None:

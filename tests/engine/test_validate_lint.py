@@ -1,0 +1,88 @@
+"""Submit-time refusals that Argo's lint makes: unsupplied inputs, step names reused across groups, and plain
+tags that cannot resolve. Each is refused before anything runs, naming the field."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from aipipe.engine.validate import validate_workflow
+from aipipe.errors import UserError
+
+SAY = {"name": "say", "inputs": {"parameters": [{"name": "message"}]},
+       "container": {"image": "alpine", "command": ["echo", "{{inputs.parameters.message}}"]}}
+
+
+def workflow(*templates: dict[str, Any], entry: str = "main", **spec: Any) -> dict[str, Any]:
+    return {"kind": "Workflow", "metadata": {"name": "lint"},
+            "spec": {"entrypoint": entry, "templates": list(templates), **spec}}
+
+
+def no_templates(kind: str, name: str) -> dict[str, Any] | None:
+    return None
+
+
+def refused(wf: dict[str, Any]) -> UserError:
+    with pytest.raises(UserError) as info:
+        validate_workflow(wf, no_templates)
+    return info.value
+
+
+def test_step_without_required_input_is_refused() -> None:
+    wf = workflow({"name": "main", "steps": [[{"name": "a", "template": "say"}]]}, SAY)
+    err = refused(wf)
+    assert err.field == "templates.main.steps[0].a.arguments.parameters"
+    assert "inputs.parameters.message was not supplied" in str(err)
+
+
+def test_dag_task_with_empty_arguments_is_refused() -> None:
+    wf = workflow({"name": "main", "dag": {"tasks": [{"name": "a", "template": "say",
+                                                      "arguments": {"parameters": None}}]}}, SAY)
+    assert "inputs.parameters.message was not supplied" in str(refused(wf))
+
+
+def test_entrypoint_inputs_come_from_workflow_arguments() -> None:
+    assert refused(workflow(SAY, entry="say")).field == "spec.entrypoint.arguments.parameters"
+    validate_workflow(workflow(SAY, entry="say", arguments={"parameters": [{"name": "message", "value": "hi"}]}),
+                      no_templates)
+
+
+@pytest.mark.parametrize("param", [{"name": "message", "default": "d"}, {"name": "message", "value": "v"},
+                                   {"name": "message", "valueFrom": {"supplied": {}}}])
+def test_default_value_or_value_from_needs_no_argument(param: dict[str, Any]) -> None:
+    own = {**SAY, "inputs": {"parameters": [param]}}
+    validate_workflow(workflow({"name": "main", "steps": [[{"name": "a", "template": "say"}]]}, own), no_templates)
+
+
+def test_step_names_are_unique_across_groups() -> None:
+    echo = {"name": "echo", "container": {"image": "alpine", "command": ["echo"]}}
+    wf = workflow({"name": "main", "steps": [[{"name": "twin", "template": "echo"}],
+                                             [{"name": "twin", "template": "echo"}]]}, echo)
+    err = refused(wf)
+    assert err.field == "templates.main.steps[1].twin" and "'twin' is not unique" in str(err)
+
+
+def test_reference_to_unknown_step_or_input_is_refused() -> None:
+    echo = {"name": "echo", "inputs": {"parameters": [{"name": "v"}]},
+            "container": {"image": "alpine", "command": ["echo", "{{inputs.parameters.v}}"]}}
+    wf = workflow({"name": "main", "steps": [[{"name": "first", "template": "echo",
+                                               "arguments": {"parameters": [{"name": "v", "value": "x"}]}}],
+                                             [{"name": "second", "template": "echo", "arguments": {"parameters": [
+                                                 {"name": "v", "value": "{{steps.frist.outputs.result}}"}]}}]]},
+                  echo)
+    assert "failed to resolve {{steps.frist.outputs.result}}" in str(refused(wf))
+    bad_input = {**echo, "container": {"image": "alpine", "command": ["echo", "{{inputs.parameters.w}}"]}}
+    wf = workflow(bad_input, entry="echo", arguments={"parameters": [{"name": "v", "value": "x"}]})
+    assert "failed to resolve {{inputs.parameters.w}}" in str(refused(wf))
+
+
+def test_known_references_and_expressions_pass() -> None:
+    """Tags of known steps, tasks and inputs, expression tags and unknown prefixes are all left alone."""
+    echo = {"name": "echo", "inputs": {"parameters": [{"name": "v"}]},
+            "container": {"image": "alpine", "command": ["echo", "{{inputs.parameters.v}} {{custom.thing}}"]}}
+    dag = {"name": "main", "dag": {"tasks": [
+        {"name": "a", "template": "echo", "arguments": {"parameters": [{"name": "v", "value": "{{= 1 + 1 }}"}]}},
+        {"name": "b", "depends": "a", "template": "echo",
+         "arguments": {"parameters": [{"name": "v", "value": "{{tasks.a.outputs.result}}"}]}}]}}
+    validate_workflow(workflow(dag, echo), no_templates)
