@@ -1,7 +1,8 @@
 """The serving runtime: a CPU/GPU-separated inference service for an engine bundle.
 
 ``python -m steps.deploy.server --engine-dir PATH`` runs it in the foreground. Layout (see
-:mod:`.service`): an aiohttp proxy (routing, health, metrics, limits, back-pressure, timeouts),
+:mod:`.service`, :mod:`.supervisor` for the processes, :mod:`.router` for the requests): an aiohttp
+proxy (health, metrics, limits, timeouts) over the router (dispatch, back-pressure),
 CPU worker processes (decode, preprocess, postprocess; :mod:`.cpu_worker`) and GPU processes (one
 engine replica each, dynamic batching, memory cap; :mod:`.gpu_worker`) exchanging tensors through
 a fixed shared-memory slot pool (:mod:`.slots`) with small control records (:mod:`.protocol`).

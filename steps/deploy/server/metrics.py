@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
-if TYPE_CHECKING:
-    from steps.deploy.server.service import Service
-
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 BATCH_BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+
+
+class LiveState(Protocol):
+    """What the gauges read from the running service at each scrape."""
+
+    def in_flight(self) -> int: ...
+
+    def replicas_ready(self) -> int: ...
 
 
 class ServiceMetrics:
@@ -33,15 +38,15 @@ class ServiceMetrics:
         self.worker_restarts = Counter("aipipe_serving_cpu_worker_restarts", "CPU worker restarts", ["worker"],
                                        registry=r)
 
-    def bind(self, service: Service) -> None:
-        """Gauges read live from the service when scraped."""
-        self.queue_depth.set_function(service.in_flight)
-        self.queue_capacity.set(service.config.queue_size)
-        self.replicas_ready.set_function(lambda: sum(1 for g in service.gpus if g.ready))
-        for gpu in service.gpus:
-            self.gpu_restarts.labels(replica=str(gpu.index))
-        for worker in service.workers:
-            self.worker_restarts.labels(worker=str(worker.index))
+    def bind(self, state: LiveState, capacity: int, replicas: int, workers: int) -> None:
+        """Gauges read live from ``state`` when scraped; every replica's and worker's counter starts at 0."""
+        self.queue_depth.set_function(state.in_flight)
+        self.queue_capacity.set(capacity)
+        self.replicas_ready.set_function(state.replicas_ready)
+        for index in range(replicas):
+            self.gpu_restarts.labels(replica=str(index))
+        for index in range(workers):
+            self.worker_restarts.labels(worker=str(index))
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

@@ -1,113 +1,16 @@
-"""The supervisor and router of one service, living in the proxy's event loop.
-
-It allocates the shared-memory slot pool, spawns the CPU workers and the GPU processes, restarts
-any that dies, and routes each request: a free slot (none left → 503 at once: back-pressure), the
-least-loaded ready replica and worker; then it awaits the worker's answer, a death, or the timeout.
-
-Slot safety: a slot returns to the free list only when no process can still touch it. Normally that
-is the worker's answer. When a GPU process dies, its requests are answered 503 at once, and each
-worker (told through its job pipe, in order after every job it was sent) fails what it had handed to
-that replica, which frees the slots; a restarted replica ignores records addressed to its dead
-predecessor's generation. When a worker dies, its requests are answered 503 at once and a fence is
-written to each replica holding any: once the replica answers the fence, every earlier record is done.
-
-GPU processes are forked from a ``forkserver`` that imported what the engine's replica needs once
-(torch, and dynamo and inductor for a compiled engine; :mod:`.preload`), without initialising CUDA; CPU
-workers are spawned. Where the fork server cannot start, GPU processes are spawned too, said once.
-"""
+"""One serving service: a :class:`~.supervisor.Supervisor` (processes) and a :class:`~.router.Router`
+(requests) over one :class:`~.fleet.Fleet`, with its metrics; what the proxy and the app use."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import itertools
-import json
-import math
-import multiprocessing as mp
-import multiprocessing.forkserver
-import os
-import signal
-import sys
-import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from multiprocessing.connection import Connection
 from typing import Any
 
-from steps.deploy.server import protocol as p
 from steps.deploy.server.config import ServerConfig, ServingSpec
-from steps.deploy.server.cpu_worker import WorkerArgs, worker_main
-from steps.deploy.server.gpu_worker import GpuArgs, gpu_main
+from steps.deploy.server.fleet import Child, Fleet
 from steps.deploy.server.metrics import ServiceMetrics
-from steps.deploy.server.preload import modules_for
-from steps.deploy.server.slots import PoolLayout, SlotPool, new_prefix, remove_segments, remove_stale_segments
-
-CTX = mp.get_context("spawn")  # CPU workers; also GPU processes where no fork server can start
-GPU_CTX = mp.get_context("forkserver")  # forks from a server that imported torch without touching CUDA
-STABLE_AFTER_S = 10.0  # a process up this long resets its restart back-off
-MAX_BACKOFF_S = 10.0
-MAX_LOAD_FAILURES = 3  # a replica that never loaded its engine this often in a row stops the service
-
-
-def _noop() -> None:
-    """A process that does nothing: forking it waits for the fork server's imports."""
-
-
-def _warm_fork_server() -> None:
-    """Start the fork server and wait until it has imported its preload list (a fork answers only then)."""
-    multiprocessing.forkserver.ensure_running()
-    proc = GPU_CTX.Process(target=_noop, name="aipipe-fork-server-check", daemon=True)
-    proc.start()
-    proc.join()
-
-
-def _error(message: str) -> bytes:
-    return json.dumps({"error": message}).encode()
-
-
-class _FrameProtocol(asyncio.Protocol):
-    """Reads length-prefixed frames from a child's pipe and hands each to a callback."""
-
-    def __init__(self, on_frame: Callable[[bytes], None]) -> None:
-        self._decoder = p.FrameDecoder()
-        self._on_frame = on_frame
-
-    def data_received(self, data: bytes) -> None:
-        for payload in self._decoder.feed(data):
-            self._on_frame(payload)
-
-
-@dataclass
-class _Request:
-    future: asyncio.Future[tuple[int, bytes]]
-    slot: int
-    worker: int
-    worker_gen: int
-    gpu: int
-    gpu_gen: int
-    timer: asyncio.TimerHandle | None = None
-    orphan_fence: int = 0  # the worker died: waits for this fence of its replica
-
-
-@dataclass
-class _Child:
-    index: int
-    generation: int = 0
-    process: Any = None
-    ready: bool = False
-    ever_ready: bool = False
-    started_at: float = 0.0
-    failures: int = 0  # consecutive deaths without becoming stable
-    restarts: int = 0
-    outstanding: int = 0
-    last_error: str = ""
-    rolling: bool = False  # being restarted by a rolling restart: no new requests, the service stays ready
-    info: dict[str, Any] = field(default_factory=dict)
-    transports: list[asyncio.BaseTransport] = field(default_factory=list)
-
-    @property
-    def running(self) -> bool:
-        return self.process is not None and self.process.exitcode is None
+from steps.deploy.server.router import Router
+from steps.deploy.server.supervisor import Supervisor
 
 
 class Service:
@@ -117,348 +20,53 @@ class Service:
         self.config = config
         self.spec = spec
         self.metrics = ServiceMetrics()
-        self.layout = PoolLayout(new_prefix(), config.queue_size, spec.input_shape, len(spec.classes))
-        self.pool: SlotPool | None = None
-        self.workers = [_Child(i) for i in range(config.cpu_workers)]
-        self.gpus = [_Child(i) for i in range(config.gpu_procs)]
-        self.requests: dict[int, _Request] = {}
-        self.free_slots: list[int] = list(range(config.queue_size - 1, -1, -1))
-        self._ids = itertools.count(1)
-        self._fences = itertools.count(1)
-        self._jobs: dict[int, asyncio.WriteTransport] = {}
-        self.stopping = False
-        self.on_fatal: Callable[[str], None] | None = None  # called once the service cannot serve at all
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._gpu_ctx: Any = GPU_CTX
-        self.fork_server: dict[str, Any] = {"preload": modules_for(spec.manifest)}
-        # pipes shared by every generation: GPU inboxes (workers + proxy write) and worker result pipes
-        self._inboxes = [CTX.Pipe(duplex=False) for _ in self.gpus]  # (read, write)
-        self._results = [CTX.Pipe(duplex=False) for _ in self.workers]
-        for read, _ in self._inboxes + self._results:
-            p.fit_pipe(read.fileno(), config.queue_size)
+        self.fleet = Fleet.sized(config)
+        self.router = Router(config, self.fleet, self.metrics)
+        self.supervisor = Supervisor(config, spec, self.fleet, self.metrics, self.router)
 
-    # --- lifecycle -------------------------------------------------------------------------------
+    @property
+    def gpus(self) -> list[Child]:
+        return self.fleet.gpus
+
+    @property
+    def stopping(self) -> bool:
+        return self.supervisor.stopping
+
+    @stopping.setter
+    def stopping(self, value: bool) -> None:
+        self.supervisor.stopping = value
+
+    @property
+    def on_fatal(self) -> Callable[[str], None] | None:
+        return self.supervisor.on_fatal
+
+    @on_fatal.setter
+    def on_fatal(self, callback: Callable[[str], None] | None) -> None:
+        self.supervisor.on_fatal = callback
+
     async def start(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        for name in remove_stale_segments():
-            print(f"aipipe-serve: removed stale shared memory {name}", file=sys.stderr)
-        self.pool = SlotPool.create(self.layout)
-        self.metrics.bind(self)
-        for worker in self.workers:
-            self._spawn_worker(worker)
-        self._loop.create_task(self._start_gpus())
-
-    async def _start_gpus(self) -> None:
-        """Start the fork server (its imports off the event loop), then the GPU processes from it."""
-        assert self._loop is not None
-        GPU_CTX.set_forkserver_preload(self.fork_server["preload"])
-        started = time.monotonic()
-        try:
-            await self._loop.run_in_executor(None, _warm_fork_server)
-        except (OSError, EOFError, ValueError) as exc:
-            self._no_fork_server(exc)
-        self.fork_server["start_s"] = round(time.monotonic() - started, 2)
-        for gpu in self.gpus:
-            if not self.stopping:
-                self._spawn_gpu(gpu)
-
-    def _no_fork_server(self, exc: BaseException) -> None:
-        print(f"aipipe-serve: no replica fork server ({type(exc).__name__}: {exc}); spawning model replicas "
-              "instead (each imports torch itself)", file=sys.stderr, flush=True)
-        self._gpu_ctx = CTX
-        self.fork_server["error"] = f"{type(exc).__name__}: {exc}"[:300]
+        self.metrics.bind(self, self.config.queue_size, len(self.fleet.gpus), len(self.fleet.workers))
+        await self.supervisor.start()
 
     async def stop(self, grace_s: float = 5.0) -> None:
-        """Stop children (SIGTERM, then SIGKILL), fail what is in flight, remove shared memory."""
-        self.stopping = True
-        children = [c for c in self.workers + self.gpus if c.process is not None]
-        for child in children:
-            assert self._loop is not None
-            self._loop.remove_reader(child.process.sentinel)
-            if child.running:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(child.process.pid, signal.SIGTERM)
-        deadline = time.monotonic() + grace_s
-        for child in children:
-            while child.process.exitcode is None and time.monotonic() < deadline:
-                await asyncio.sleep(0.05)
-            if child.process.exitcode is None:
-                child.process.kill()
-            child.process.join(1)
-            for transport in child.transports:
-                transport.close()
-        for req in self.requests.values():
-            self._resolve(req, 503, _error("service is shutting down"))
-        if self.pool is not None:
-            self.pool.close()
-        remove_segments(self.layout.prefix)
-
-    # --- spawning ---------------------------------------------------------------------------------
-    def _watch(self, child: _Child, on_exit: Callable[[_Child], None]) -> None:
-        assert self._loop is not None
-        self._loop.add_reader(child.process.sentinel, on_exit, child)
-
-    async def _read_pipe(self, conn: Connection, on_frame: Callable[[bytes], None]) -> asyncio.BaseTransport:
-        assert self._loop is not None
-        file = os.fdopen(os.dup(conn.fileno()), "rb", buffering=0)
-        conn.close()
-        transport, _ = await self._loop.connect_read_pipe(lambda: _FrameProtocol(on_frame), file)
-        return transport
-
-    def _spawn_worker(self, worker: _Child) -> None:
-        worker.generation += 1
-        worker.ready = False
-        jobs_r, jobs_w = CTX.Pipe(duplex=False)
-        replies_r, replies_w = CTX.Pipe(duplex=False)
-        args = WorkerArgs(worker.index, worker.generation, os.getpid(), self.layout, self.spec.preprocess,
-                          self.spec.classes, self.spec.model_version, self.config.default_top_k,
-                          self.config.max_body_bytes)
-        proc = CTX.Process(target=worker_main, name=f"aipipe-cpu-worker-{worker.index}", daemon=True,
-                           args=(args, jobs_r, replies_w, self._results[worker.index][0],
-                                 [w for _, w in self._inboxes]))
-        proc.start()
-        jobs_r.close()
-        replies_w.close()
-        worker.process, worker.started_at = proc, time.monotonic()
-        gen = worker.generation
-        self._watch(worker, self._on_worker_exit)
-        assert self._loop is not None
-        self._loop.create_task(self._connect_worker(worker, gen, jobs_w, replies_r))
-
-    async def _connect_worker(self, worker: _Child, gen: int, jobs_w: Connection, replies_r: Connection) -> None:
-        assert self._loop is not None
-        file = os.fdopen(os.dup(jobs_w.fileno()), "wb", buffering=0)
-        jobs_w.close()
-        transport, _ = await self._loop.connect_write_pipe(asyncio.Protocol, file)
-        reader = await self._read_pipe(replies_r, lambda frame: self._on_reply(worker, gen, frame))
-        if worker.generation != gen or not worker.running:  # died while connecting
-            transport.close()
-            return
-        worker.transports = [transport, reader]
-        self._jobs[worker.index] = transport
-
-    def _spawn_gpu(self, gpu: _Child) -> None:
-        gpu.generation += 1
-        gpu.ready = False
-        control_r, control_w = CTX.Pipe(duplex=False)
-        cfg = self.config
-
-        def start(ctx: Any) -> Any:
-            args = GpuArgs(gpu.index, gpu.generation, os.getpid(), self.layout, cfg.engine_dir, cfg.device,
-                           cfg.max_batch, cfg.max_delay_ms, cfg.gpu_memory_mb_per_proc, forked=ctx is GPU_CTX)
-            proc = ctx.Process(target=gpu_main, name=f"aipipe-gpu-proc-{gpu.index}", daemon=True,
-                               args=(args, self._inboxes[gpu.index][0], [w for _, w in self._results], control_w))
-            proc.start()
-            return proc
-
-        try:
-            proc = start(self._gpu_ctx)
-        except (OSError, EOFError, ValueError) as exc:  # the fork server died and cannot come back
-            if self._gpu_ctx is CTX:
-                raise
-            self._no_fork_server(exc)
-            proc = start(CTX)
-        control_w.close()
-        gpu.process, gpu.started_at = proc, time.monotonic()
-        gen = gpu.generation
-        self._watch(gpu, self._on_gpu_exit)
-        assert self._loop is not None
-
-        async def connect() -> None:
-            gpu.transports = [await self._read_pipe(control_r, lambda frame: self._on_gpu_event(gpu, gen, frame))]
-
-        self._loop.create_task(connect())
-
-    def _restart_later(self, child: _Child, spawn: Callable[[_Child], None]) -> None:
-        if self.stopping:
-            return
-        if child.ever_ready and time.monotonic() - child.started_at >= STABLE_AFTER_S:
-            child.failures = 0
-        delay = 0.0 if child.failures == 0 else min(MAX_BACKOFF_S, 0.5 * 2 ** (child.failures - 1))
-        child.failures += 1
-        child.restarts += 1
-        assert self._loop is not None
-        self._loop.call_later(delay, lambda: None if self.stopping else spawn(child))
-
-    # --- events from children ---------------------------------------------------------------------
-    def _on_reply(self, worker: _Child, gen: int, frame: bytes) -> None:
-        reply = p.unpack_reply(frame)
-        if reply.kind == p.REPLY_READY:
-            if worker.generation == gen:
-                worker.ready = worker.ever_ready = True
-            return
-        req = self.requests.pop(reply.req_id, None)
-        if req is None:
-            return
-        if reply.batch_size:
-            self.metrics.batch_size.observe(reply.batch_size)
-        self._resolve(req, reply.status, reply.body)
-        self._release(req)
-
-    def _on_gpu_event(self, gpu: _Child, gen: int, frame: bytes) -> None:
-        event = json.loads(frame)
-        if gen != gpu.generation:
-            return
-        if event["event"] == "ready":
-            event["ready_s"] = round(time.monotonic() - gpu.started_at, 2)  # spawn to ready, a fresh process
-            gpu.ready, gpu.ever_ready, gpu.info, gpu.last_error = True, True, event, ""
-            print(f"aipipe-serve: model replica {gpu.index} ready (pid {event.get('pid')}, "
-                  f"{event.get('device')}, batch limit {event.get('batch_limit')})", file=sys.stderr, flush=True)
-        elif event["event"] == "error":
-            gpu.last_error = str(event["error"])
-            print(f"aipipe-serve: model replica {gpu.index} failed to start: {gpu.last_error}",
-                  file=sys.stderr, flush=True)
-        elif event["event"] == "fence":
-            fence = int(event["id"])
-            done = [rid for rid, r in self.requests.items()
-                    if r.gpu == gpu.index and 0 < r.orphan_fence <= fence]
-            for rid in done:
-                self._release(self.requests.pop(rid))
-
-    def _on_gpu_exit(self, gpu: _Child) -> None:
-        assert self._loop is not None
-        self._loop.remove_reader(gpu.process.sentinel)
-        gpu.process.join(1.0)  # the sentinel fires at exit; reaping follows at once
-        if self.stopping:
-            return
-        dead_gen, gpu.ready = gpu.generation, False
-        print(f"aipipe-serve: model replica {gpu.index} (pid {gpu.process.pid}) exited with "
-              f"{gpu.process.exitcode}; restarting", file=sys.stderr, flush=True)
-        for rid, req in list(self.requests.items()):
-            if req.gpu != gpu.index:
-                continue
-            if req.orphan_fence:  # its worker is dead too: nobody can touch the slot any more
-                self._release(self.requests.pop(rid))
-            elif req.gpu_gen == dead_gen:
-                self._resolve(req, 503, _error(f"model replica {gpu.index} died while serving the request; retry"))
-        for index, jobs in self._jobs.items():
-            if self.workers[index].running:
-                jobs.write(p.frame(p.pack_job(p.JobHeader(0, p.JOB_GPU_DOWN, -1, gpu.index, dead_gen, 0))))
-        # its status pipe is left to drain (a last error report may still be in it); EOF closes it
-        self.metrics.gpu_restarts.labels(replica=str(gpu.index)).inc()
-        if not gpu.ever_ready and gpu.failures + 1 >= MAX_LOAD_FAILURES and self.on_fatal is not None:
-            on_fatal, code = self.on_fatal, gpu.process.exitcode
-            # a moment for the replica's error report, which may arrive after its exit is seen
-            self._loop.call_later(0.3, lambda: on_fatal(
-                f"model replica {gpu.index} could not load the engine ({MAX_LOAD_FAILURES} attempts): "
-                f"{gpu.last_error or f'exit code {code}'}"))
-            return
-        self._restart_later(gpu, self._spawn_gpu)
-
-    def _on_worker_exit(self, worker: _Child) -> None:
-        assert self._loop is not None
-        self._loop.remove_reader(worker.process.sentinel)
-        worker.process.join(1.0)
-        if self.stopping:
-            return
-        worker.ready = False
-        self._jobs.pop(worker.index, None)
-        print(f"aipipe-serve: CPU worker {worker.index} (pid {worker.process.pid}) exited with "
-              f"{worker.process.exitcode}; restarting", file=sys.stderr, flush=True)
-        fences: dict[int, int] = {}
-        for rid, req in list(self.requests.items()):
-            if req.worker != worker.index or req.worker_gen != worker.generation:
-                continue
-            self._resolve(req, 503, _error("CPU worker died while serving the request; retry"))
-            gpu = self.gpus[req.gpu]
-            if not (gpu.running and gpu.generation == req.gpu_gen):
-                self._release(self.requests.pop(rid))
-                continue
-            if req.gpu not in fences:
-                fences[req.gpu] = next(self._fences)
-                p.write_records(self._inboxes[req.gpu][1].fileno(), [p.pack_fence(fences[req.gpu])])
-            req.orphan_fence = fences[req.gpu]
-        if worker.transports:
-            worker.transports[0].close()  # its job pipe; the reply pipe drains its last answers, EOF closes it
-        self.metrics.worker_restarts.labels(worker=str(worker.index)).inc()
-        self._restart_later(worker, self._spawn_worker)
-
-    # --- requests -----------------------------------------------------------------------------------
-    def _resolve(self, req: _Request, status: int, body: bytes) -> None:
-        if req.timer is not None:
-            req.timer.cancel()
-            req.timer = None
-        if not req.future.done():
-            req.future.set_result((status, body))
-
-    def _release(self, req: _Request) -> None:
-        if req.timer is not None:
-            req.timer.cancel()
-        self.free_slots.append(req.slot)
-        self.workers[req.worker].outstanding -= 1
-        self.gpus[req.gpu].outstanding -= 1
-
-    def _on_timeout(self, req_id: int) -> None:
-        req = self.requests.get(req_id)
-        if req is not None:
-            req.timer = None
-            self._resolve(req, 504, _error(f"no answer within {self.config.request_timeout_s:g} s"))
-
-    def in_flight(self) -> int:
-        return self.config.queue_size - len(self.free_slots)
-
-    def ready(self) -> bool:
-        gpus_ok = all(g.ready or g.rolling for g in self.gpus) and any(g.ready and not g.rolling for g in self.gpus)
-        return gpus_ok and all(w.ready for w in self.workers) and len(self._jobs) == len(self.workers)
-
-    async def rolling_restart(self, timeout_s: float = 300.0) -> list[float]:
-        """Restart the model replicas one at a time (e.g. to load a new engine): each is drained (no new
-        requests, its in-flight ones finish), stopped and started again while the others serve, so the
-        service stays ready and no request fails. Needs 2+ replicas. Returns each new replica's start time."""
-        if len(self.gpus) < 2:
-            raise RuntimeError("a rolling restart needs at least 2 model replicas (--gpu-procs)")
-        ready_s: list[float] = []
-        for gpu in self.gpus:
-            if self.stopping:
-                break
-            gpu.rolling = True
-            try:
-                deadline = time.monotonic() + timeout_s
-                while gpu.outstanding > 0 and time.monotonic() < deadline:
-                    await asyncio.sleep(0.01)
-                generation = gpu.generation
-                if gpu.running:
-                    os.kill(gpu.process.pid, signal.SIGTERM)
-                while not (gpu.ready and gpu.generation > generation) and time.monotonic() < deadline:
-                    if self.stopping:
-                        return ready_s
-                    await asyncio.sleep(0.02)
-                ready_s.append(float(gpu.info.get("ready_s", math.nan)) if gpu.ready else math.nan)
-            finally:
-                gpu.rolling = False
-            print(f"aipipe-serve: rolling restart: replica {gpu.index} ready again in {ready_s[-1]:.1f} s",
-                  file=sys.stderr, flush=True)
-        return ready_s
+        await self.supervisor.stop(grace_s)
 
     async def submit(self, kind: int, payload: bytes, top_k: int) -> tuple[int, bytes]:
         """Route one request; returns (HTTP status, JSON body)."""
-        if not self.free_slots:
-            return 503, _error(f"queue full ({self.config.queue_size} requests in flight); retry later")
-        gpus = [g for g in self.gpus if g.ready and not g.rolling]
-        workers = [w for w in self.workers if w.ready and w.index in self._jobs]
-        if not gpus or not workers:
-            return 503, _error("no model replica is ready; retry later")
-        gpu = min(gpus, key=lambda c: c.outstanding)
-        worker = min(workers, key=lambda c: c.outstanding)
-        assert self._loop is not None
-        req = _Request(self._loop.create_future(), self.free_slots.pop(), worker.index, worker.generation,
-                       gpu.index, gpu.generation)
-        req_id = next(self._ids)
-        req.timer = self._loop.call_later(self.config.request_timeout_s, self._on_timeout, req_id)
-        self.requests[req_id] = req
-        worker.outstanding += 1
-        gpu.outstanding += 1
-        header = p.JobHeader(req_id, kind, req.slot, gpu.index, gpu.generation, top_k)
-        self._jobs[worker.index].write(p.frame(p.pack_job(header, payload)))
-        return await req.future
+        return await self.router.submit(kind, payload, top_k)
+
+    async def rolling_restart(self, timeout_s: float = 300.0) -> list[float]:
+        return await self.supervisor.rolling_restart(timeout_s)
+
+    def ready(self) -> bool:
+        return self.supervisor.ready()
+
+    def in_flight(self) -> int:
+        return self.router.in_flight()
+
+    def replicas_ready(self) -> int:
+        return self.fleet.replicas_ready()
 
     def describe(self) -> dict[str, Any]:
-        def child(c: _Child, kind: str) -> dict[str, Any]:
-            return {"index": c.index, "kind": kind, "pid": c.process.pid if c.process else None,
-                    "running": c.running, "ready": c.ready, "generation": c.generation, "restarts": c.restarts,
-                    "outstanding": c.outstanding, "last_error": c.last_error, "rolling": c.rolling,
-                    **({"info": c.info} if c.info else {})}
-
-        return {"gpu_processes": [child(g, "gpu") for g in self.gpus],
-                "cpu_workers": [child(w, "cpu") for w in self.workers],
-                "in_flight": self.in_flight(), "shm_prefix": self.layout.prefix, "fork_server": self.fork_server}
+        return {**self.supervisor.describe(), "in_flight": self.in_flight(),
+                "shm_prefix": self.supervisor.layout.prefix, "fork_server": self.supervisor.fork_server}
