@@ -73,7 +73,7 @@ def kind_of(tmpl: Mapping[str, Any]) -> str:
     return "unknown"
 
 
-def node_type(tmpl: Mapping[str, Any]) -> str:
+def node_type(tmpl: Mapping[str, Any]) -> NodeType:
     return {"steps": NodeType.STEPS, "dag": NodeType.DAG, "suspend": NodeType.SUSPEND}.get(kind_of(tmpl), NodeType.POD)
 
 

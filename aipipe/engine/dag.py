@@ -8,194 +8,232 @@ from typing import Any
 
 from aipipe.engine import graph
 from aipipe.engine.calls import Call, NodeFailure
-from aipipe.engine.edges import Edges
+from aipipe.engine.children import ChildRunner
 from aipipe.engine.gate import FAIL_FAST_MESSAGE, ChildGate
-from aipipe.engine.nodes import node_id, outbound_nodes
-from aipipe.engine.phases import NodePhase, NodeType
+from aipipe.engine.handler import NodeResult
+from aipipe.engine.noderef import NodeRef
+from aipipe.engine.nodes import outbound_nodes
+from aipipe.engine.phases import FAILED_PHASES, NodePhase, NodeType
+from aipipe.engine.runtime import NodeRecord, Runtime
 from aipipe.engine.template import Scope, item_label, item_scope, render
 
 
-class DagMixin:
-    """``_run_dag``: the scheduler loop waits on a condition variable for finished tasks."""
+class DagHandler:
+    """Runs a dag template: a scheduler loop that waits on a condition variable for finished tasks."""
 
-    edges: Edges
+    def __init__(self, rt: Runtime, children: ChildRunner) -> None:
+        self.rt = rt
+        self.children = children
 
-    def _run_dag(self, call: Call, nid: str, name: str, scope: Scope) -> dict[str, Any]:
+    def run(self, call: Call, node: NodeRef, scope: Scope) -> NodeResult:
+        return _DagRun(self.rt, self.children, call, node, scope).run()
+
+
+class _DagRun:
+    """One invocation of a dag template: its tasks' states and the threads running them."""
+
+    def __init__(self, rt: Runtime, children: ChildRunner, call: Call, node: NodeRef, scope: Scope) -> None:
+        self.rt, self.children, self.call, self.node = rt, children, call, node
         dag = call.template.get("dag") or {}
-        tasks = {t["name"]: t for t in dag.get("tasks") or []}
-        trees = {n: graph.task_tree(t) for n, t in tasks.items()}
+        self.tasks: dict[str, dict[str, Any]] = {t["name"]: t for t in dag.get("tasks") or []}
+        self.trees = {n: graph.task_tree(t) for n, t in self.tasks.items()}
         target_text = render(str(dag.get("target") or ""), scope, "dag.target").strip()
         if target_text:
-            targets = [t for t in target_text.replace(",", " ").split() if t]
-            unknown = [t for t in targets if t not in tasks]
+            self.targets = [t for t in target_text.replace(",", " ").split() if t]
+            unknown = [t for t in self.targets if t not in self.tasks]
             if unknown:
                 raise NodeFailure(f"dag.target: unknown task(s) {unknown}")
-            wanted = graph.ancestors(targets, trees)
+            self.wanted = graph.ancestors(self.targets, self.trees)
         else:
-            targets = [t for t in tasks if not any(t in graph.deps_of(trees[o]) for o in tasks
-                                                   if trees[o] is not None)]
-            wanted = set(tasks)
-        fail_fast = dag.get("failFast", True) not in (False, "false")
-        gate = ChildGate(call.template, scope, self.cancelled)
-        handled: set[str] = set()
-        for tname in wanted:
-            if trees[tname] is not None:
-                handled |= graph.failure_handled_by(trees[tname])
-        scope = scope.child()
-        cond = threading.Condition()
-        states: dict[str, graph.TaskState] = {}
-        running: set[str] = set()
-        never: set[str] = set()  # held back by the template's failFast
-        order = [t for t in tasks if t in wanted]
-        stopped = False
+            self.targets = [t for t in self.tasks if not any(t in graph.deps_of(self.trees[o]) for o in self.tasks
+                                                             if self.trees[o] is not None)]
+            self.wanted = set(self.tasks)
+        self.fail_fast = dag.get("failFast", True) not in (False, "false")
+        self.gate = ChildGate(call.template, scope, rt.cancelled)
+        self.handled: set[str] = set()
+        for tname in self.wanted:
+            tree = self.trees[tname]
+            if tree is not None:
+                self.handled |= graph.failure_handled_by(tree)
+        self.scope = scope.child()
+        self.cond = threading.Condition()
+        self.states: dict[str, graph.TaskState] = {}
+        self.running: set[str] = set()
+        self.never: set[str] = set()  # held back by the template's failFast
+        self.order = [t for t in self.tasks if t in self.wanted]
+        self.stopped = False
 
-        def finish(tname: str, node: dict[str, Any], children: list[dict[str, Any]]) -> None:
-            task = tasks[tname]
-            cont = task.get("continueOn") or {}
-            child_phases = [c.get("phase") for c in children] or [node.get("phase")]
-            state = graph.TaskState(
-                phase=node.get("phase", NodePhase.ERROR), continue_failed=bool(cont.get("failed")),
-                continue_error=bool(cont.get("error")),
-                any_succeeded=any(p == NodePhase.SUCCEEDED for p in child_phases),
-                all_failed=all(p in (NodePhase.FAILED, NodePhase.ERROR) for p in child_phases))
-            self._register_outputs(f"tasks.{tname}", task, children or [node], scope, call.tset)
-            with cond:
-                states[tname] = state
-                running.discard(tname)
-                cond.notify_all()
+    def task_ref(self, label: str, parent: str | None = None) -> NodeRef:
+        """The node of a task (or of one of its loop items, under the TaskGroup ``parent``)."""
+        return self.rt.ref(f"{self.node.name}.{label}", label, parent or self.node.id, self.node.id)
 
-        def launch(tname: str) -> None:
-            try:
-                launch_unguarded(tname)
-            except Exception as exc:  # never leave the scheduler waiting on a task that died with a bug
-                node = self._fail_node(f"{name}.{tname}", tname, nid, nid, NodeFailure(f"engine error: {exc!r}"))
-                finish(tname, node, [])
+    def deps(self, tname: str) -> set[str]:
+        tree = self.trees[tname]
+        return graph.deps_of(tree) if tree is not None else set()
 
-        def link(tname: str) -> None:
-            deps = graph.deps_of(trees[tname]) if trees[tname] is not None else set()
-            self.edges.after(f"{name}.{tname}", [node_id(self.name, f"{name}.{d}") for d in order if d in deps], nid)
+    # ------------------------------------------------------------------ scheduling
 
-        def launch_unguarded(tname: str) -> None:
-            task = tasks[tname]
-            tname_full = f"{name}.{tname}"
-            link(tname)
-            try:
-                items = self._expand_items(task, scope, tname)
-            except NodeFailure as exc:
-                node = self._fail_node(tname_full, tname, nid, nid, exc)
-                finish(tname, node, [])
-                return
-            if items == []:
-                finish(tname, self._skip_empty_loop(task, tname_full, tname, nid, nid, call.tset), [])
-                return
-            if items is None:
-                if not gate.enter():  # failFast: it never starts (and has no node), as in Argo
-                    with cond:
-                        running.discard(tname)
-                        never.add(tname)
-                        cond.notify_all()
-                    return
-                node = None
-                try:
-                    node = self._run_child(task, tname_full, tname, nid, nid, scope.child(), call.tset, "tasks")
-                finally:
-                    gate.leave(node)
-                finish(tname, node, [])
-                return
-            group_id, kept = self._start_node(tname_full, tname, NodeType.TASK_GROUP, None, nid, nid)
-            if kept is not None:
-                kids = [self.tree.get(c) for c in kept.get("children", [])]
-                finish(tname, kept, [k for k in kids if k and str(k.get("name", "")).startswith(tname_full + "(")])
-                return
-            self.tree.commit()
-            children: list[dict[str, Any]] = []
-            threads = []
-            lock = threading.Lock()
-            for i, item in enumerate(items):
-                vals, raw = item_scope(item)
-                child_scope = scope.child(vals, raw=raw)
-                label = f"{tname}({i}:{item_label(item)})"
-                if not gate.enter():
-                    break
-
-                def work(label: str = label, child_scope: Scope = child_scope) -> None:
-                    node = None
-                    try:
-                        node = self._run_child(task, f"{name}.{label}", label, group_id, nid, child_scope,
-                                               call.tset, "tasks")
-                        with lock:
-                            children.append(node)
-                    finally:
-                        gate.leave(node)
-
-                thread = threading.Thread(target=work, daemon=True)
-                threads.append(thread)
-                thread.start()
-            for thread in threads:
-                thread.join()
-            bad = [c for c in children if c.get("phase") in (NodePhase.FAILED, NodePhase.ERROR)]
-            phase = NodePhase.SUCCEEDED
-            if bad:
-                phase = NodePhase.ERROR if any(c.get("phase") == NodePhase.ERROR for c in bad) else NodePhase.FAILED
-            group = self._finish_node(group_id, phase, f"child '{bad[0].get('name')}' failed" if bad else None)
-            finish(tname, group, children)
-
-        with cond:
+    def run(self) -> NodeResult:
+        with self.cond:
             while True:
-                progressed = False
-                for tname in order:
-                    if tname in states or tname in running or tname in never:
-                        continue
-                    tree = trees[tname]
-                    deps = graph.deps_of(tree) if tree is not None else set()
-                    deps &= wanted
-                    if any(d not in states for d in deps):
-                        continue
-                    if tree is not None and not graph.evaluate(tree, {**{d: states[d] for d in deps},
-                                                                      **_missing_as_omitted(tree, states)}):
-                        cond.release()
-                        try:
-                            link(tname)
-                            node = self._skip_node(f"{name}.{tname}", tname, nid, nid, NodePhase.OMITTED,
-                                                   "omitted: depends condition not met", None)
-                            self._register_outputs(f"tasks.{tname}", tasks[tname], [node], scope, call.tset)
-                        finally:
-                            cond.acquire()
-                        states[tname] = graph.TaskState(phase=NodePhase.OMITTED)
-                        progressed = True
-                        continue
-                    if stopped or self.cancelled.is_set() or gate.tripped.is_set():
-                        continue
-                    running.add(tname)
-                    threading.Thread(target=launch, args=(tname,), daemon=True).start()
-                    progressed = True
-                if fail_fast and not stopped:
-                    stopped = any(_failed_unhandled(t, st, handled) for t, st in states.items())
+                progressed = self._start_ready()
+                if self.fail_fast and not self.stopped:
+                    self.stopped = any(self._failed_unhandled(t, st) for t, st in self.states.items())
                 if progressed:
                     continue
-                if not running:
+                if not self.running:
                     break
-                cond.wait()
-        unhandled = [t for t, st in states.items() if _failed_unhandled(t, st, handled)]
+                self.cond.wait()
+        unhandled = [t for t, st in self.states.items() if self._failed_unhandled(t, st)]
         if unhandled:
-            phase = NodePhase.ERROR if any(states[t].phase == NodePhase.ERROR for t in unhandled) else NodePhase.FAILED
-            return {"phase": phase, "message": FAIL_FAST_MESSAGE if gate.tripped.is_set()
-                    else f"task '{name}.{unhandled[0]}' failed"}
-        if self.cancelled.is_set():
-            return {"phase": NodePhase.FAILED, "message": self.abort_reason}
-        with self.tree.lock:  # as Argo, only a Succeeded DAG gets outbound nodes: its target (or leaf) tasks'
-            nodes = dict(self.tree.nodes)
-        outbound = [o for t in targets for o in outbound_nodes(nodes, node_id(self.name, f"{name}.{t}"))]
-        return {"phase": NodePhase.SUCCEEDED, "outputs": self._template_outputs(call, scope), "outboundNodes": outbound}
+            phase = NodePhase.ERROR if any(self.states[t].phase == NodePhase.ERROR for t in unhandled) \
+                else NodePhase.FAILED
+            return {"phase": phase, "message": FAIL_FAST_MESSAGE if self.gate.tripped.is_set()
+                    else f"task '{self.node.name}.{unhandled[0]}' failed"}
+        if self.rt.cancelled.is_set():
+            return {"phase": NodePhase.FAILED, "message": self.rt.abort_reason}
+        with self.rt.tree.lock:  # as Argo, only a Succeeded DAG gets outbound nodes: its target (or leaf) tasks'
+            nodes = dict(self.rt.tree.nodes)
+        outbound = [o for t in self.targets for o in outbound_nodes(nodes, self.task_ref(t).id)]
+        return {"phase": NodePhase.SUCCEEDED, "outputs": self.children.outputs.of_template(self.call, self.scope),
+                "outboundNodes": outbound}
 
+    def _start_ready(self) -> bool:
+        """Under ``cond``: omit the tasks whose depends is decided false, start those decided true."""
+        progressed = False
+        for tname in self.order:
+            if tname in self.states or tname in self.running or tname in self.never:
+                continue
+            tree = self.trees[tname]
+            deps = self.deps(tname) & self.wanted
+            if any(d not in self.states for d in deps):
+                continue
+            if tree is not None and not graph.evaluate(tree, {**{d: self.states[d] for d in deps},
+                                                              **_missing_as_omitted(tree, self.states)}):
+                self.cond.release()
+                try:
+                    self._omit(tname)
+                finally:
+                    self.cond.acquire()
+                self.states[tname] = graph.TaskState(phase=NodePhase.OMITTED)
+                progressed = True
+                continue
+            if self.stopped or self.rt.cancelled.is_set() or self.gate.tripped.is_set():
+                continue
+            self.running.add(tname)
+            threading.Thread(target=self._launch, args=(tname,), daemon=True).start()
+            progressed = True
+        return progressed
 
-def _failed_unhandled(task: str, state: graph.TaskState, handled: set[str]) -> bool:
-    """A failed task no dependant handles explicitly and without continueOn for its phase."""
-    if state.phase == NodePhase.FAILED:
-        return task not in handled and not state.continue_failed
-    if state.phase == NodePhase.ERROR:
-        return task not in handled and not state.continue_error
-    return False
+    def _omit(self, tname: str) -> None:
+        self._link(tname)
+        node = self.rt.skip_node(self.task_ref(tname), NodePhase.OMITTED, "omitted: depends condition not met", None)
+        self.children.outputs.register(f"tasks.{tname}", self.tasks[tname], [node], self.scope, self.call.tset)
+
+    def _finish(self, tname: str, node: NodeRecord, children: list[NodeRecord]) -> None:
+        task = self.tasks[tname]
+        cont = task.get("continueOn") or {}
+        child_phases = [c.get("phase") for c in children] or [node.get("phase")]
+        state = graph.TaskState(
+            phase=node.get("phase", NodePhase.ERROR), continue_failed=bool(cont.get("failed")),
+            continue_error=bool(cont.get("error")),
+            any_succeeded=any(p == NodePhase.SUCCEEDED for p in child_phases),
+            all_failed=all(p in FAILED_PHASES for p in child_phases))
+        self.children.outputs.register(f"tasks.{tname}", task, children or [node], self.scope, self.call.tset)
+        with self.cond:
+            self.states[tname] = state
+            self.running.discard(tname)
+            self.cond.notify_all()
+
+    def _link(self, tname: str) -> None:
+        deps = self.deps(tname)
+        self.rt.edges.after(f"{self.node.name}.{tname}",
+                            [self.task_ref(d).id for d in self.order if d in deps], self.node.id)
+
+    # ------------------------------------------------------------------ one task
+
+    def _launch(self, tname: str) -> None:
+        try:
+            self._launch_unguarded(tname)
+        except Exception as exc:  # never leave the scheduler waiting on a task that died with a bug
+            node = self.rt.fail_node(self.task_ref(tname), NodeFailure(f"engine error: {exc!r}"))
+            self._finish(tname, node, [])
+
+    def _launch_unguarded(self, tname: str) -> None:
+        task = self.tasks[tname]
+        ref = self.task_ref(tname)
+        self._link(tname)
+        try:
+            items = self.children.expand_items(task, self.scope, tname)
+        except NodeFailure as exc:
+            self._finish(tname, self.rt.fail_node(ref, exc), [])
+            return
+        if items == []:
+            self._finish(tname, self.children.skip_empty_loop(task, ref, self.call.tset), [])
+            return
+        if items is None:
+            if not self.gate.enter():  # failFast: it never starts (and has no node), as in Argo
+                with self.cond:
+                    self.running.discard(tname)
+                    self.never.add(tname)
+                    self.cond.notify_all()
+                return
+            node = None
+            try:
+                node = self.children.run(task, ref, self.scope.child(), self.call.tset, "tasks")
+            finally:
+                self.gate.leave(node)
+            self._finish(tname, node, [])
+            return
+        self._run_group(tname, ref, items)
+
+    def _run_group(self, tname: str, ref: NodeRef, items: list[Any]) -> None:
+        """A looped task: a TaskGroup node with one child per item."""
+        group_id, kept = self.rt.start_node(ref, NodeType.TASK_GROUP, None)
+        if kept is not None:
+            kids = [self.rt.tree.get(c) for c in kept.get("children", [])]
+            self._finish(tname, kept, [k for k in kids if k and str(k.get("name", "")).startswith(ref.name + "(")])
+            return
+        self.rt.tree.commit()
+        children: list[NodeRecord] = []
+        threads = []
+        lock = threading.Lock()
+        for i, item in enumerate(items):
+            vals, raw = item_scope(item)
+            child_scope = self.scope.child(vals, raw=raw)
+            label = f"{tname}({i}:{item_label(item)})"
+            if not self.gate.enter():
+                break
+
+            def work(label: str = label, child_scope: Scope = child_scope) -> None:
+                node = None
+                try:
+                    node = self.children.run(self.tasks[tname], self.task_ref(label, group_id), child_scope,
+                                             self.call.tset, "tasks")
+                    with lock:
+                        children.append(node)
+                finally:
+                    self.gate.leave(node)
+
+            thread = threading.Thread(target=work, daemon=True)
+            threads.append(thread)
+            thread.start()
+        for thread in threads:
+            thread.join()
+        bad = [c for c in children if c.get("phase") in FAILED_PHASES]
+        phase = NodePhase.SUCCEEDED
+        if bad:
+            phase = NodePhase.ERROR if any(c.get("phase") == NodePhase.ERROR for c in bad) else NodePhase.FAILED
+        group = self.rt.finish_node(group_id, phase, f"child '{bad[0].get('name')}' failed" if bad else None)
+        self._finish(tname, group, children)
+
+    def _failed_unhandled(self, task: str, state: graph.TaskState) -> bool:
+        """A failed task no dependant handles explicitly and without continueOn for its phase."""
+        if state.phase == NodePhase.FAILED:
+            return task not in self.handled and not state.continue_failed
+        if state.phase == NodePhase.ERROR:
+            return task not in self.handled and not state.continue_error
+        return False
 
 
 def _missing_as_omitted(tree: Any, states: Mapping[str, graph.TaskState]) -> dict[str, graph.TaskState]:

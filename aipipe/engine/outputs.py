@@ -4,27 +4,24 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aipipe.engine.calls import Call, NodeFailure, TemplateSet, as_text, loop_index
-from aipipe.engine.expr import ExprError, evaluate
+from aipipe.engine.expr import ExprError, evaluate, to_text
 from aipipe.engine.phases import NodePhase
 from aipipe.engine.template import ABSENT, Scope, TemplateError, exact_reference, render
 
+if TYPE_CHECKING:
+    from aipipe.engine.runtime import Runtime
 
-class OutputsMixin:
-    """How finished nodes become variables for the nodes after them."""
 
-    def _publish_globals(self, outputs: Mapping[str, Any]) -> None:
-        with self.tree.lock:
-            for p in outputs.get("parameters") or []:
-                if p.get("globalName"):
-                    self.global_params[p["globalName"]] = p.get("value", "")
-            for a in outputs.get("artifacts") or []:
-                if a.get("globalName"):
-                    self.global_artifacts[a["globalName"]] = {**a, "name": a["globalName"]}
+class Outputs:
+    """How finished nodes become variables for the nodes after them, and a steps/dag template's own outputs."""
 
-    def _register_outputs(self, prefix: str, step: Mapping[str, Any], nodes: list[dict[str, Any]], scope: Scope,
+    def __init__(self, rt: Runtime) -> None:
+        self.rt = rt
+
+    def register(self, prefix: str, step: Mapping[str, Any], nodes: list[dict[str, Any]], scope: Scope,
                           tset: TemplateSet) -> None:
         """Make ``steps.X.*`` / ``tasks.X.*`` resolvable (aggregated for loops; absent/default when skipped)."""
         looped = any(k in step for k in ("withItems", "withParam", "withSequence"))
@@ -61,7 +58,7 @@ class OutputsMixin:
         outputs = node.get("outputs") or {}
         if node.get("phase") in (NodePhase.SKIPPED, NodePhase.OMITTED):
             try:
-                declared = self._resolve_call(step, tset).template.get("outputs") or {}
+                declared = self.rt.resolve_call(step, tset).template.get("outputs") or {}
             except NodeFailure:
                 declared = {}
             for spec in declared.get("parameters") or []:
@@ -82,7 +79,7 @@ class OutputsMixin:
         if "exitCode" in outputs:
             scope.set(f"{prefix}.exitCode", str(outputs["exitCode"]))
 
-    def _template_outputs(self, call: Call, scope: Scope) -> dict[str, Any] | None:
+    def of_template(self, call: Call, scope: Scope) -> dict[str, Any] | None:
         """Outputs of a steps/dag template: valueFrom.parameter/expression, artifacts from/fromExpression."""
         declared = call.template.get("outputs") or {}
         params = []
@@ -96,8 +93,6 @@ class OutputsMixin:
                     ref = exact_reference(raw)
                     value = ABSENT if ref is not None and scope.values.get(ref) is ABSENT else render(raw, scope)
                 elif "expression" in value_from:
-                    from aipipe.engine.expr import to_text
-
                     value = to_text(evaluate(str(value_from["expression"]), scope.env()))
                 elif "value" in spec:
                     value = render(as_text(spec["value"]), scope)
@@ -113,8 +108,8 @@ class OutputsMixin:
                 value = as_text(default)
             params.append({"name": spec["name"], "value": value})
             if spec.get("globalName"):
-                with self.tree.lock:
-                    self.global_params[spec["globalName"]] = value
+                with self.rt.tree.lock:
+                    self.rt.global_params[spec["globalName"]] = value
         artifacts = []
         for spec in declared.get("artifacts") or []:
             try:
@@ -134,8 +129,8 @@ class OutputsMixin:
             record = {**source, "name": spec["name"]}
             artifacts.append(record)
             if spec.get("globalName"):
-                with self.tree.lock:
-                    self.global_artifacts[spec["globalName"]] = {**record, "name": spec["globalName"]}
+                with self.rt.tree.lock:
+                    self.rt.global_artifacts[spec["globalName"]] = {**record, "name": spec["globalName"]}
         out: dict[str, Any] = {}
         if params:
             out["parameters"] = params

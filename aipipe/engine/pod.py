@@ -17,6 +17,7 @@ from typing import Any
 
 from aipipe.config import KEYS
 from aipipe.confine import confined
+from aipipe.engine.calls import Call
 from aipipe.engine.configmaps import ConfigMapStore, unlock
 from aipipe.engine.context import ExecutionContext
 from aipipe.engine.expr import ExprError, evaluate, to_text
@@ -168,8 +169,7 @@ class PodRunner:
 
     # ------------------------------------------------------------------ run
 
-    def run(self, nid: str, name: str, call: Any, scope: Scope, tree: NodeTree, inputs: dict[str, Any]
-            ) -> dict[str, Any]:
+    def run(self, nid: str, name: str, call: Call, scope: Scope, tree: NodeTree) -> dict[str, Any]:
         try:  # metrics are Argo's to compute after the node ends (a cluster feature): left as written here
             tmpl = render_deep(call.template, scope, name, skip=frozenset({"expression", "fromExpression", "metrics"}))
         except TemplateError as exc:

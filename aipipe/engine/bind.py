@@ -1,0 +1,86 @@
+"""Binding a call's arguments to its template's inputs: defaults, enums, artifacts, and the template's scope."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from aipipe.engine.arguments import input_artifact_source, recorded_input
+from aipipe.engine.calls import Call, NodeFailure, as_text
+from aipipe.engine.template import ABSENT, Scope, TemplateError, render
+
+
+def bind_inputs(call: Call, outer: Scope, base: Scope) -> tuple[dict[str, Any], Scope]:
+    """Match arguments to inputs and build the template's scope over ``base`` (the workflow's variables);
+    returns (the node's recorded ``inputs``, the scope)."""
+    tmpl = call.template
+    base.values.update({k: v for k, v in outer.values.items() if k.startswith("workflow.") and k not in
+                        base.values})
+    args = {p["name"]: p for p in (call.arguments.get("parameters") or [])}
+    values: dict[str, Any] = {}
+    params_out: list[dict[str, Any]] = []
+    for spec in (tmpl.get("inputs") or {}).get("parameters") or []:
+        value = _parameter_value(spec, args, base.child(values))
+        values[f"inputs.parameters.{spec['name']}"] = value
+        params_out.append({"name": spec["name"], "value": value})
+    scope_vals = dict(values)
+    scope_vals["inputs.parameters"] = json.dumps(params_out, separators=(",", ":"))
+    artifacts_in: list[dict[str, Any]] = []
+    arg_arts = {a["name"]: a for a in (call.arguments.get("artifacts") or [])}
+    for spec in (tmpl.get("inputs") or {}).get("artifacts") or []:
+        if spec.get("path"):
+            scope_vals[f"inputs.artifacts.{spec['name']}.path"] = spec["path"]
+        source = arg_arts.get(spec["name"])
+        artifacts_in.append({**spec, **({"_source": source} if source is not None else {})})
+    outputs = tmpl.get("outputs") or {}
+    for spec in outputs.get("parameters") or []:
+        path = (spec.get("valueFrom") or {}).get("path")
+        if path:
+            scope_vals[f"outputs.parameters.{spec['name']}.path"] = path
+    for spec in outputs.get("artifacts") or []:
+        if spec.get("path"):
+            scope_vals[f"outputs.artifacts.{spec['name']}.path"] = spec["path"]
+    scope = base.child(scope_vals)
+    # paths may themselves use inputs (e.g. /tmp/{{inputs.parameters.x}})
+    for key in [k for k in scope_vals if k.endswith(".path")]:
+        try:
+            scope.set(key, render(scope_vals[key], scope, key))
+        except TemplateError as exc:
+            raise NodeFailure(str(exc), terminal=exc.absent) from exc
+    inputs: dict[str, Any] = {}
+    if params_out:
+        inputs["parameters"] = params_out
+    if artifacts_in:
+        inputs["artifacts"] = [recorded_input(a) for a in artifacts_in]
+    for art in artifacts_in:  # {{inputs.artifacts.X}}: passed on with from: by steps and dag templates
+        record = input_artifact_source(art, art.get("_source"),
+                                       scope.values.get(f"inputs.artifacts.{art['name']}.path"))
+        if record is not None:
+            scope.set_artifact(f"inputs.artifacts.{art['name']}", record)
+    scope.raw["__input_artifacts__"] = artifacts_in
+    return inputs, scope
+
+
+def _parameter_value(spec: dict[str, Any], args: dict[str, dict[str, Any]], scope: Scope) -> str:
+    """One input parameter's value: its argument, else its value or default; rendered and checked against enum."""
+    pname = spec["name"]
+    if pname in args and "value" in args[pname] and args[pname]["value"] is not ABSENT:
+        value = args[pname]["value"]
+    elif "value" in spec and pname not in args:
+        value = spec["value"]
+    elif "default" in spec:
+        value = spec["default"]
+    elif pname in args and args[pname].get("value") is ABSENT:
+        raise NodeFailure(f"inputs.parameters.{pname}: its argument refers to an absent optional output "
+                          "(the producing node was Skipped or Omitted and declares no default) and the input "
+                          "has no default", terminal=True)
+    else:
+        raise NodeFailure(f"inputs.parameters.{pname} was not supplied")
+    try:
+        text = render(as_text(value), scope, f"inputs.parameters.{pname}")
+    except TemplateError as exc:
+        raise NodeFailure(str(exc), terminal=exc.absent) from exc
+    enum = spec.get("enum")
+    if enum and text not in [str(e) for e in enum]:
+        raise NodeFailure(f"inputs.parameters.{pname}: value {text!r} is not one of {enum}")
+    return text

@@ -1,0 +1,188 @@
+"""What steps and DAG tasks share: loop items, ``when``, arguments, step-level hooks and exit handlers."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from aipipe.engine.arguments import optional_inputs, render_arguments
+from aipipe.engine.calls import Call, NodeFailure, TemplateSet
+from aipipe.engine.expr import ExprError, evaluate, evaluate_condition
+from aipipe.engine.noderef import NodeRef
+from aipipe.engine.outputs import Outputs
+from aipipe.engine.phases import NodePhase, NodeType
+from aipipe.engine.runtime import NodeRecord, Runtime
+from aipipe.engine.template import ABSENT, Scope, TemplateError, exact_reference, render, render_deep
+
+EMPTY_LOOP = "Skipped, empty params"  # Argo's message on the node of an empty loop
+
+Invoke = Callable[[Call, NodeRef, Scope], NodeRecord]  # runs one template invocation to its final node record
+
+
+class ChildRunner:
+    """Runs the children of steps and dag templates (and hooks) through ``invoke``."""
+
+    def __init__(self, rt: Runtime, outputs: Outputs, invoke: Invoke) -> None:
+        self.rt = rt
+        self.outputs = outputs
+        self.invoke = invoke
+        self.hook_threads: list[threading.Thread] = []
+
+    def skip_empty_loop(self, step: Mapping[str, Any], ref: NodeRef, tset: TemplateSet) -> NodeRecord:
+        """The node of a step or task whose withItems/withParam/withSequence has no items."""
+        try:
+            call: Call | None = self.rt.resolve_call(step, tset)
+        except NodeFailure:
+            call = None
+        return self.rt.skip_node(ref, NodePhase.SKIPPED, EMPTY_LOOP, call)
+
+    def run(self, step: dict[str, Any], ref: NodeRef, scope: Scope, tset: TemplateSet, prefix: str) -> NodeRecord:
+        """One step or task; an unexpected engine fault fails this node (with its cause), not the whole run."""
+        try:
+            return self._run_unguarded(step, ref, scope, tset, prefix)
+        except Exception as exc:  # a bug must not leave the node Running and its parent waiting
+            return self.rt.fail_node(ref, NodeFailure(f"engine error: {exc!r}"))
+
+    def _run_unguarded(self, step: dict[str, Any], ref: NodeRef, scope: Scope, tset: TemplateSet,
+                       prefix: str) -> NodeRecord:
+        """One step or task (after loop expansion): when, arguments, the template, its exit/expression hooks."""
+        try:
+            call = self.rt.resolve_call(step, tset)
+        except NodeFailure as exc:
+            return self.rt.fail_node(ref, exc)
+        when = step.get("when")
+        if when not in (None, ""):
+            try:
+                rendered = render(str(when), scope, f"{ref.display}.when")
+                if not evaluate_condition(rendered):
+                    return self.rt.skip_node(ref, NodePhase.SKIPPED, f"when '{rendered}' evaluated false", call)
+            except TemplateError as exc:
+                return self.rt.fail_node(ref, NodeFailure(str(exc), terminal=exc.absent), call)
+            except ExprError as exc:
+                return self.rt.fail_node(ref, NodeFailure(f"{ref.display}.when: invalid condition: {exc}"), call)
+        try:
+            call.arguments = render_arguments(step.get("arguments") or {}, scope, ref.display, optional_inputs(call))
+        except NodeFailure as exc:
+            return self.rt.fail_node(ref, exc, call)
+        hooks = step.get("hooks") or {}
+        if step.get("onExit"):
+            hooks = {**hooks, "exit": {"template": step["onExit"]}}
+        if hooks and len(hooks) > (1 if "exit" in hooks else 0):
+            hook_scope = scope.child({f"{prefix}.{step['name']}.status": NodePhase.RUNNING.value})
+            self.fire_hooks(hooks, hook_scope, ref.name, ref.parent)
+        node = self.invoke(call, ref, scope)
+        if hooks:
+            after = scope.child()
+            self.outputs.register(f"{prefix}.{step['name']}", step, [node], after, tset)
+            self.fire_hooks(hooks, after, ref.name, ref.parent)
+            if hooks.get("exit"):
+                self._run_exit(hooks["exit"], ref, after, tset)
+        return node
+
+    def _run_exit(self, hook: Mapping[str, Any], owner: NodeRef, scope: Scope, tset: TemplateSet) -> None:
+        """A step's or task's exit handler: a child of that node (as in Argo), in its parent's boundary."""
+        ref = owner.sibling(f"{owner.name}.onExit", f"{owner.display}.onExit")
+        self.rt.edges.from_node(ref.name, owner.name)
+        try:
+            call = self.rt.resolve_call(hook, tset)
+            call.arguments = render_arguments(hook.get("arguments") or {}, scope, ref.display, optional_inputs(call))
+        except NodeFailure as exc:
+            self.rt.fail_node(ref, exc)
+            return
+        self.invoke(call, ref, scope)
+
+    def fire_hooks(self, hooks: Mapping[str, Any], scope: Scope, owner_name: str, parent: str | None) -> None:
+        """Start each expression hook whose expression is true now (each fires at most once)."""
+        rt = self.rt
+        for hook_name, hook in hooks.items():
+            if hook_name == "exit" or not hook.get("expression"):
+                continue
+            ref = rt.ref(f"{owner_name}.hooks.{hook_name}", f"{owner_name}.hooks.{hook_name}", parent)
+            with rt.tree.lock:
+                if ref.id in rt.tree.nodes:
+                    continue
+            try:
+                fire = evaluate(str(hook["expression"]), scope.env()) is True
+            except ExprError:
+                fire = False
+            if not fire:
+                continue
+            with rt.tree.lock:
+                if ref.id in rt.tree.nodes:
+                    continue
+                rt.tree.put(ref.id, id=ref.id, name=ref.name, displayName=ref.name, type=NodeType.POD,
+                            phase=NodePhase.PENDING)
+                if parent is not None:  # as Argo, a step's or task's hook hangs off that node
+                    rt.edges.from_node(ref.name, owner_name)
+            thread = threading.Thread(target=self._run_hook, args=(hook, ref, scope), daemon=True)
+            self.hook_threads.append(thread)
+            thread.start()
+
+    def _run_hook(self, hook: Mapping[str, Any], ref: NodeRef, scope: Scope) -> None:
+        try:
+            args = render_arguments(hook.get("arguments") or {}, scope, ref.name)
+            call = self.rt.resolve_call({**hook, "arguments": args}, self.rt.root_tset())
+        except NodeFailure as exc:
+            self.rt.fail_node(ref, exc)
+            return
+        try:
+            self.invoke(call, ref, scope)
+        except Exception as exc:  # a fault must not leave the hook node Running in a finished run
+            self.rt.fail_node(ref, NodeFailure(f"engine error: {exc!r}"))
+
+    def expand_items(self, step: Mapping[str, Any], scope: Scope, where: str) -> list[Any] | None:
+        """A step's or task's loop items (None without a loop); a loop that would pass engine.max_nodes is refused."""
+        items = _loop_items(step, scope, where)
+        if items is not None:
+            self.rt.reserve_nodes(len(items))
+        return items
+
+
+def _loop_items(step: Mapping[str, Any], scope: Scope, where: str) -> list[Any] | None:
+    if "withItems" in step:
+        return [render_deep(i, scope, where) for i in step["withItems"] or []]
+    if "withParam" in step:
+        raw = str(step["withParam"])
+        ref = exact_reference(raw)
+        try:
+            if ref is not None and scope.values.get(ref) is ABSENT:
+                raise TemplateError(f"{where}.withParam: {raw} refers to an absent optional output", absent=True)
+            text = render(raw, scope, f"{where}.withParam")
+        except TemplateError as exc:
+            raise NodeFailure(str(exc), terminal=exc.absent) from exc
+        try:
+            items = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise NodeFailure(f"{where}.withParam: {text!r} is not a JSON list") from exc
+        if not isinstance(items, list):
+            raise NodeFailure(f"{where}.withParam: {text!r} is not a JSON list")
+        return items
+    if "withSequence" in step:
+        return _sequence(step["withSequence"], scope, where)
+    return None
+
+
+def _sequence(seq: Mapping[str, Any], scope: Scope, where: str) -> list[str]:
+    try:
+        rendered = {k: render(str(v), scope, f"{where}.withSequence.{k}") for k, v in seq.items()}
+    except TemplateError as exc:
+        raise NodeFailure(str(exc), terminal=exc.absent) from exc
+    try:
+        start = int(rendered.get("start") or 0)
+        if rendered.get("count") not in (None, ""):
+            count = int(rendered["count"])
+            numbers = list(range(start, start + count))
+        else:
+            end = int(rendered.get("end") or 0)
+            numbers = list(range(start, end + 1)) if end >= start else list(range(start, end - 1, -1))
+    except ValueError as exc:
+        raise NodeFailure(f"{where}.withSequence: start/end/count must be integers ({rendered})") from exc
+    fmt = rendered.get("format")
+    if fmt:
+        try:
+            return [fmt % n for n in numbers]  # Go's %d/%02d/%x verbs read the same in Python
+        except (TypeError, ValueError) as exc:
+            raise NodeFailure(f"{where}.withSequence.format: {exc}") from exc
+    return [str(n) for n in numbers]

@@ -1,0 +1,168 @@
+"""One template invocation: call depth, inputs, retries, parallelism slots, mutexes, then its kind's handler."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from aipipe.engine.bind import bind_inputs
+from aipipe.engine.bounds import MAX_DEPTH_MESSAGE, MAX_STACK_DEPTH, OverBudget
+from aipipe.engine.calls import LEAF_KINDS, Call, NodeFailure, Slots, kind_of, node_duration, node_type
+from aipipe.engine.children import ChildRunner
+from aipipe.engine.dag import DagHandler
+from aipipe.engine.handler import NodeResult, TemplateHandler
+from aipipe.engine.leaf import LeafHandler
+from aipipe.engine.locks import MutexRegistry, SyncError, SyncSite
+from aipipe.engine.names import pod_name
+from aipipe.engine.noderef import NodeRef
+from aipipe.engine.outputs import Outputs
+from aipipe.engine.phases import DONE_PHASES, PASSED_PHASES, NodePhase, NodeType, plain
+from aipipe.engine.pod import PodRunner
+from aipipe.engine.retry import RetryStrategy, render_strategy
+from aipipe.engine.runtime import NodeRecord, Runtime
+from aipipe.engine.steps import StepsHandler
+from aipipe.engine.suspend import SuspendHandler
+from aipipe.engine.template import Scope, TemplateError
+from aipipe.errors import UserError
+
+
+class Invoker:
+    """Runs template invocations to their final node record; the template kinds' handlers call back into it
+    (through :class:`ChildRunner`) for their children."""
+
+    def __init__(self, rt: Runtime, pods: PodRunner, pod_slots: Slots, mutexes: MutexRegistry) -> None:
+        self.rt = rt
+        self.pods = pods
+        self.pod_slots = pod_slots
+        self.mutexes = mutexes
+        self.outputs = Outputs(rt)
+        self.children = ChildRunner(rt, self.outputs, self.execute)
+        leaf = LeafHandler(rt, pods)
+        self.handlers: dict[str, TemplateHandler] = {
+            "container": leaf, "script": leaf, "steps": StepsHandler(rt, self.children),
+            "dag": DagHandler(rt, self.children), "suspend": SuspendHandler(rt)}
+
+    def execute(self, call: Call, ref: NodeRef, outer: Scope) -> NodeRecord:
+        """Run one template invocation to completion; returns its final node record.
+
+        ``ref.parent``'s call depth plus one is this invocation's; past Argo's 100 the node and the run
+        end ``Error`` with Argo's message.
+        """
+        rt = self.rt
+        depth = rt.depths.get(ref.parent or "", 0) + 1
+        rt.depths.setdefault(ref.id, depth)
+        if depth > MAX_STACK_DEPTH:
+            rt.abort(MAX_DEPTH_MESSAGE, NodePhase.ERROR)
+            return rt.fail_node(ref, OverBudget(MAX_DEPTH_MESSAGE), call)
+        try:
+            inputs, scope = bind_inputs(call, outer, rt.workflow_scope())
+        except NodeFailure as exc:
+            return rt.fail_node(ref, exc, call)
+        if rt.cancelled.is_set():
+            return rt.fail_node(ref, NodeFailure(rt.stop_reason, NodePhase.FAILED), call)
+        try:
+            if call.template.get("retryStrategy"):
+                return self._execute_retry(call, ref, scope, inputs)
+            return self._execute_once(call, ref, scope, inputs)
+        except OverBudget as over:
+            return rt.unrecorded(ref, over)
+
+    def _execute_retry(self, call: Call, ref: NodeRef, scope: Scope, inputs: dict[str, Any]) -> NodeRecord:
+        rt = self.rt
+        nid, kept = rt.start_node(ref, NodeType.RETRY, call, inputs=inputs)
+        if kept is not None:
+            return kept
+        try:
+            strategy = RetryStrategy.parse(render_strategy(call.template["retryStrategy"], scope,
+                                                           f"{ref.display}.retryStrategy"))
+        except (UserError, TemplateError) as exc:
+            return rt.finish_node(nid, NodePhase.ERROR, str(exc))
+        assert strategy is not None
+        started = time.monotonic()
+        attempt = 0
+        while True:
+            child = ref.attempt(attempt)
+            prior = rt.tree.get(child.id)
+            if prior is not None and prior.get("phase") in DONE_PHASES:
+                last = prior
+            else:
+                last = self._execute_once(call, child, scope.child({"retries": str(attempt)}), inputs)
+            rt.tree.add_child(nid, child.id)
+            phase = last.get("phase", NodePhase.ERROR)
+            if phase in PASSED_PHASES:
+                return rt.finish_node(nid, phase, None, outputs=last.get("outputs"))
+            if rt.cancelled.is_set() or last.get("terminal"):
+                return rt.finish_node(nid, phase, last.get("message"), outputs=last.get("outputs"))
+            attempt += 1
+            exit_code = (last.get("outputs") or {}).get("exitCode", "")
+            last_retry = {"exitCode": int(exit_code) if str(exit_code).lstrip("-").isdigit() else -1,
+                          "status": plain(phase), "duration": node_duration(last), "message": last.get("message", "")}
+            try:
+                again = strategy.should_retry(attempt, phase, time.monotonic() - started, last_retry)
+            except UserError as exc:
+                return rt.finish_node(nid, NodePhase.ERROR, str(exc))
+            if not again:
+                message = last.get("message") or "No more retries left"
+                return rt.finish_node(nid, phase, message, outputs=last.get("outputs"))
+            delay = strategy.delay(attempt)
+            if delay and rt.cancelled.wait(delay):
+                return rt.finish_node(nid, NodePhase.FAILED, rt.stop_reason)
+
+    def _execute_once(self, call: Call, ref: NodeRef, scope: Scope, inputs: dict[str, Any]) -> NodeRecord:
+        """Run one attempt; a container or script waits for a slot of the workflow's parallelism before its
+        node exists (Argo creates a pod's node when the pod starts, so a waiting one has no startedAt)."""
+        if kind_of(call.template) not in LEAF_KINDS:
+            return self._execute_node(call, ref, scope, inputs)
+        self.pod_slots.acquire()
+        try:
+            return self._execute_node(call, ref, scope, inputs)
+        finally:
+            self.pod_slots.release()
+
+    def _execute_node(self, call: Call, ref: NodeRef, scope: Scope, inputs: dict[str, Any]) -> NodeRecord:
+        rt = self.rt
+        rt.control.wait_unsuspended()  # a suspended run starts nothing new
+        kind = kind_of(call.template)
+        ntype = node_type(call.template)
+        prior = rt.tree.get(ref.id)
+        if rt.resuming and prior is not None and ntype == NodeType.POD and prior.get("phase") in (
+                NodePhase.RUNNING, NodePhase.PENDING):
+            PodRunner.kill_orphan(prior)  # what the previous driver's node left running; then it runs again
+        nid, kept = rt.start_node(ref, ntype, call, inputs=inputs)
+        if kept is not None:
+            return kept
+        template = call.template_name or (call.template_ref or {}).get("template") or ""
+        scope = scope.child({"node.name": ref.name, "pod.name": pod_name(rt.name, ref.name, str(template))})
+        lock: list[Any] = []
+        handler = self.handlers.get(kind)
+        try:
+            lock = self.acquire_sync(call.template.get("synchronization"), nid)
+            if handler is None:
+                result: NodeResult = {"phase": NodePhase.ERROR,
+                                      "message": f"{kind} templates are not supported by the embedded engine"}
+            else:
+                result = handler.run(call, ref, scope)
+        except NodeFailure as exc:
+            result = {"phase": exc.phase, "message": str(exc), "terminal": exc.terminal}
+        finally:
+            self.mutexes.release_all(lock)
+        phase = result.pop("phase")
+        message = result.pop("message", None)
+        rt.publish_globals(result.get("outputs") or {})
+        if rt.cancelled.is_set() and phase not in PASSED_PHASES:
+            phase, message = NodePhase.FAILED, rt.abort_reason or message
+        return rt.finish_node(nid, phase, message, **result)
+
+    def acquire_sync(self, sync: Mapping[str, Any] | None, nid: str | None) -> list[Any]:
+        """Hold the mutexes and ConfigMap semaphores ``sync`` names (waiting as Argo shows it); ``nid`` None
+        for the workflow's own ``spec.synchronization``."""
+        if not sync:
+            return []
+        rt = self.rt
+        try:
+            return self.mutexes.acquire_sync(sync, SyncSite(rt.workflow, rt.tree, rt.status, nid))
+        except InterruptedError as exc:
+            raise NodeFailure(rt.stop_reason, NodePhase.FAILED) from exc
+        except SyncError as exc:
+            raise NodeFailure(str(exc), NodePhase.ERROR, terminal=True) from exc

@@ -1,0 +1,39 @@
+"""Where a node sits in the run: one frozen value instead of four arguments passed along every call."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from aipipe.engine.nodes import node_id
+
+
+@dataclass(frozen=True)
+class NodeRef:
+    """A node of the workflow ``workflow``: its name (Argo's hierarchical name, from which its ``id`` derives),
+    display name, parent node id and boundary node id.
+
+    ``parent`` is the node that starts this one (a step group, a DAG, a retry node); ``boundary`` is the
+    steps/DAG node whose template this node belongs to (Argo's ``boundaryID``; "" at the top).
+    """
+
+    workflow: str
+    name: str
+    display: str
+    parent: str | None = None
+    boundary: str = ""
+    id: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "id", node_id(self.workflow, self.name))
+
+    def sibling(self, name: str, display: str) -> NodeRef:
+        """A node with the same parent and boundary (a step's exit handler)."""
+        return NodeRef(self.workflow, name, display, self.parent, self.boundary)
+
+    def attempt(self, n: int) -> NodeRef:
+        """Attempt ``n`` of this retry node: a child of it, in the same boundary."""
+        return NodeRef(self.workflow, f"{self.name}({n})", f"{self.display}({n})", self.id, self.boundary)
+
+    def child(self, name: str, display: str, boundary: str | None = None) -> NodeRef:
+        """A node this one starts (``boundary`` defaults to this node's)."""
+        return NodeRef(self.workflow, name, display, self.id, self.boundary if boundary is None else boundary)

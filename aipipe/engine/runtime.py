@@ -1,0 +1,268 @@
+"""The state one run's template handlers share: the node tree, the run's bounds and abort state, template
+resolution and the workflow-level scope. Handlers receive it explicitly (no mixins)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import threading
+import uuid
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from aipipe.engine.bounds import OverBudget, node_cap_message
+from aipipe.engine.calls import (
+    LEAF_KINDS,
+    USER_STOP,
+    Call,
+    NodeFailure,
+    TemplateSet,
+    kind_of,
+    merge_defaults,
+    node_type,
+)
+from aipipe.engine.context import ExecutionContext
+from aipipe.engine.edges import Edges
+from aipipe.engine.noderef import NodeRef
+from aipipe.engine.nodes import DONE_PHASES, KEPT_ON_RESUME, Clock, NodeTree, now_iso, subtree_progress
+from aipipe.engine.phases import NodePhase, NodeType, plain
+from aipipe.engine.runcontrol import RunControl
+from aipipe.engine.template import Scope
+from aipipe.engine.validate import TEMPLATE_KINDS
+from aipipe.errors import UserError
+from aipipe.validation import check_name
+
+NodeRecord = dict[str, Any]
+
+
+class Runtime:
+    """One run's shared state and the operations on its node records.
+
+    ``workflow`` is the run's own copy; ``status`` its workflow-level status fields (the nodes live in
+    ``tree``). ``spec`` is set once the run has been validated.
+    """
+
+    def __init__(self, workflow: dict[str, Any], ctx: ExecutionContext, shutdown: Callable[[str], None]) -> None:
+        self.workflow = copy.deepcopy(workflow)
+        self.ctx = ctx
+        meta = self.workflow.setdefault("metadata", {})
+        if not meta.get("name"):
+            raise UserError("the workflow has no metadata.name", field="metadata.name")
+        self.name: str = check_name(str(meta["name"]))
+        meta.setdefault("uid", str(uuid.uuid4()))
+        meta.setdefault("namespace", str(ctx.config.get("argo.namespace")))
+        meta.setdefault("creationTimestamp", now_iso())
+        previous = self.workflow.get("status") or {}
+        self.status: dict[str, Any] = {k: v for k, v in previous.items() if k != "nodes"}
+        self.tree = NodeTree(self.name, previous.get("nodes") or {}, self.snapshot, ctx.on_change)
+        self.resuming = bool(previous.get("nodes"))
+        self.cancelled = threading.Event()
+        self.abort_reason: str | None = None
+        self.abort_phase = NodePhase.FAILED
+        self.max_nodes = int(ctx.config.get("engine.max_nodes"))
+        self.node_count = len(self.tree.nodes)
+        self.depths: dict[str, int] = {}  # node id -> template call depth of the invocation it belongs to
+        self.edges = Edges(self.name, self.tree)
+        self.control = RunControl(self.tree, self.workflow, self.cancelled, shutdown)
+        self.clock = Clock()
+        self.global_params: dict[str, str] = {}
+        self.global_artifacts: dict[str, dict[str, Any]] = {}
+        self.spec: dict[str, Any] = {}
+        self.kill_all: Callable[[], None] = _nothing  # ends every running process (set once pods can run)
+
+    # ------------------------------------------------------------------ status
+
+    def snapshot(self, nodes: dict[str, NodeRecord]) -> dict[str, Any]:
+        """The whole workflow object with ``nodes`` as its node tree."""
+        out = dict(self.workflow)
+        status = dict(self.status)
+        pods = [n for n in nodes.values() if n.get("type") == NodeType.POD]
+        status["progress"] = f"{sum(1 for n in pods if n.get('phase') in DONE_PHASES)}/{len(pods)}"
+        outputs: dict[str, Any] = {}
+        if self.global_params:
+            outputs["parameters"] = [{"name": k, "value": v} for k, v in self.global_params.items()]
+        if self.global_artifacts:
+            outputs["artifacts"] = list(self.global_artifacts.values())
+        if outputs:
+            status["outputs"] = outputs
+        status["nodes"] = nodes
+        out["status"] = status
+        return out
+
+    def set_status(self, **fields: Any) -> None:
+        with self.tree.lock:
+            self.status.update({k: plain(v) for k, v in fields.items()})
+        self.tree.commit()
+
+    def abort(self, reason: str, phase: NodePhase = NodePhase.FAILED) -> None:
+        """End the run: the first reason wins; nothing new starts and running processes are killed."""
+        with self.tree.lock:
+            if self.abort_reason is None:
+                self.abort_reason = reason
+                self.abort_phase = phase
+        self.cancelled.set()
+        self.kill_all()
+
+    @property
+    def stop_reason(self) -> str:
+        """The message a node cut short by the run's end carries."""
+        return self.abort_reason or USER_STOP
+
+    def ref(self, name: str, display: str, parent: str | None = None, boundary: str = "") -> NodeRef:
+        return NodeRef(self.name, name, display, parent, boundary)
+
+    # ------------------------------------------------------------------ scope
+
+    def workflow_scope(self) -> Scope:
+        """``workflow.*`` variables as they read now."""
+        meta = self.workflow["metadata"]
+        params = [{"name": p["name"], "value": str(p.get("value", ""))}
+                  for p in (self.spec.get("arguments") or {}).get("parameters") or []]
+        values: dict[str, Any] = {
+            "workflow.name": self.name,
+            "workflow.namespace": meta.get("namespace", ""),
+            "workflow.uid": meta.get("uid", ""),
+            "workflow.creationTimestamp": meta.get("creationTimestamp", ""),
+            "workflow.serviceAccountName": self.spec.get("serviceAccountName", ""),
+            "workflow.mainEntrypoint": self.spec.get("entrypoint", ""),
+            "workflow.parameters.json": json.dumps(params, separators=(",", ":")),
+            "workflow.duration": f"{self.clock.elapsed():.6f}",
+            "workflow.status": self.status.get("phase", NodePhase.RUNNING.value),
+        }
+        for p in params:
+            values[f"workflow.parameters.{p['name']}"] = p["value"]
+        for key, val in (meta.get("labels") or {}).items():
+            values[f"workflow.labels.{key}"] = str(val)
+        for key, val in (meta.get("annotations") or {}).items():
+            values[f"workflow.annotations.{key}"] = str(val)
+        with self.tree.lock:
+            for key, val in self.global_params.items():
+                values[f"workflow.outputs.parameters.{key}"] = val
+            artifacts = {f"workflow.outputs.artifacts.{k}": v for k, v in self.global_artifacts.items()}
+        return Scope(values, artifacts)
+
+    # ------------------------------------------------------------------ template resolution
+
+    def root_tset(self) -> TemplateSet:
+        return TemplateSet({t["name"]: t for t in self.spec.get("templates") or []})
+
+    def resolve_call(self, ref: Mapping[str, Any], tset: TemplateSet) -> Call:
+        """Find the template a step/task/hook names (template, templateRef or inline)."""
+        arguments = dict(ref.get("arguments") or {})
+        if ref.get("inline"):
+            return Call(self._with_defaults(dict(ref["inline"])), tset, None, None, arguments)
+        if ref.get("templateRef"):
+            tref = ref["templateRef"]
+            kind = "ClusterWorkflowTemplate" if tref.get("clusterScope") else "WorkflowTemplate"
+            manifest = self.ctx.templates(kind, str(tref.get("name")))
+            if manifest is None:
+                raise NodeFailure(f"{kind} {tref.get('name')!r} not found")
+            templates = {t["name"]: t for t in (manifest.get("spec") or {}).get("templates") or []}
+            tmpl = templates.get(str(tref.get("template")))
+            if tmpl is None:
+                raise NodeFailure(f"template {tref.get('template')!r} not found in {kind} {tref.get('name')!r}")
+            return Call(self._with_defaults(tmpl), TemplateSet(templates, kind, str(tref.get("name"))), None,
+                        dict(tref), arguments)
+        name = str(ref.get("template"))
+        tmpl = tset.templates.get(name)
+        if tmpl is None:
+            raise NodeFailure(f"template {name!r} not found")
+        return Call(self._with_defaults(tmpl), tset, name, None, arguments)
+
+    def _with_defaults(self, tmpl: dict[str, Any]) -> dict[str, Any]:
+        """``spec.templateDefaults`` under the template; a kind section (container, script…) only for that kind."""
+        defaults = self.spec.get("templateDefaults")
+        if not defaults:
+            return tmpl
+        kind = kind_of(tmpl)
+        applicable = {k: v for k, v in defaults.items() if k not in TEMPLATE_KINDS or k == kind}
+        return merge_defaults(copy.deepcopy(applicable), tmpl)
+
+    # ------------------------------------------------------------------ nodes
+
+    def start_node(self, ref: NodeRef, kind: NodeType, call: Call | None,
+                   **fields: Any) -> tuple[str, NodeRecord | None]:
+        """Create (or, on resume, reopen) a node; returns (id, kept record if it must not run again)."""
+        nid = ref.id
+        existing = self.tree.get(nid)
+        if existing is not None and existing.get("phase") in KEPT_ON_RESUME and self.resuming:
+            self.edges.link(nid, ref.parent)
+            return nid, existing
+        if existing is None:
+            self.reserve_nodes(1, take=True)
+        self.depths.setdefault(nid, self.depths.get(ref.parent or "", 0))
+        record: NodeRecord = {
+            "id": nid, "name": ref.name, "displayName": ref.display, "type": kind, "phase": NodePhase.RUNNING,
+            "startedAt": (existing or {}).get("startedAt") or now_iso(), "finishedAt": None,
+            "boundaryID": ref.boundary or None, "children": (existing or {}).get("children", []),
+        }
+        if call is not None:
+            if call.template_ref:
+                record["templateRef"] = call.template_ref
+            elif call.template_name:
+                record["templateName"] = call.template_name
+            record["templateScope"] = f"namespaced/{call.tset.name}" if call.tset.kind else "local/" + self.name
+        record.update(fields)
+        self.tree.put(nid, **{k: v for k, v in record.items() if v is not None or k in ("finishedAt",)})
+        self.edges.link(nid, ref.parent)
+        return nid, None
+
+    def reserve_nodes(self, count: int, take: bool = False) -> None:
+        """Refuse (and end the run ``Error``) when ``count`` more nodes would pass ``engine.max_nodes``;
+        ``take`` counts them as created."""
+        with self.tree.lock:
+            over = self.node_count + count > self.max_nodes
+            if take and not over:
+                self.node_count += count
+        if over:
+            message = node_cap_message(self.max_nodes)
+            self.abort(message, NodePhase.ERROR)
+            raise OverBudget(message)
+
+    @staticmethod
+    def unrecorded(ref: NodeRef, exc: NodeFailure) -> NodeRecord:
+        """The record of a node that could not be created because a bound of the run was reached."""
+        return {"name": ref.name, "displayName": ref.display, "phase": exc.phase, "message": str(exc)}
+
+    def finish_node(self, nid: str, phase: str, message: str | None = None, **fields: Any) -> NodeRecord:
+        extra = {"message": message} if message else {}
+        with self.tree.lock:
+            node = self.tree.nodes.get(nid, {})
+            if node.get("type") not in (NodeType.POD, NodeType.SKIPPED) and "progress" not in fields:
+                extra["progress"] = subtree_progress(self.tree.nodes, nid)
+        record = self.tree.put(nid, phase=phase, finishedAt=now_iso(), **extra, **fields)
+        self.tree.commit()
+        return record
+
+    def fail_node(self, ref: NodeRef, exc: NodeFailure, call: Call | None = None) -> NodeRecord:
+        """A node that ends ``exc.phase`` before anything of it ran."""
+        ntype = NodeType.POD if call is None or kind_of(call.template) in LEAF_KINDS else node_type(call.template)
+        try:
+            nid, _ = self.start_node(ref, ntype, call)
+        except OverBudget as over:
+            return self.unrecorded(ref, over)
+        return self.finish_node(nid, exc.phase, str(exc))
+
+    def skip_node(self, ref: NodeRef, phase: NodePhase, message: str, call: Call | None) -> NodeRecord:
+        """A Skipped-type node (when false, empty loop, depends not met) ending ``phase``."""
+        try:
+            nid, kept = self.start_node(ref, NodeType.SKIPPED, call)
+        except OverBudget as over:
+            return self.unrecorded(ref, over)
+        if kept is not None:
+            return kept
+        return self.finish_node(nid, phase, message)
+
+    def publish_globals(self, outputs: Mapping[str, Any]) -> None:
+        """A node's outputs with a ``globalName`` become ``workflow.outputs.*``."""
+        with self.tree.lock:
+            for p in outputs.get("parameters") or []:
+                if p.get("globalName"):
+                    self.global_params[p["globalName"]] = p.get("value", "")
+            for a in outputs.get("artifacts") or []:
+                if a.get("globalName"):
+                    self.global_artifacts[a["globalName"]] = {**a, "name": a["globalName"]}
+
+
+def _nothing() -> None:
+    return None
