@@ -100,6 +100,10 @@ class _Linter:
         for param in (self.spec.get("arguments") or {}).get("parameters") or []:
             if "value" not in param and not param.get("valueFrom"):
                 self.fail(f"spec.arguments.{param.get('name')}.value", "is required (give it with -p name=value)")
+            enum = param.get("enum")
+            if enum is not None and param.get("value") is not None and str(param["value"]) not in map(str, enum):
+                self.fail(f"spec.arguments.{param.get('name')}.value", f"{param['value']!r} should be present in "
+                          f"{param.get('name')}.enum list {list(enum)}")
         for field, message in sync_problems(self.spec.get("synchronization"), "spec.synchronization"):
             self.fail(field, message)
         for tmpl in self.spec.get("templates") or []:

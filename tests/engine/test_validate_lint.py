@@ -86,3 +86,12 @@ def test_known_references_and_expressions_pass() -> None:
         {"name": "b", "depends": "a", "template": "echo",
          "arguments": {"parameters": [{"name": "v", "value": "{{tasks.a.outputs.result}}"}]}}]}}
     validate_workflow(workflow(dag, echo), no_templates)
+
+
+def test_workflow_argument_outside_its_enum_is_refused() -> None:
+    echo = {"name": "main", "container": {"image": "alpine", "command": ["echo"]}}
+    wf = workflow(echo, arguments={"parameters": [{"name": "size", "value": "huge", "enum": ["small", "large"]}]})
+    err = refused(wf)
+    assert err.field == "spec.arguments.size.value" and "should be present in size.enum list" in str(err)
+    wf["spec"]["arguments"]["parameters"][0]["value"] = "large"
+    validate_workflow(wf, no_templates)
