@@ -30,12 +30,17 @@ def imported_modules(source: str, module: str, is_package: bool = False) -> Iter
                 yield node.lineno, f"{target}.{alias.name}"
 
 
-def _violations(root: Path, reason_for: Callable[[Path, str], str]) -> list[str]:
-    found = []
+def _modules(root: Path) -> Iterator[tuple[Path, str, bool]]:
+    """(file, module name, is a package) of every module under ``root``."""
     for path in sorted(root.rglob("*.py")):
         parts = list(path.relative_to(REPO).with_suffix("").parts)
         is_package = parts[-1] == "__init__"
-        module = ".".join(parts[:-1] if is_package else parts)
+        yield path, ".".join(parts[:-1] if is_package else parts), is_package
+
+
+def _violations(root: Path, reason_for: Callable[[Path, str], str]) -> list[str]:
+    found = []
+    for path, module, is_package in _modules(root):
         for line, name in imported_modules(path.read_text(), module, is_package):
             reason = reason_for(path, name)
             if reason:
@@ -72,3 +77,41 @@ def test_mlkit_imports_no_step_or_pipeline() -> None:
 
     assert (REPO / "mlkit" / "__init__.py").is_file()
     assert _violations(REPO / "mlkit", reason_for) == []
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One import cycle of ``graph`` (module -> modules it imports) as a path, or [] when there is none."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str]:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*path[path.index(nxt):], nxt]
+            if nxt not in state and (cycle := visit(nxt)):
+                return cycle
+        path.pop()
+        state[node] = 2
+        return []
+
+    for node in sorted(graph):
+        if node not in state and (cycle := visit(node)):
+            return cycle
+    return []
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set(), "c": {"a", "b"}}) == []
+
+
+def test_no_import_cycle_in_mlkit_or_steps() -> None:
+    """Type-checking-only and function-level imports count too (metrics.py <-> service.py was one)."""
+    modules = [m for root in ("mlkit", "steps") for m in _modules(REPO / root)]
+    names = {module for _, module, _ in modules}
+    graph = {module: {name for _, name in imported_modules(path.read_text(), module, is_package)
+                      if name in names and name != module}
+             for path, module, is_package in modules}
+    assert find_cycle(graph) == []
