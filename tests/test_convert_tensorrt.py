@@ -1,7 +1,7 @@
 """TensorRT backend: runs only where `import tensorrt` works (never in our CI or on the GPU machine).
 
 These are the one allowed skip of the convert tests: TensorRT cannot be installed here. The backend is
-type-checked instead: `.venv/bin/mypy --config-file pyproject.toml steps/convert_trt/backends/tensorrt.py`.
+type-checked instead: `.venv/bin/mypy --config-file pyproject.toml mlkit/engine/backends/tensorrt.py`.
 """
 
 from __future__ import annotations
