@@ -172,6 +172,7 @@ def load_input(artifact: Mapping[str, Any], source: Mapping[str, Any] | None, de
     if raw is not None:
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_text(str(raw.get("data", "")))
+        _apply_mode(artifact, dest)
         return True
     key = artifact_key(source or {}) or artifact_key(artifact)
     if key is None:
@@ -212,4 +213,20 @@ def load_input(artifact: Mapping[str, Any], source: Mapping[str, Any] | None, de
             if not staged.exists():
                 raise ArtifactError(f"input artifact {name!r}: subPath {sub_path!r} not found in the artifact")
         _replace(staged, dest)
+    _apply_mode(artifact, dest)
     return True
+
+
+def _apply_mode(artifact: Mapping[str, Any], dest: Path) -> None:
+    """An input artifact's ``mode`` (e.g. ``0755``), on its path and, with ``recurseMode``, on everything under it,
+    as Argo's executor sets it; permission bits only (no setuid, setgid or sticky bit)."""
+    mode = artifact.get("mode")
+    if mode is None:
+        return
+    if isinstance(mode, bool) or not isinstance(mode, int) or not 0 <= mode <= 0o7777:
+        raise ArtifactError(f"input artifact {artifact['name']!r}: mode must be a file mode such as 0755, got "
+                            f"{mode!r}")
+    paths = [dest, *(dest.rglob("*") if artifact.get("recurseMode") and dest.is_dir() else [])]
+    for path in paths:
+        if not path.is_symlink():
+            path.chmod(mode & 0o777)
