@@ -1,37 +1,77 @@
-"""What the executor needs from the outside world: scratch area, storage, templates, secrets, callbacks.
+"""aipipe's entry into the engine: the engine's settings and execution context, built from aipipe's Config.
 
-H3 (run store, CLI, server) builds an :class:`ExecutionContext` and hands it to
-:class:`aipipe.engine.executor.WorkflowExecutor`; tests use :func:`default_context`.
+This module is the platform side: it alone (with the run service) knows aipipe's configuration table and
+this repository's layout; the engine core receives them as :class:`~aipipe.engine.settings.EngineSettings`.
+The run store, CLI and server call :func:`default_context`; so do tests.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from aipipe.config import Config
+from aipipe.config import KEYS, Config
+from aipipe.engine.execution import ExecutionContext, TemplateLookup, dict_templates, no_templates
+from aipipe.engine.images import ImageMap
 from aipipe.engine.secrets import SecretStore
-from aipipe.storage import Storage
+from aipipe.engine.settings import HOST_LOCALE_ENV, EngineSettings, NodeEnvironment, NodeFolders
+from aipipe.storage import Storage, parse_uri
 
-# (kind "WorkflowTemplate" | "ClusterWorkflowTemplate", name) -> manifest or None
-TemplateLookup = Callable[[str, str], "dict[str, Any] | None"]
+__all__ = ["ExecutionContext", "TemplateLookup", "default_artifact_root", "default_context", "dict_templates",
+           "engine_settings", "no_templates"]
 
-
-def no_templates(kind: str, name: str) -> dict[str, Any] | None:
-    """A lookup that knows no WorkflowTemplates."""
-    return None
+REPO_ROOT = Path(__file__).resolve().parents[2]  # the steps image runs from this checkout
 
 
-def dict_templates(manifests: list[dict[str, Any]]) -> TemplateLookup:
-    """A lookup over in-memory WorkflowTemplate / ClusterWorkflowTemplate manifests."""
-    index = {(m.get("kind", "WorkflowTemplate"), m["metadata"]["name"]): m for m in manifests}
+def default_artifact_root(cfg: Config) -> Path:
+    """The embedded engine's default artifact repository: ``<home>/artifacts``."""
+    return cfg.home / "artifacts"
 
-    def lookup(kind: str, name: str) -> dict[str, Any] | None:
-        return index.get((kind, name))
 
-    return lookup
+def engine_settings(cfg: Config) -> EngineSettings:
+    """The engine's settings from aipipe's configuration: its state in ``AIPIPE_HOME``, every non-secret
+    config variable passed to nodes, the steps image run from this repository with its interpreter."""
+    steps_image = str(cfg.get("kubernetes.steps_image"))
+    steps_entry = {"path": ["{python_bin}"], "env": {"PYTHONPATH": "{repo}"}}
+    images = ImageMap([dict(cfg.get("engine.image_map") or {}),
+                       {steps_image: steps_entry, steps_image.rsplit(":", 1)[0]: steps_entry}],
+                      {"repo": str(REPO_ROOT)}, source="engine.image_map")
+    return EngineSettings(
+        state_dir=cfg.home,
+        namespace=str(cfg.get("argo.namespace")),
+        max_nodes=int(cfg.get("engine.max_nodes")),
+        gpu_fallback=str(cfg.get("engine.gpu_fallback")),
+        gpu_resource=str(cfg.get("kubernetes.gpu_resource")),
+        images=images,
+        node_env=NodeEnvironment(passthrough=(*(k.env for k in KEYS if not k.secret), *HOST_LOCALE_ENV),
+                                 fixed={"AIPIPE_HOME": str(cfg.home)}),
+        folders=NodeFolders(shared=_shared_paths(cfg), read_only=(str(REPO_ROOT),), hidden=(str(cfg.home),)),
+    )
+
+
+def _shared_paths(cfg: Config) -> tuple[str, ...]:
+    """Host paths a node may write besides its own folders: the file storage root and, from ``AIPIPE_HOME``
+    (hidden from nodes), what the steps need: the dataset cache, the local deployments and MLflow's sqlite
+    file (its folder when it lives outside the home). Created here, so a node finds them."""
+    home = cfg.home
+    paths = {str(home / "cache"), str(home / "deployments")}
+    loc = parse_uri(cfg.storage_root)
+    if loc.scheme == "file":
+        paths.add(loc.key)
+    for path in list(paths):
+        Path(path).mkdir(parents=True, exist_ok=True)
+    tracking = str(cfg.mlflow_tracking_uri)
+    if tracking.startswith("sqlite:///"):
+        db = Path(tracking.removeprefix("sqlite:///").split("?", 1)[0])
+        if db.is_absolute():
+            db.parent.mkdir(parents=True, exist_ok=True)
+            if db.is_relative_to(home):
+                db.touch(exist_ok=True)  # an empty file is an empty sqlite database
+                paths.add(str(db))
+            else:
+                paths.add(str(db.parent))
+    return tuple(sorted(paths))
 
 
 def _ignore_change(workflow: dict[str, Any]) -> None:
@@ -40,31 +80,6 @@ def _ignore_change(workflow: dict[str, Any]) -> None:
 
 def _ignore_log(node_id: str, text: str) -> None:
     return None
-
-
-@dataclass(frozen=True)
-class ExecutionContext:
-    """Everything one run needs besides the workflow object itself."""
-
-    work_dir: Path  # per-run scratch; nodes' private roots live under it
-    storage: Storage  # aipipe.storage.Storage
-    artifact_root: str  # storage URI of the default artifact repository
-    templates: TemplateLookup  # (kind, name) -> WorkflowTemplate manifest
-    secrets: SecretStore  # resolves (secret name, key) -> value
-    config: Config
-    # called with the whole workflow object after each state change; never contains secret values
-    on_change: Callable[[dict[str, Any]], None] = _ignore_change
-    # (node_id, text) log chunks, already masked
-    on_log: Callable[[str, str], None] = _ignore_log
-    # extra environment for every node (e.g. test hooks); secrets never go here
-    extra_env: Mapping[str, str] = field(default_factory=dict)
-    # number of GPUs to hand out; None = detect with nvidia-smi / CUDA_VISIBLE_DEVICES
-    gpu_count: int | None = None
-
-
-def default_artifact_root(cfg: Config) -> Path:
-    """The embedded engine's default artifact repository: ``<home>/artifacts``."""
-    return cfg.home / "artifacts"
 
 
 def default_context(
@@ -86,8 +101,10 @@ def default_context(
         artifact_root=artifact_root or default_artifact_root(cfg).as_uri(),
         templates=templates,
         secrets=SecretStore.from_config(cfg),
-        config=cfg,
+        settings=engine_settings(cfg),
         on_change=on_change,
         on_log=on_log,
         **extra,
     )
+
+

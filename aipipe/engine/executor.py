@@ -17,10 +17,9 @@ from typing import Any
 
 from aipipe.engine.arguments import render_arguments
 from aipipe.engine.calls import STEP_DEADLINE, USER_STOP, Call, NodeFailure, Slots
-from aipipe.engine.context import ExecutionContext
 from aipipe.engine.control import TERMINATE, shutdown_message
+from aipipe.engine.execution import ExecutionContext
 from aipipe.engine.gpu import GpuPool, detect_gpu_count
-from aipipe.engine.images import ImageMap
 from aipipe.engine.invoke import Invoker
 from aipipe.engine.locks import MutexRegistry
 from aipipe.engine.nodes import now_iso
@@ -59,9 +58,10 @@ class WorkflowExecutor:
         rt, ctx = self.rt, self.ctx
         validate_workflow(rt.workflow, ctx.templates)
         rt.spec = spec = resolve_workflow_spec(rt.workflow, ctx.templates)
-        pods = PodRunner(ctx, rt.name, ImageMap(ctx.config),
+        settings = ctx.settings
+        pods = PodRunner(ctx, rt.name, settings.images,
                          GpuPool(ctx.gpu_count if ctx.gpu_count is not None else detect_gpu_count(),
-                                 str(ctx.config.get("engine.gpu_fallback"))),
+                                 settings.gpu_fallback),
                          rt.cancelled, None,  # the workflow's parallelism: the invoker's pod slots
                          [*(spec.get("volumes") or []),
                           *({"name": c.get("metadata", {}).get("name")}
@@ -70,7 +70,7 @@ class WorkflowExecutor:
         pods.check_available()
         rt.kill_all = pods.kill_all
         self.invoker = Invoker(rt, pods, Slots(int(spec.get("parallelism") or 0) or None, rt.cancelled),
-                               MutexRegistry(ctx.config.home / "locks", rt.cancelled))
+                               MutexRegistry(settings.state_dir / "locks", rt.cancelled))
         watcher = threading.Thread(target=self._watch_stop, args=(stop,), daemon=True) if stop else None
         if watcher:
             watcher.start()

@@ -2,26 +2,24 @@
 
 An entry gives ``entrypoint`` (prepended to the args when the template has no ``command``),
 ``command`` (the image's default command when the template gives neither command nor args),
-``path`` (folders put first on ``PATH``) and ``env``. ``{shims}``, ``{python_bin}`` and ``{repo}``
-expand to the shipped shim folder, this interpreter's folder and the repository root.
-Config ``engine.image_map`` entries (matched first) override the built-in ones; keys are exact
-images, images without tag, or shell-style patterns (``python:*``).
+``path`` (folders put first on ``PATH``) and ``env``. ``{shims}`` and ``{python_bin}`` expand to the
+shipped shim folder and this interpreter's folder; the entry point may add variables of its own.
+Tables handed in by the entry point (matched first, in order) override the built-in ones; keys are
+exact images, images without tag, or shell-style patterns (``python:*``).
 """
 
 from __future__ import annotations
 
 import fnmatch
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from aipipe.config import Config
 from aipipe.errors import UserError
 
 SHIMS = Path(__file__).resolve().parent / "shims" / "bin"
-REPO_ROOT = Path(__file__).resolve().parents[2]
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 BUILTIN: dict[str, dict[str, Any]] = {
@@ -57,18 +55,19 @@ class ImageRuntime:
         return ":".join([*self.path, SYSTEM_PATH])
 
 
-def _expand(value: str) -> str:
-    return (value.replace("{shims}", str(SHIMS)).replace("{python_bin}", str(Path(sys.executable).parent))
-            .replace("{repo}", str(REPO_ROOT)))
-
-
-def _runtime(entry: Mapping[str, Any], image: str) -> ImageRuntime:
+def _runtime(entry: Mapping[str, Any], image: str, variables: Mapping[str, str], source: str) -> ImageRuntime:
     if not isinstance(entry, Mapping):
-        raise UserError(f"entry for {image!r} must be a mapping", field="engine.image_map")
+        raise UserError(f"entry for {image!r} must be a mapping", field=source)
     unknown = set(entry) - {"entrypoint", "command", "path", "env"}
     if unknown:
         raise UserError(f"entry for {image!r} has unknown keys {sorted(unknown)} (known: entrypoint, command, path, "
-                        "env)", field="engine.image_map")
+                        "env)", field=source)
+
+    def _expand(value: str) -> str:
+        for name, text in variables.items():
+            value = value.replace("{" + name + "}", text)
+        return value
+
     return ImageRuntime(
         entrypoint=tuple(_expand(str(v)) for v in entry.get("entrypoint") or ()),
         command=tuple(_expand(str(v)) for v in entry.get("command") or ()),
@@ -78,14 +77,17 @@ def _runtime(entry: Mapping[str, Any], image: str) -> ImageRuntime:
 
 
 class ImageMap:
-    """Resolves an image reference to an :class:`ImageRuntime`."""
+    """Resolves an image reference to an :class:`ImageRuntime`: ``tables`` first (in order), then the built-in one.
 
-    def __init__(self, cfg: Config) -> None:
-        steps_image = str(cfg.get("kubernetes.steps_image"))
-        steps_entry = {"path": ["{python_bin}"], "env": {"PYTHONPATH": "{repo}"}}
-        self.maps: list[dict[str, Any]] = [dict(cfg.get("engine.image_map") or {}),
-                                           {steps_image: steps_entry, steps_image.rsplit(":", 1)[0]: steps_entry},
-                                           BUILTIN]
+    ``variables`` add ``{name}`` expansions to ``{shims}`` and ``{python_bin}``; ``source`` names the tables
+    in error messages (e.g. the configuration key they come from).
+    """
+
+    def __init__(self, tables: Sequence[Mapping[str, Any]] = (), variables: Mapping[str, str] | None = None,
+                 source: str = "image map") -> None:
+        self.maps: list[Mapping[str, Any]] = [*tables, BUILTIN]
+        self.variables = {"shims": str(SHIMS), "python_bin": str(Path(sys.executable).parent), **(variables or {})}
+        self.source = source
 
     def resolve(self, image: str | None) -> ImageRuntime:
         image = (image or "").strip()
@@ -93,8 +95,8 @@ class ImageMap:
         for table in self.maps:
             for key in (image, bare):
                 if key in table:
-                    return _runtime(table[key], key)
+                    return _runtime(table[key], key, self.variables, self.source)
             for pattern, entry in table.items():
                 if any(ch in pattern for ch in "*?[") and fnmatch.fnmatchcase(image, pattern):
-                    return _runtime(entry, pattern)
+                    return _runtime(entry, pattern, self.variables, self.source)
         return ImageRuntime()

@@ -15,14 +15,13 @@ from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from aipipe.config import KEYS
 from aipipe.confine import confined
 from aipipe.engine.calls import Call
 from aipipe.engine.configmaps import ConfigMapStore, unlock
-from aipipe.engine.context import ExecutionContext
+from aipipe.engine.execution import ExecutionContext
 from aipipe.engine.expr import ExprError, evaluate, to_text
 from aipipe.engine.gpu import GpuPool, requested_gpus
-from aipipe.engine.images import REPO_ROOT, ImageMap
+from aipipe.engine.images import ImageMap
 from aipipe.engine.io import ArtifactError, load_input, save_output
 from aipipe.engine.names import pod_name
 from aipipe.engine.nodes import NodeTree
@@ -35,13 +34,11 @@ from aipipe.engine.security import NodeSecurity, SecurityError, node_security
 from aipipe.engine.template import Scope, TemplateError, render_deep
 from aipipe.engine.volumes import NodeVolumes, remove_tree
 from aipipe.errors import UserError
-from aipipe.storage import parse_uri
 
 DEADLINE_MESSAGE = "Pod was active on the node longer than the specified deadline"
 RESULT_LIMIT = 256 * 1024
 PROGRESS_FILE = "/argo/progress"
 SCRIPT_PATH = "/argo/staging/script"
-_PASSTHROUGH_ENV = (*(k.env for k in KEYS if not k.secret), "LANG", "LC_ALL", "TZ", "HOME", "USER")
 
 
 class NodeError(Exception):
@@ -73,12 +70,12 @@ def node_path(root: Path, private_tops: frozenset[str], container_path: str) -> 
     return mapped
 
 
-def _interpreter_paths() -> tuple[str, ...]:
-    """What every node must see, read-only, wherever it lives (even under a private /tmp): the repository
-    and the prefixes of the interpreter the engine runs with (its venv and the base installation)."""
+def _interpreter_paths(extra: tuple[str, ...]) -> tuple[str, ...]:
+    """What every node must see, read-only, wherever it lives (even under a private /tmp): the ``extra`` folders
+    the settings name and the prefixes of the interpreter the engine runs with (its venv and the base
+    installation)."""
     exe = Path(sys.executable)
-    paths = {str(REPO_ROOT), sys.prefix, sys.base_prefix, str(exe.parent.parent),
-             str(exe.resolve().parent.parent)}
+    paths = {*extra, sys.prefix, sys.base_prefix, str(exe.parent.parent), str(exe.resolve().parent.parent)}
     return tuple(sorted(p for p in paths if p not in ("/", "") and os.path.isdir(p)))
 
 
@@ -116,38 +113,15 @@ class PodRunner:
         self.pod_slots = threading.BoundedSemaphore(parallelism) if parallelism else None
         self.lock = threading.Lock()
         self.running: dict[str, LocalHandle] = {}
-        self.shared = self._shared_paths()
-        self.readonly = _interpreter_paths()
+        self.shared = ctx.settings.folders.shared
+        self.readonly = _interpreter_paths(ctx.settings.folders.read_only)
         self.pod_security = dict(pod_security or {})
-        self.configmaps = ConfigMapStore.from_home(ctx.config.home)
+        self.configmaps = ConfigMapStore.from_home(ctx.settings.state_dir)
         self.volumes = NodeVolumes(ctx.work_dir, ctx.secrets, self.configmaps,
                                    {str(v.get("name")): v for v in workflow_volumes or []})
 
     def check_available(self) -> None:
         self.runner.check_available()
-
-    def _shared_paths(self) -> tuple[str, ...]:
-        """Host paths a node may write besides its own folders: the file storage root and, from
-        ``AIPIPE_HOME`` (hidden from nodes), what the steps need: the dataset cache, the local
-        deployments and MLflow's sqlite file (its folder when it lives outside the home)."""
-        home = self.ctx.config.home
-        paths = {str(home / "cache"), str(home / "deployments")}
-        loc = parse_uri(self.ctx.config.storage_root)
-        if loc.scheme == "file":
-            paths.add(loc.key)
-        for path in list(paths):
-            Path(path).mkdir(parents=True, exist_ok=True)
-        tracking = str(self.ctx.config.mlflow_tracking_uri)
-        if tracking.startswith("sqlite:///"):
-            db = Path(tracking.removeprefix("sqlite:///").split("?", 1)[0])
-            if db.is_absolute():
-                db.parent.mkdir(parents=True, exist_ok=True)
-                if db.is_relative_to(home):
-                    db.touch(exist_ok=True)  # an empty file is an empty sqlite database
-                    paths.add(str(db))
-                else:
-                    paths.add(str(db.parent))
-        return tuple(sorted(paths))
 
     def kill_all(self) -> None:
         with self.lock:
@@ -156,11 +130,11 @@ class PodRunner:
             handle.kill()
 
     def _hidden(self, env: Mapping[str, str]) -> tuple[str, ...]:
-        """Host folders a node must not see: ``AIPIPE_HOME`` (run store, secrets, server token) and the
-        user's home (keys and credentials in dotfiles); the node gets an empty, private, writable folder
-        there instead, as a container has its own ``$HOME``."""
+        """Host folders a node must not see: those the settings hide (the engine's state: run store, secrets,
+        server token) and the user's home (keys and credentials in dotfiles); the node gets an empty, private,
+        writable folder there instead, as a container has its own ``$HOME``."""
         home = env.get("HOME", "")
-        return (str(self.ctx.config.home), *((home,) if home.startswith("/") and home.strip("/") else ()))
+        return (*self.ctx.settings.folders.hidden, *((home,) if home.startswith("/") and home.strip("/") else ()))
 
     @staticmethod
     def kill_orphan(node: Mapping[str, Any]) -> None:
@@ -222,12 +196,12 @@ class PodRunner:
             argv = runtime.argv(command, args)
         if not argv:
             raise NodeError("the container has no command, no args and its image has no default command; "
-                            "add it to engine.image_map", NodePhase.ERROR)
+                            f"add it to {self.images.source}", NodePhase.ERROR)
         env = self._env(body, runtime.search_path(), dict(runtime.env), self._pod_fields(nid, tmpl, scope, tree))
         env[NODE_ENV] = f"{self.ctx.work_dir.name}/{nid}"
         binds, read_only = self.volumes.binds(tmpl, body), self.volumes.read_only_paths(tmpl, body)
         deadline = self._deadline(tmpl)
-        gpu_count = requested_gpus(tmpl, str(self.ctx.config.get("kubernetes.gpu_resource")))
+        gpu_count = requested_gpus(tmpl, self.ctx.settings.gpu_resource)
         secret_files = self.volumes.write_secrets(tmpl, body, where, security)
         locked: list[Path] = []
         gpu_ids: list[int] | None = None
@@ -355,12 +329,13 @@ class PodRunner:
 
     def _env(self, body: Mapping[str, Any], search_path: str, image_env: dict[str, str],
              pod_fields: Mapping[str, str]) -> dict[str, str]:
-        env = {k: os.environ[k] for k in _PASSTHROUGH_ENV if os.environ.get(k)}
+        node_env = self.ctx.settings.node_env
+        env = {k: os.environ[k] for k in node_env.passthrough if os.environ.get(k)}
         env.setdefault("HOME", os.path.expanduser("~"))
         env.setdefault("LANG", "C.UTF-8")
         env["PATH"] = search_path
         env["ARGO_PROGRESS_FILE"] = PROGRESS_FILE
-        env["AIPIPE_HOME"] = str(self.ctx.config.home)
+        env.update(node_env.fixed)
         env.update(image_env)
         env.update(self.ctx.extra_env)
         for i, ref in enumerate(body.get("envFrom") or []):

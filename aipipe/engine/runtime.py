@@ -21,8 +21,8 @@ from aipipe.engine.calls import (
     merge_defaults,
     node_type,
 )
-from aipipe.engine.context import ExecutionContext
 from aipipe.engine.edges import Edges
+from aipipe.engine.execution import ExecutionContext
 from aipipe.engine.noderef import NodeRef
 from aipipe.engine.nodes import DONE_PHASES, KEPT_ON_RESUME, Clock, NodeTree, now_iso, subtree_progress
 from aipipe.engine.phases import NodePhase, NodeType, plain
@@ -50,7 +50,7 @@ class Runtime:
             raise UserError("the workflow has no metadata.name", field="metadata.name")
         self.name: str = check_name(str(meta["name"]))
         meta.setdefault("uid", str(uuid.uuid4()))
-        meta.setdefault("namespace", str(ctx.config.get("argo.namespace")))
+        meta.setdefault("namespace", ctx.settings.namespace)
         meta.setdefault("creationTimestamp", now_iso())
         previous = self.workflow.get("status") or {}
         self.status: dict[str, Any] = {k: v for k, v in previous.items() if k != "nodes"}
@@ -59,7 +59,7 @@ class Runtime:
         self.cancelled = threading.Event()
         self.abort_reason: str | None = None
         self.abort_phase = NodePhase.FAILED
-        self.max_nodes = int(ctx.config.get("engine.max_nodes"))
+        self.max_nodes = ctx.settings.max_nodes
         self.node_count = len(self.tree.nodes)
         self.depths: dict[str, int] = {}  # node id -> template call depth of the invocation it belongs to
         self.edges = Edges(self.name, self.tree)

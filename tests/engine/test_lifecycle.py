@@ -189,14 +189,13 @@ def test_compiled_retrain_pipeline_is_runnable(engine: EngineRun) -> None:
     """The compiled pipeline validates, and its steps image maps to this repo's venv with the repo importable."""
     from aipipe.compile.compiler import compile_pipeline
     from aipipe.config import load_config
-    from aipipe.engine.context import dict_templates
-    from aipipe.engine.images import ImageMap
+    from aipipe.engine.context import dict_templates, engine_settings
     from aipipe.engine.validate import validate_workflow
 
     cfg = load_config(env=engine.env)
     compiled = compile_pipeline(REPO / "pipelines" / "retrain.py", cfg)
     validate_workflow(compiled.workflow, dict_templates(compiled.templates))
-    runtime = ImageMap(cfg).resolve(str(cfg.get("kubernetes.steps_image")))
+    runtime = engine_settings(cfg).images.resolve(str(cfg.get("kubernetes.steps_image")))
     assert runtime.env["PYTHONPATH"] == str(REPO)
     assert runtime.search_path().split(":")[0] == str(Path(sys.executable).parent)
 
