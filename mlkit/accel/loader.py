@@ -24,6 +24,9 @@ def auto_num_workers(local_world_size: int = 1) -> int:
     return max(usable_cpus() // max(local_world_size, 1) - 1, 0)
 
 
+TRAINING_WORKER_NICE = 10  # on a GPU the training process must win the CPU to keep launching work (train_bench)
+
+
 @dataclass(frozen=True)
 class LoaderSettings:
     """How batches are produced on the host."""
@@ -32,6 +35,7 @@ class LoaderSettings:
     pin_memory: bool = True
     persistent_workers: bool = True
     prefetch_factor: int | None = 4
+    worker_nice: int = 0  # added to each worker's niceness: the training process wins the CPU when it needs it
 
     def resolved(self) -> LoaderSettings:
         """Drop the options that only exist with worker processes when there are none."""
@@ -40,12 +44,27 @@ class LoaderSettings:
         return LoaderSettings(0, self.pin_memory, False, None)
 
 
+@dataclass(frozen=True)
+class _NicedInit:
+    """A worker_init_fn: lower the worker's priority by ``nice``, then call ``then`` (picklable for spawn)."""
+
+    nice: int
+    then: Callable[[int], None] | None
+
+    def __call__(self, worker_id: int) -> None:
+        os.nice(self.nice)
+        if self.then is not None:
+            self.then(worker_id)
+
+
 def build_loader(dataset: Dataset[Any], batch_sampler: Iterable[list[Any]], settings: LoaderSettings,
                  *, collate_fn: Callable[[list[Any]], Any] | None = None,
                  worker_init_fn: Callable[[int], None] | None = None,
                  generator: torch.Generator | None = None) -> DataLoader[Any]:
     """A DataLoader over ``batch_sampler`` with the tuned settings (pinning only when a GPU exists)."""
     s = settings.resolved()
+    if s.num_workers and s.worker_nice:
+        worker_init_fn = _NicedInit(s.worker_nice, worker_init_fn)
     return DataLoader(
         dataset, batch_sampler=batch_sampler, num_workers=s.num_workers,
         pin_memory=s.pin_memory and torch.cuda.is_available(),

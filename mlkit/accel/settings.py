@@ -21,6 +21,7 @@ class AccelSettings:
     grad_accum: int
     deterministic: bool
     world_size: int
+    compile_mode: str | None = None  # with compile: None is inductor's default, "reduce-overhead" CUDA graphs
 
     def as_params(self) -> dict[str, Any]:
         """Flat ``accel.<name>`` params for the tracker."""

@@ -41,7 +41,7 @@ from mlkit.accel import (
     seed_everything,
 )
 from mlkit.accel.amp import Precision, autocast
-from mlkit.accel.compiled import CompiledOrEager
+from mlkit.accel.compiled import CompiledOrEager, training_compile_mode
 from mlkit.accel.gpu_decode import (
     GPU_SHARE,
     DecodeChooser,
@@ -52,6 +52,7 @@ from mlkit.accel.gpu_decode import (
     collate_jpegs,
     gpu_decode_available,
 )
+from mlkit.accel.loader import TRAINING_WORKER_NICE
 from mlkit.accel.seeding import seed_worker
 from mlkit.data import CROP_SCALE, DatasetVersion, ImageDataset
 from mlkit.export import plain_module
@@ -178,14 +179,16 @@ class _Run:
         if cfg.grad_accum < 1:
             raise UserError("must be >= 1", field="grad-accum")
         self.loader_settings = LoaderSettings(workers, cfg.pin_memory and on_gpu, cfg.persistent_workers,
-                                              cfg.prefetch_factor).resolved()
+                                              cfg.prefetch_factor, TRAINING_WORKER_NICE if on_gpu else 0).resolved()
         channels_last = on_gpu if cfg.channels_last is None else cfg.channels_last
+        compile_model = on_gpu if cfg.compile is None else cfg.compile
         self.accel = AccelSettings(
             num_workers=workers, pin_memory=self.loader_settings.pin_memory,
             persistent_workers=self.loader_settings.persistent_workers,
             prefetch_factor=self.loader_settings.prefetch_factor, cuda_prefetcher=cfg.prefetcher and on_gpu,
             precision=self.precision.name, channels_last=channels_last,
-            compile=on_gpu if cfg.compile is None else cfg.compile,
+            compile=compile_model,
+            compile_mode=training_compile_mode(device, info.enabled) if compile_model else None,
             grad_accum=cfg.grad_accum, deterministic=cfg.deterministic, world_size=info.world_size)
         seed_everything(cfg.seed, cfg.deterministic)
         self.num_classes = len(data.classes)
@@ -385,8 +388,8 @@ class _Run:
             device_ids = [self.device.index] if self.device.type == "cuda" else None
             run_model = nn.parallel.DistributedDataParallel(self.model, device_ids=device_ids)
         if self.accel.compile:
-            run_model = CompiledOrEager(run_model)
-        timer = StepTimer()
+            run_model = CompiledOrEager(run_model, self.accel.compile_mode)
+        timer = StepTimer(device=self.device)
         while self.epoch < cfg.epochs:
             metrics = {**self.train_epoch(run_model, timer), **self.validate()}
             metrics["epoch"] = self.epoch + 1

@@ -7,6 +7,8 @@ Checks (each printed, and written via bench/results_io as ``train-gpu-check_<gpu
 - ``prefetcher_overlap``: with the CUDA-stream prefetcher, host→device copies of the next batch run
   while the current step computes (CUDA event timelines intersect), and every batch the step sees
   holds exactly the bytes that were sent (stream synchronisation is correct).
+- ``gpu_data_wait``: :class:`StepTimer` on a GPU reports the device's idle time waiting for batches: ~0
+  when the host is ahead of the GPU, most of the step when each batch comes late.
 - ``train_loop``: the real training loop (workers, pinned memory, prefetcher, AMP, channels_last,
   checkpoints) on generated JPEGs: loss finite and falling, the expected precision used.
 - ``ddp_nccl`` (2+ GPUs): the training loop under torchrun with 2 NCCL ranks keeps identical weights
@@ -24,6 +26,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +40,7 @@ from bench.results_io import write_result
 from mlkit.accel import (
     CudaPrefetcher,
     DevicePlacer,
+    StepTimer,
     autocast,
     make_grad_scaler,
     resolve_precision,
@@ -129,6 +133,29 @@ def check_prefetcher_overlap(device: torch.device, steps: int = 40) -> Row:
                 overlap_fraction=round(fraction, 3), copy_ms=round(copy_ms, 3), step_ms=round(step_ms, 2))
 
 
+def check_gpu_data_wait(device: torch.device, steps: int = 30) -> Row:
+    """Late batches (a 20 ms host delay before each ~2 ms GPU step) read as data wait; ready ones do not."""
+    if device.type != "cuda":
+        return _row("gpu_data_wait", None, "needs a CUDA GPU")
+    x = torch.randn(4096, 4096, device=device)
+
+    def fraction(delay_s: float) -> float:
+        timer = StepTimer(device=device)
+        for _ in range(steps):
+            with timer.data():
+                time.sleep(delay_s)
+            for _ in range(4):
+                x.copy_(torch.tanh(x @ x))
+            timer.step_done(1)
+        return timer.data_wait_fraction
+
+    fraction(0.0)  # warm-up (cuBLAS handles, allocator)
+    ready, late = fraction(0.0), fraction(0.02)
+    ok = ready < 0.05 and late > 0.5
+    return _row("gpu_data_wait", ok, f"data wait {ready:.1%} with batches ready, {late:.1%} with 20 ms late ones",
+                data_wait_fraction=round(late, 4))
+
+
 def check_train_loop(device: torch.device, quick: bool) -> Row:
     on_gpu = device.type == "cuda"
     with tempfile.TemporaryDirectory(prefix="aipipe-gpu-check-") as tmp:
@@ -146,11 +173,14 @@ def check_train_loop(device: torch.device, quick: bool) -> Row:
     falling = losses[-1] < losses[0]
     expected = resolve_precision("auto", device).name
     accel = result.accel
-    ok = finite and falling and accel.precision == expected and accel.cuda_prefetcher == on_gpu and bool(saved)
+    graphs = accel.compile_mode == ("reduce-overhead" if on_gpu else None)  # CUDA graphs by default on one GPU
+    ok = (finite and falling and accel.precision == expected and accel.cuda_prefetcher == on_gpu and bool(saved)
+          and graphs)
     best = max(result.history, key=lambda h: h["images_per_s"])
     return _row("train_loop", ok, f"train_loss {losses[0]:.3f} -> {losses[-1]:.3f}, val_acc "
                 f"{result.val_accuracy:.3f}, precision {accel.precision}, prefetcher {accel.cuda_prefetcher}, "
-                f"workers {accel.num_workers}, channels_last {accel.channels_last}, checkpoints {saved}",
+                f"workers {accel.num_workers}, channels_last {accel.channels_last}, compile {accel.compile} "
+                f"({accel.compile_mode or 'default'}), checkpoints {saved}",
                 images_per_s=round(best["images_per_s"], 1),
                 data_wait_fraction=round(best["data_wait_fraction"], 4))
 
@@ -227,7 +257,8 @@ def main(argv: list[str] | None = None) -> int:
     if device.type != "cuda" and not args.quick:
         print("check_train_gpu: no CUDA GPU (use --quick for the CPU smoke run)", file=sys.stderr)
         return 2
-    rows = [check_amp_dtype(device), check_prefetcher_overlap(device), check_train_loop(device, args.quick),
+    rows = [check_amp_dtype(device), check_prefetcher_overlap(device), check_gpu_data_wait(device),
+            check_train_loop(device, args.quick),
             check_ddp(device, args.quick)]
     failed = [r["check"] for r in rows if r["status"] == "FAIL"]
     summary = {"all_passed": not failed, "failed": failed, "torch": torch.__version__,
