@@ -152,14 +152,6 @@ def test_volume_kinds_a_node_cannot_mount_are_refused() -> None:
     validate_workflow(fine, no_templates)
 
 
-def test_semaphores_are_refused_and_say_what_works() -> None:
-    wf = workflow({"name": "leaf", "container": ECHO, "synchronization": {
-        "semaphores": [{"configMapKeyRef": {"name": "limits", "key": "gpu"}}]}})
-    with pytest.raises(UserError, match=r"use synchronization\.mutexes") as caught:
-        validate_workflow(wf, no_templates)
-    assert caught.value.field == "templates.leaf.synchronization"
-
-
 def test_parameters_from_config_maps_are_refused_not_left_empty() -> None:
     ref = {"valueFrom": {"configMapKeyRef": {"name": "settings", "key": "color"}}}
     argument = workflow({"name": "leaf", "container": ECHO}, arguments={"parameters": [{"name": "a", **ref}]})
