@@ -15,7 +15,7 @@ $(BIN)/aipipe: pyproject.toml
 install: $(BIN)/aipipe
 
 demo: install
-	$(BIN)/aipipe demo
+	$(BIN)/python -m pipelines.demo
 
 lint: install
 	$(BIN)/ruff check .

@@ -1,16 +1,23 @@
-"""The step contract (version v1): step names, inputs, outputs, artifacts, exit codes.
+"""The step contract's types: inputs, outputs, artifacts, resources, GPU need, secrets, version.
 
-Frozen so that the pipeline, the templates, the engine and each step agree. A step is a
-container running ``python -m steps.<module> --<input> VALUE …``; each output parameter is
-written to ``/tmp/outputs/<name>`` (read by Argo with ``valueFrom.path``); reports are files
-under ``/tmp/outputs/`` exported as output artifacts. Exit codes are
-:class:`aipipe.errors.ExitCode`. Changing any of this means a new contract version, so
-running workflows that reference ``aipipe-<step>-v1`` keep working.
+A step is a folder ``steps/<folder>/`` whose ``contract.py`` declares ``CONTRACT`` with
+:func:`step_contract`; the platform finds it there (:mod:`aipipe.discovery`). One naming rule, no
+exceptions: the folder is the Python package, the step's Argo name is the folder with ``_`` -> ``-``,
+its WorkflowTemplate is ``aipipe-<argo name>-<version>`` and its entry is ``python -m steps.<folder>``.
+The step runs ``python -m steps.<folder> --<input> VALUE …``; each output parameter is written to
+``/tmp/outputs/<name>`` (read by Argo with ``valueFrom.path``); reports are files under
+``/tmp/outputs/`` exported as output artifacts. Exit codes are :class:`aipipe.errors.ExitCode`.
+Changing any of this means a new contract version, so running workflows that reference
+``aipipe-<step>-v1`` keep working.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 CONTRACT_VERSION = "v1"
 OUTPUTS_DIR = "/tmp/outputs"
@@ -24,6 +31,9 @@ class Input:
     description: str
     default: str | None = None  # None = required
     enum: tuple[str, ...] = ()
+    type: str = "str"  # str | int | float | bool
+    minimum: float | None = None
+    maximum: float | None = None
 
 
 @dataclass(frozen=True)
@@ -44,160 +54,80 @@ class Artifact:
 
 
 @dataclass(frozen=True)
-class StepSpec:
-    """One step of the retrain pipeline."""
+class StepResources:
+    """What one step's pod asks for, beside the GPU (:attr:`StepSpec.gpu`)."""
 
-    name: str
-    module: str
+    cpu: str = "1"
+    memory: str = "2Gi"
+    deadline_seconds: int = 1800  # the template's activeDeadlineSeconds
+    shm: str | None = None  # size of a memory-backed /dev/shm (DataLoader workers), None = default
+    service_account: str | None = None  # the pod's ServiceAccount when the step needs API rights
+    retries_unavailable: bool = True  # False: exit 3 is final (the step bounds its own wait for the service)
+
+
+@dataclass(frozen=True)
+class StepSpec:
+    """One step's contract; built by :func:`step_contract` in the step folder's ``contract.py``."""
+
+    name: str  # the Argo name: the folder with "_" -> "-"
+    module: str  # the package run with ``python -m``: steps.<folder>
     description: str
     inputs: tuple[Input, ...]
     outputs: tuple[Output, ...]
     artifacts: tuple[Artifact, ...] = ()
     gpu: bool = False
     secrets: tuple[str, ...] = ()  # config keys whose values come from the Secret
+    resources: StepResources = field(default_factory=StepResources)
+    version: str = CONTRACT_VERSION
+    flags: type[BaseModel] | None = None  # the typed flags the inputs were derived from
+
+    @property
+    def folder(self) -> str:
+        """The step's folder (and Python package) name under the steps package."""
+        return self.module.rpartition(".")[2]
 
     @property
     def template_name(self) -> str:
-        return f"aipipe-{self.name}-{CONTRACT_VERSION}"
+        """``aipipe-<argo name>-<version>``."""
+        return f"aipipe-{self.name}-{self.version}"
 
     def output_names(self) -> list[str]:
         return [o.name for o in self.outputs]
 
+    def input(self, name: str) -> Input:
+        """The input ``--<name>``; KeyError naming the step when it has none."""
+        for item in self.inputs:
+            if item.name == name:
+                return item
+        raise KeyError(f"step {self.name} has no input {name!r}")
 
-PRECISIONS = ("auto", "bf16", "fp16", "fp32")
 
-EXPORT = StepSpec(
-    name="export-annotations",
-    module="steps.export_annotations",
-    description="Snapshot-export a Label Studio project into a content-addressed dataset.",
-    inputs=(
-        Input("project", "Label Studio project id or title"),
-        Input("dataset-root", "storage URI under which datasets/<project>/<version>/ is written; "
-              "empty = <storage.root>/datasets", ""),
-        Input("val-fraction", "share of tasks in the validation split (by task-id hash)", "0.2"),
-        Input("view", "Label Studio view id to restrict the export to; empty = all annotated tasks", ""),
-    ),
-    outputs=(
-        Output("dataset_uri", "storage URI of the dataset version"),
-        Output("dataset_version", "content hash of the manifest"),
-        Output("num_items", "usable items in the dataset"),
-        Output("num_new", "annotations since the previous exported version"),
-        Output("classes", "JSON list of class names, in label-map order"),
-        Output("changed", "true when the version differs from the previous export"),
-    ),
-    artifacts=(Artifact("export-report", f"{OUTPUTS_DIR}/export-report.json", "counts of skipped/bad items"),),
-    secrets=("label_studio.api_key",),
-)
+def argo_name(folder: str) -> str:
+    """A step's Argo name from its folder: ``export_annotations`` -> ``export-annotations``."""
+    return folder.replace("_", "-")
 
-TRAIN = StepSpec(
-    name="train",
-    module="steps.train",
-    description="Train the classifier with the acceleration layer; log and register it in MLflow.",
-    inputs=(
-        Input("dataset-uri", "dataset URI from export-annotations"),
-        Input("dataset-version", "dataset version (tags the model version, scopes checkpoints)"),
-        Input("run-id", "workflow run id; scopes checkpoints so only a retry of this run resumes"),
-        Input("epochs", "training epochs", "10"),
-        Input("batch-size", "batch size per process", "64"),
-        Input("lr", "learning rate", "0.05"),
-        Input("precision", "AMP precision", "auto", PRECISIONS),
-        Input("num-workers", "DataLoader workers; auto = usable CPUs - 1", "auto"),
-        Input("image-size", "input size in pixels", "64"),
-        Input("hflip", "random horizontal flips in augmentation (false for digits, text, anything a mirror "
-              "changes)", "true", ("true", "false")),
-        Input("model-name", "MLflow registered model name", "aipipe-classifier"),
-        Input("seed", "random seed", "0"),
-    ),
-    outputs=(
-        Output("model_uri", "MLflow model URI (models:/<name>/<version>)"),
-        Output("onnx_uri", "storage URI of the exported ONNX model"),
-        Output("mlflow_run_id", "MLflow run id"),
-        Output("mlflow_run_url", "MLflow UI page of the run (empty when tracking is not an http(s) server)"),
-        Output("model_version", "registered model version"),
-        Output("model_version_url", "MLflow UI page of the registered model version (empty without an http(s) "
-               "server)"),
-        Output("val_accuracy", "top-1 accuracy on the validation split"),
-    ),
-    artifacts=(Artifact("train-metrics", f"{OUTPUTS_DIR}/train-metrics.json", "per-epoch metrics"),),
-    gpu=True,
-)
 
-EVALUATE = StepSpec(
-    name="evaluate",
-    module="steps.evaluate",
-    description="Score candidate vs the champion alias on the held-out split; mark it `candidate` if it reaches "
-                "min-accuracy and is not worse.",
-    inputs=(
-        Input("dataset-uri", "dataset URI from export-annotations"),
-        Input("model-name", "MLflow registered model name", "aipipe-classifier"),
-        Input("model-version", "candidate model version"),
-        Input("margin", "largest allowed accuracy drop vs the champion", "0.01"),
-        Input("min-accuracy", "top-1 accuracy below which nothing is promoted, champion or not", "0.5"),
-    ),
-    outputs=(
-        Output("promote", "true when the candidate passed the gate (alias candidate; deploy makes it champion)"),
-        Output("candidate_metric", "candidate accuracy"),
-        Output("champion_metric", "champion accuracy (empty when there was none)"),
-    ),
-    artifacts=(Artifact("evaluate-report", f"{OUTPUTS_DIR}/evaluate-report.json", "metrics of both models"),),
-)
+def step_contract(
+    package: str,
+    *,
+    description: str,
+    flags: type[BaseModel],
+    outputs: tuple[Output, ...],
+    artifacts: tuple[Artifact, ...] = (),
+    gpu: bool = False,
+    secrets: tuple[str, ...] = (),
+    resources: StepResources | None = None,
+    version: str = CONTRACT_VERSION,
+) -> StepSpec:
+    """The contract of the step in ``package`` (pass ``__package__``): its name, module and template
+    follow from the folder, its inputs from the ``flags`` model (see :mod:`aipipe.flags`)."""
+    from aipipe.flags import flag_inputs
 
-CONVERT = StepSpec(
-    name="convert",
-    module="steps.convert_trt",
-    description="Convert ONNX to an inference engine; the FP16 precision debugger picks FP32 pins.",
-    inputs=(
-        Input("onnx-uri", "ONNX model URI from train"),
-        Input("dataset-uri", "dataset URI (calibration and validation samples)"),
-        Input("model-name", "MLflow registered model name", "aipipe-classifier"),
-        Input("model-version", "model version the engine belongs to"),
-        Input("backend", "engine backend", "auto", ("auto", "tensorrt", "onnxruntime", "pytorch")),
-        Input("precision", "engine precision", "fp16", ("fp16", "fp32")),
-        Input("precision-config-uri", "reuse a precision config (skips the search); empty = search", ""),
-        Input("max-accuracy-delta", "largest allowed top-1 accuracy drop vs the source model", "0.01"),
-    ),
-    outputs=(
-        Output("engine_uri", "storage URI of the engine bundle"),
-        Output("precision_config_uri", "storage URI of the precision config"),
-        Output("backend", "backend that built the engine"),
-        Output("precision", "engine precision"),
-        Output("memory_mb", "measured footprint of one loaded replica (MiB)"),
-        Output("latency_ms_b1", "latency at batch 1 (ms)"),
-        Output("throughput_b64", "throughput at batch 64 (items/s)"),
-    ),
-    artifacts=(Artifact("precision-report", f"{OUTPUTS_DIR}/precision-report.json", "debugger report"),),
-    gpu=True,
-)
-
-DEPLOY = StepSpec(
-    name="deploy",
-    module="steps.deploy",
-    description="Deploy the engine on a fraction of a GPU with a health-gated rollout.",
-    inputs=(
-        Input("engine-uri", "engine bundle URI from convert"),
-        Input("model-version", "model version being deployed"),
-        Input("memory-mb", "engine footprint per replica from convert (MiB)"),
-        Input("gpu-memory-mib", "GPU memory budget for the service (MiB)", "5120"),
-        Input("gpu-compute-percent", "GPU compute share for the service (%)", "50"),
-        Input("target", "where to deploy", "local", ("local", "kubernetes")),
-        Input("provider", "fractional-GPU provider (kubernetes target)", "hami",
-              ("hami", "mig", "time-slicing", "kai", "orionx", "gpushare")),
-        Input("namespace", "Kubernetes namespace (kubernetes target)", "aipipe-serving"),
-        Input("model-name", "MLflow registered model whose champion alias moves to this version once it "
-              "serves; empty = no alias change", ""),
-    ),
-    outputs=(
-        Output("endpoint", "URL of the inference service"),
-        Output("replicas", "GPU processes (replicas) that fit the budget"),
-        Output("gpu_memory_mb_per_replica", "GPU memory cap per replica (MiB)"),
-        Output("provider", "fractional-GPU provider used"),
-        Output("previous_version", "model version served before (empty if none)"),
-        Output("rolled_back", "true when the new version failed its health gate"),
-    ),
-    artifacts=(Artifact("deploy-report", f"{OUTPUTS_DIR}/deploy-report.json", "rendered objects and health"),),
-)
-
-STEPS: dict[str, StepSpec] = {s.name: s for s in (EXPORT, TRAIN, EVALUATE, CONVERT, DEPLOY)}
+    return StepSpec(
+        name=argo_name(package.rpartition(".")[2]), module=package, description=description,
+        inputs=flag_inputs(flags), outputs=outputs, artifacts=artifacts, gpu=gpu, secrets=secrets,
+        resources=resources or StepResources(), version=version, flags=flags,
+    )
 
 
 # --- Data that passes between steps (as storage URIs in output parameters) -----------------

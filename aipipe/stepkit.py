@@ -1,4 +1,4 @@
-"""What every step's ``__main__`` uses: the exit-code wrapper, output files, Argo progress.
+"""What every step's ``__main__`` uses: typed flags, the exit-code wrapper, output files, Argo progress.
 
 Kept free of heavy imports so steps import it on GPU images.
 """
@@ -15,6 +15,7 @@ from typing import Any
 
 from aipipe.contract import OUTPUTS_DIR, StepSpec
 from aipipe.errors import AipipeError, ExitCode
+from aipipe.flags import FlagsT, flag_parser, parse_flags
 
 
 def outputs_dir() -> Path:
@@ -78,23 +79,22 @@ def run_step(step: str, main: Callable[[], Any]) -> None:
 
 def parse_step_args(
     spec: StepSpec,
+    model: type[FlagsT],
     argv: list[str] | None = None,
     extend: Callable[[argparse.ArgumentParser], None] | None = None,
-) -> dict[str, Any]:
-    """Parse a step's flags: ``--<input> VALUE`` for each contract input, plus any ``extend`` adds.
+) -> FlagsT:
+    """Parse a step's argv into its typed flags ``model``: the contract's flags model (``spec.flags``)
+    or a subclass adding the step's own options (tuning knobs that are no contract input).
 
-    Returns {flag name with dashes: value}. Bad flags exit 2 (argparse's usage-error code).
+    ``extend`` may adjust the parser (an epilog, a default taken from the config). An unknown or
+    missing flag or a value outside an enum exits 2 (argparse's usage error); a value of the wrong
+    type or out of range is a UserError naming the flag (exit 2 through :func:`run_step`).
     """
-
-    parser = argparse.ArgumentParser(prog=f"python -m {spec.module}", description=spec.description)
-    for item in spec.inputs:
-        help_text = item.description + (f" (default: {item.default!r})" if item.default is not None else "")
-        help_text = help_text.replace("%", "%%")  # argparse formats help with %: a literal "(%)" must be escaped
-        parser.add_argument(f"--{item.name}", required=item.default is None, default=item.default,
-                            choices=item.enum or None, help=help_text)
+    if spec.flags is None or not issubclass(model, spec.flags):
+        raise TypeError(f"{spec.name}: {model.__name__} is not the contract's flags model or a subclass of it")
+    parser = flag_parser(f"python -m {spec.module}", spec.description, spec.inputs, model)
     parser.epilog = "outputs (files under $AIPIPE_OUTPUTS_DIR or /tmp/outputs): " + ", ".join(
         spec.output_names()) + ". Exit codes: 0 ok, 2 input error, 3 service unavailable."
     if extend is not None:
         extend(parser)
-    ns = parser.parse_args(argv)
-    return {name.replace("_", "-"): value for name, value in vars(ns).items()}
+    return parse_flags(model, parser.parse_args(argv))

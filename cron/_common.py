@@ -5,17 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from aipipe.argo.labels import DESCRIPTION_ANNOTATION, TITLE_ANNOTATION
 from aipipe.compile.links import MODEL_NAME_ANNOTATION
 from aipipe.compile.params import PipelineParam, resolve_params
 from aipipe.config import Config
 from pipelines import retrain
-from pipelines.templates._common import (
-    DESCRIPTION_ANNOTATION,
-    PART_OF_LABEL,
-    PROJECT_LABEL,
-    TITLE_ANNOTATION,
-    TRIGGER_LABEL,
-)
+from pipelines.templates.builder import PART_OF_LABEL, PROJECT_LABEL, TRIGGER_LABEL
 
 API_VERSION = "argoproj.io/v1alpha1"
 RETRAIN_TEMPLATE = "aipipe-retrain"  # what the WorkflowEventBindings and Sensors submit

@@ -32,8 +32,9 @@ from hera.events.models.io.k8s.apimachinery.pkg.apis.meta.v1 import ObjectMeta
 
 from aipipe.config import Config
 from aipipe.server.watcher import DISCRIMINATOR, key_prefix
+from aipipe.steppolicy import secret_key_name
 from cron._common import API_VERSION, LABELS, RETRAIN_TEMPLATE, dump, retrain_template, trigger_params
-from pipelines.templates._common import TRIGGER_LABEL, secret_key_name
+from pipelines.templates.builder import TRIGGER_LABEL
 
 PIPELINE = "retrain"
 EVENT_SOURCE = "aipipe-data-drop"

@@ -36,9 +36,10 @@ from hera.events.models.io.k8s.api.core.v1 import SecretKeySelector, ServicePort
 from hera.events.models.io.k8s.apimachinery.pkg.apis.meta.v1 import ObjectMeta
 from hera.events.models.io.k8s.apimachinery.pkg.util.intstr import IntOrString
 
+from aipipe.argo.labels import TITLE_ANNOTATION
 from aipipe.config import Config
 from cron._common import API_VERSION, LABELS, RETRAIN_TEMPLATE, dump, retrain_template, trigger_params
-from pipelines.templates._common import TITLE_ANNOTATION, TRIGGER_LABEL
+from pipelines.templates.builder import TRIGGER_LABEL
 
 PIPELINE = "retrain"
 EVENT_SOURCE = "aipipe-label-studio"

@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import quote, urlparse
 
 from aipipe.errors import AipipeError, NotFoundError, ServiceUnavailable, UserError
+from aipipe.mlflow_ui import ui_base
 from aipipe.storage import Storage, join
 
 CHAMPION = "champion"  # the version serving (moved by the deploy step once it is healthy)
@@ -79,11 +80,6 @@ def client(tracking_uri: str) -> Any:
     from mlflow import MlflowClient
 
     return MlflowClient(tracking_uri=tracking_uri, registry_uri=tracking_uri)
-
-
-def ui_base(tracking_uri: str) -> str | None:
-    """The MLflow UI's base URL: the tracking server itself, when it is an http(s) server."""
-    return tracking_uri.rstrip("/") if urlparse(tracking_uri).scheme in ("http", "https") else None
 
 
 def model_version_url(tracking_uri: str, name: str, version: str) -> str:

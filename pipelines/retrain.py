@@ -1,9 +1,9 @@
-"""The retrain pipeline: export-annotations -> train -> evaluate (the gate) -> convert -> deploy.
+"""The retrain pipeline: export-annotations -> train -> evaluate (the gate) -> convert-trt -> deploy.
 
 Each task calls a step's reusable WorkflowTemplate (``aipipe-<step>-v1``) through ``templateRef``;
 data passes between steps as storage URIs in output parameters. A ``changed=false`` export skips
 train (``when``) and the later tasks are omitted (each depends on its predecessor *Succeeded*), so
-the run still ends Succeeded; convert and deploy run only when evaluate says ``promote=true`` (the
+the run still ends Succeeded; convert-trt and deploy run only when evaluate says ``promote=true`` (the
 candidate reached ``min_accuracy`` and is not worse than the champion). The MLflow alias ``champion``
 moves in deploy, once the new version serves; evaluate only marks the version ``candidate``.
 
@@ -19,52 +19,53 @@ from collections.abc import Mapping
 from hera.workflows import DAG, Task, Workflow
 from hera.workflows.models import TemplateRef
 
+from aipipe.argo.labels import DESCRIPTION_ANNOTATION, TITLE_ANNOTATION
 from aipipe.compile.links import MODEL_NAME_ANNOTATION, mlflow_ui_url, model_page
-from aipipe.compile.params import PipelineParam
+from aipipe.compile.params import PipelineParam, from_input
 from aipipe.config import Config
-from aipipe.contract import CONVERT, DEPLOY, EVALUATE, EXPORT, PRECISIONS, TRAIN, StepSpec
-from pipelines.templates._common import (
-    DESCRIPTION_ANNOTATION,
-    MODEL_LABEL,
-    PART_OF_LABEL,
-    PROJECT_LABEL,
-    TITLE_ANNOTATION,
-    TRIGGER_LABEL,
-)
+from aipipe.contract import StepSpec
+from aipipe.discovery import step
+from pipelines.templates import build_all
+from pipelines.templates.builder import MODEL_LABEL, PART_OF_LABEL, PROJECT_LABEL, TRIGGER_LABEL
 from pipelines.templates.metrics import run_metrics
 
 NAME = "retrain"
 GENERATE_NAME = "aipipe-retrain-"
 WORKFLOW_DEADLINE_SECONDS = 12 * 3600
 
+EXPORT, TRAIN, EVALUATE = step("export-annotations"), step("train"), step("evaluate")
+CONVERT, DEPLOY = step("convert-trt"), step("deploy")
+STEPS: tuple[StepSpec, ...] = (EXPORT, TRAIN, EVALUATE, CONVERT, DEPLOY)
+
+# Each parameter feeding a step input takes its default, type, enum and range from that step's contract.
 PARAMETERS: tuple[PipelineParam, ...] = (
     PipelineParam("project", "1", "Label Studio project id or title"),
-    PipelineParam("val_fraction", "0.2", "share of tasks in the validation split", "float", minimum=0.0, maximum=0.9),
-    PipelineParam("epochs", "10", "training epochs", "int", minimum=1, maximum=10000),
-    PipelineParam("batch_size", "64", "batch size per process", "int", minimum=1, maximum=65536),
-    PipelineParam("lr", "0.05", "learning rate", "float", minimum=0.0),
-    PipelineParam("precision", "auto", "training AMP precision", enum=PRECISIONS),
-    PipelineParam("image_size", "64", "model input size in pixels", "int", minimum=8, maximum=4096),
-    PipelineParam("hflip", "true", "random horizontal flips in training (false for digits and text)",
-                  enum=("true", "false")),
-    PipelineParam("seed", "0", "random seed", "int", minimum=0),
-    PipelineParam("model_name", "aipipe-classifier", "MLflow registered model name",
-                  config_key="mlflow.model_name"),
-    PipelineParam("margin", "0.01", "largest allowed accuracy drop vs the champion", "float", minimum=0.0, maximum=1.0),
-    PipelineParam("min_accuracy", "0.5", "top-1 accuracy below which nothing is promoted", "float",
-                  minimum=0.0, maximum=1.0),
-    PipelineParam("backend", "auto", "inference engine backend", enum=("auto", "tensorrt", "onnxruntime", "pytorch")),
-    PipelineParam("engine_precision", "fp16", "inference engine precision", enum=("fp16", "fp32")),
-    PipelineParam("max_accuracy_delta", "0.01", "largest allowed top-1 drop of the engine vs the model", "float",
-                  minimum=0.0, maximum=1.0),
-    PipelineParam("gpu_memory_mib", "5120", "GPU memory budget of the inference service (MiB)", "int",
-                  minimum=256, maximum=1048576),
-    PipelineParam("gpu_compute_percent", "50", "GPU compute share of the inference service (%)", "int",
-                  minimum=1, maximum=100),
-    PipelineParam("target", "local", "where to deploy", enum=("local", "kubernetes")),
-    PipelineParam("provider", "hami", "fractional-GPU provider (kubernetes target)",
-                  enum=("hami", "mig", "time-slicing", "kai", "orionx", "gpushare"), config_key="deploy.provider"),
-    PipelineParam("serving_namespace", "aipipe-serving", "Kubernetes namespace of the inference service"),
+    from_input(EXPORT.input("val-fraction"), "val_fraction", description="share of tasks in the validation split",
+               maximum=0.9),
+    from_input(TRAIN.input("epochs"), "epochs"),
+    from_input(TRAIN.input("batch-size"), "batch_size"),
+    from_input(TRAIN.input("lr"), "lr"),
+    from_input(TRAIN.input("precision"), "precision", description="training AMP precision"),
+    from_input(TRAIN.input("image-size"), "image_size", description="model input size in pixels", minimum=8),
+    from_input(TRAIN.input("hflip"), "hflip",
+               description="random horizontal flips in training (false for digits and text)"),
+    from_input(TRAIN.input("seed"), "seed"),
+    from_input(TRAIN.input("model-name"), "model_name", config_key="mlflow.model_name"),
+    from_input(EVALUATE.input("margin"), "margin"),
+    from_input(EVALUATE.input("min-accuracy"), "min_accuracy",
+               description="top-1 accuracy below which nothing is promoted"),
+    from_input(CONVERT.input("backend"), "backend", description="inference engine backend"),
+    from_input(CONVERT.input("precision"), "engine_precision", description="inference engine precision"),
+    from_input(CONVERT.input("max-accuracy-delta"), "max_accuracy_delta",
+               description="largest allowed top-1 drop of the engine vs the model"),
+    from_input(DEPLOY.input("gpu-memory-mib"), "gpu_memory_mib",
+               description="GPU memory budget of the inference service (MiB)"),
+    from_input(DEPLOY.input("gpu-compute-percent"), "gpu_compute_percent",
+               description="GPU compute share of the inference service (%)"),
+    from_input(DEPLOY.input("target"), "target"),
+    from_input(DEPLOY.input("provider"), "provider", config_key="deploy.provider"),
+    from_input(DEPLOY.input("namespace"), "serving_namespace",
+               description="Kubernetes namespace of the inference service"),
 )
 
 
@@ -152,7 +153,7 @@ def description(cfg: Config, params: Mapping[str, str]) -> str:
         "Dataset version: the snapshot `export-annotations` takes when the run starts (its `dataset_version` "
         "output, also the `dataset_version` tag of the MLflow run and model version).",
         "",
-        f"export-annotations → train → evaluate → convert → deploy (target {params['target']}, "
+        f"export-annotations → train → evaluate → convert-trt → deploy (target {params['target']}, "
         f"{params['gpu_memory_mib']} MiB, {params['gpu_compute_percent']}% GPU).",
     ]
     ui = mlflow_ui_url(cfg)
@@ -191,16 +192,13 @@ def build(cfg: Config, params: Mapping[str, str], trigger: str = "manual") -> Wo
 
 
 def templates(cfg: Config) -> list:
-    """The WorkflowTemplates this pipeline references."""
-    from pipelines.templates import build_all
-
-    return build_all(cfg)
+    """The WorkflowTemplates this pipeline references, in DAG order."""
+    return build_all(cfg, STEPS)
 
 
 if __name__ == "__main__":
+    import subprocess
     import sys
 
-    from aipipe.cli.main import main
-
-    sys.argv = ["aipipe", "submit", __file__, *sys.argv[1:]]
-    main()
+    # the same as `aipipe submit pipelines/retrain.py …`, through the installed command (no import of the CLI)
+    sys.exit(subprocess.call([sys.executable, "-m", "aipipe.cli.main", "submit", __file__, *sys.argv[1:]]))

@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from aipipe.contract import TRAIN, StepSpec
+from aipipe.contract import StepSpec
 from steps.export_annotations.fixtures import write_tiny_dataset
+from steps.train.contract import CONTRACT as TRAIN
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CLASSES = ("zero", "one", "two")

@@ -15,8 +15,11 @@ from aipipe.compile import compile_pipeline
 from aipipe.compile.lint import lint_documents
 from aipipe.compile.schema import load_validators, schema_errors
 from aipipe.config import load_config
-from aipipe.contract import OUTPUTS_DIR, STEPS
+from aipipe.contract import OUTPUTS_DIR
+from aipipe.discovery import discover_steps
 from aipipe.errors import UserError
+
+STEPS = discover_steps()  # every step folder's contract, by Argo name
 
 REPO = Path(__file__).resolve().parents[1]
 PIPELINE = REPO / "pipelines" / "retrain.py"
@@ -90,7 +93,7 @@ def test_workflow_dag_chains_templates_through_output_parameters(compiled):
     assert "workflows.argoproj.io/title" in wf["metadata"]["annotations"]
     (dag_template,) = wf["spec"]["templates"]
     tasks = {t["name"]: t for t in dag_template["dag"]["tasks"]}
-    assert list(tasks) == ["export-annotations", "train", "evaluate", "convert", "deploy"]
+    assert list(tasks) == ["export-annotations", "train", "evaluate", "convert-trt", "deploy"]
     for name, task in tasks.items():
         assert task["templateRef"] == {"name": STEPS[name].template_name, "template": name}
         given = {p["name"] for p in task["arguments"]["parameters"]}
@@ -98,14 +101,14 @@ def test_workflow_dag_chains_templates_through_output_parameters(compiled):
         assert required <= given, name
         assert given <= {i.name for i in STEPS[name].inputs}, name
     assert tasks["train"]["when"] == '"{{tasks.export-annotations.outputs.parameters.changed}}" == "true"'
-    assert tasks["convert"]["when"] == '"{{tasks.evaluate.outputs.parameters.promote}}" == "true"'
-    assert [tasks[n].get("depends") for n in ("evaluate", "convert", "deploy")] == [
-        "train.Succeeded", "evaluate.Succeeded", "convert.Succeeded"]
+    assert tasks["convert-trt"]["when"] == '"{{tasks.evaluate.outputs.parameters.promote}}" == "true"'
+    assert [tasks[n].get("depends") for n in ("evaluate", "convert-trt", "deploy")] == [
+        "train.Succeeded", "evaluate.Succeeded", "convert-trt.Succeeded"]
     train_args = {p["name"]: p["value"] for p in tasks["train"]["arguments"]["parameters"]}
     assert train_args["run-id"] == "{{workflow.uid}}"
     assert train_args["dataset-uri"] == "{{tasks.export-annotations.outputs.parameters.dataset_uri}}"
     deploy_args = {p["name"]: p["value"] for p in tasks["deploy"]["arguments"]["parameters"]}
-    assert deploy_args["memory-mb"] == "{{tasks.convert.outputs.parameters.memory_mb}}"
+    assert deploy_args["memory-mb"] == "{{tasks.convert-trt.outputs.parameters.memory_mb}}"
     values = {p["name"]: p["value"] for p in wf["spec"]["arguments"]["parameters"]}
     assert values["epochs"] == "3" and values["gpu_memory_mib"] == "4096" and values["precision"] == "auto"
     enums = {p["name"]: p.get("enum") for p in wf["spec"]["arguments"]["parameters"]}

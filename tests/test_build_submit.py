@@ -282,7 +282,7 @@ def test_templates_apply_creates_then_updates(argo, monkeypatch):
     first = aipipe("templates", "apply", "--server", url)
     assert first.returncode == 0, first.stderr
     assert sorted(name for _, name in fake.stored) == sorted(
-        f"aipipe-{s}-v1" for s in ("export-annotations", "train", "evaluate", "convert", "deploy"))
+        f"aipipe-{s}-v1" for s in ("export-annotations", "train", "evaluate", "convert-trt", "deploy"))
     dry_runs = [r for r in fake.requests if (r["body"] or {}).get("createOptions") == {"dryRun": ["All"]}]
     assert len(dry_runs) == 5 and fake.requests.index(dry_runs[-1]) < fake.requests.index(fake.writes()[0])
     assert first.stdout.count("created") == 5

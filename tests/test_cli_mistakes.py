@@ -180,7 +180,7 @@ def _stored_label_studio_url(server: ServerProcess) -> str:
 def test_templates_apply_unchanged_and_a_local_run_with_label_studio_down(
         server: ServerProcess, elsewhere: Path, tmp_path: Path) -> None:
     env = env_for(server.home, ARGO_SERVER=server.url, ARGO_TOKEN=str(server.token))
-    steps = {"aipipe-export-annotations-v1", "aipipe-train-v1", "aipipe-evaluate-v1", "aipipe-convert-v1",
+    steps = {"aipipe-export-annotations-v1", "aipipe-train-v1", "aipipe-evaluate-v1", "aipipe-convert-trt-v1",
              "aipipe-deploy-v1"}
     # from a folder outside the repository, with no path: the bundled pipeline
     assert _actions(aipipe(elsewhere, env, "templates", "apply")) == dict.fromkeys(steps, "created")

@@ -21,7 +21,9 @@ from aipipe.compile.links import LINK_SCOPES, LINKS_FILENAME, MODEL_NAME_ANNOTAT
 from aipipe.compile.lint import lint_documents
 from aipipe.compile.schema import load_validators, schema_errors, unknown_fields
 from aipipe.config import Config, load_config
-from aipipe.contract import STEPS
+from aipipe.discovery import discover_steps
+
+STEPS = discover_steps()  # every step folder's contract, by Argo name
 
 REPO = Path(__file__).resolve().parents[1]
 PIPELINE = REPO / "pipelines" / "retrain.py"

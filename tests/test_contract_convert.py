@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from aipipe.contract import CONVERT
 from mlkit.engine.runtime import load_engine
+from steps.convert_trt.contract import CONTRACT as CONVERT
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from aipipe.contract import DEPLOY
+from steps.deploy.contract import CONTRACT as DEPLOY
 from steps.deploy.render import validate
 from tests.fake_kube import FakeKube
 
@@ -59,12 +59,12 @@ def _k8s_args(root: str, version: str, *extra: str) -> list[str]:
 
 def test_flags_are_the_contract_inputs():
     from aipipe.stepkit import parse_step_args
-    from steps.deploy.step import _extend
+    from steps.deploy.step import DeployStepFlags, _provider_from_config
 
     argv = [x for i in DEPLOY.inputs if i.default is None for x in (f"--{i.name}", "1")]
-    args = parse_step_args(DEPLOY, argv, _extend)
-    assert {i.name for i in DEPLOY.inputs} <= set(args)
-    assert args["provider"] is None  # not given: the config's deploy.provider decides
+    args = parse_step_args(DEPLOY, DeployStepFlags, argv, _provider_from_config)
+    assert {i.name for i in DEPLOY.inputs} <= {name.replace("_", "-") for name in args.model_dump()}
+    assert args.provider is None  # not given: the config's deploy.provider decides
 
 
 def test_kubernetes_deploy_writes_every_output_and_rolls_back_a_bad_version(cluster, tmp_path):

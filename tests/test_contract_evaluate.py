@@ -6,7 +6,7 @@ import socket
 import subprocess
 import sys
 
-from aipipe.contract import EVALUATE
+from steps.evaluate.contract import CONTRACT as EVALUATE
 from tests.fixtures_train import StepRun, TrainSetup
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from aipipe.contract import EXPORT
 from steps.export_annotations import seed
+from steps.export_annotations.contract import CONTRACT as EXPORT
 from tests.fixtures_labelstudio import LabelStudioServer, free_port
 
 REPO = Path(__file__).resolve().parents[1]

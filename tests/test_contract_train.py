@@ -6,7 +6,7 @@ import socket
 import subprocess
 import sys
 
-from aipipe.contract import TRAIN
+from steps.train.contract import CONTRACT as TRAIN
 from tests.fixtures_train import StepRun, TrainSetup
 
 

@@ -71,7 +71,7 @@ def _finished(promote: str, candidate: str, champion: str = "") -> dict:
 
 
 def test_a_refused_model_is_named_with_its_accuracy() -> None:
-    from aipipe.demo import gate_refusal
+    from pipelines.demo import gate_refusal
 
     said = gate_refusal(_finished("false", "0.412000"))
     assert "held-out top-1 0.412000)" in said and "aipipe logs aipipe-retrain-x evaluate" in said

@@ -2,7 +2,7 @@
 
 Label Studio (seeded with the export step's helper), MLflow (sqlite) and an S3 endpoint (moto)
 run for real; the compiled ``pipelines/retrain.py`` runs on the embedded engine three times:
-1. fresh annotations: export → train → evaluate → convert → deploy all Succeed and the local
+1. fresh annotations: export → train → evaluate → convert-trt → deploy all Succeed and the local
    endpoint answers a prediction with class names;
 2. no new annotations: the run Succeeds with train/evaluate/convert/deploy Skipped or Omitted and
    the same endpoint still serving;
@@ -29,16 +29,16 @@ from mlflow import MlflowClient
 
 from aipipe.compile import compile_pipeline
 from aipipe.config import Config, load_config
-from aipipe.demo import DEMO_PARAMS, PIPELINE
 from aipipe.engine.service import EngineService
 from aipipe.storage import Storage, join
+from pipelines.demo import DEMO_PARAMS, PIPELINE
 from steps.convert_trt.convert import tensorrt_available
 from steps.deploy.local import LocalDeployments
 from steps.export_annotations.fixtures import digit_images
 from steps.export_annotations.seed import choice_result, seed_project
 
 MODEL = "e2e-classifier"
-LATER_STEPS = ("train", "evaluate", "convert", "deploy")
+LATER_STEPS = ("train", "evaluate", "convert-trt", "deploy")
 NOT_RUN = {"Skipped", "Omitted"}
 
 
@@ -158,7 +158,7 @@ def test_retrain_loop_end_to_end(loop: Loop) -> None:
     assert third["status"]["phase"] == "Succeeded", (third["status"].get("message"), phases)
     assert phases["train"] == "Succeeded" and phases["evaluate"] == "Succeeded", phases
     assert _outputs(third, "evaluate")["promote"] == "false"
-    assert all(phases.get(task, "Omitted") in NOT_RUN for task in ("convert", "deploy")), phases
+    assert all(phases.get(task, "Omitted") in NOT_RUN for task in ("convert-trt", "deploy")), phases
     assert _predict(loop.endpoint())["model_version"] == champion_version
     assert _champion(loop) == champion_version
 
@@ -169,7 +169,7 @@ def test_retrain_loop_end_to_end(loop: Loop) -> None:
     fourth = loop.run(backend="tensorrt", margin="1")
     phases = _phases(fourth)
     assert fourth["status"]["phase"] == "Failed", phases
-    assert _outputs(fourth, "evaluate")["promote"] == "true" and phases["convert"] == "Failed", phases
+    assert _outputs(fourth, "evaluate")["promote"] == "true" and phases["convert-trt"] == "Failed", phases
     assert phases.get("deploy", "Omitted") in NOT_RUN, phases
     candidate = _outputs(fourth, "train")["model_version"]
     aliases = MlflowClient(loop.cfg.mlflow_tracking_uri).get_registered_model(MODEL).aliases

@@ -9,11 +9,11 @@ import pytest
 from mlflow import MlflowClient
 
 from aipipe.config import load_config
-from aipipe.contract import EVALUATE
 from aipipe.storage import Storage
 from mlkit.fixtures import write_tiny_model_bundle
 from mlkit.tracking import MlflowTracker, register_bundle
 from steps.deploy.step import mark_serving
+from steps.evaluate.contract import CONTRACT as EVALUATE
 from steps.evaluate.gate import decide
 from tests.fixtures_train import CLASSES, StepRun, TrainSetup, assert_ok
 
@@ -40,7 +40,7 @@ def _serve(setup: TrainSetup, version: str) -> dict:
     """What the deploy step does once ``version`` serves: move ``champion`` (its report's aliases)."""
     report: dict = {}
     cfg = load_config(cli={"home": str(setup.home), "mlflow.tracking_uri": setup.tracking_uri}, env={})
-    mark_serving({"model-name": MODEL, "model-version": version}, cfg, report)
+    mark_serving(MODEL, version, cfg, report)
     return report
 
 

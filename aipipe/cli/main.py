@@ -43,8 +43,13 @@ def _register_areas() -> None:
 def main() -> None:
     """Console-script entry point."""
     _register_areas()
+    run_app(app, "aipipe")
+
+
+def run_app(typer_app: typer.Typer, prog_name: str) -> None:
+    """Run a typer app the way ``aipipe`` runs: one error line and the contract's exit code, no traceback."""
     try:
-        code = app(standalone_mode=False, prog_name="aipipe")
+        code = typer_app(standalone_mode=False, prog_name=prog_name)
     except AipipeError as exc:
         _fail(str(exc), int(exc.exit_code))
     except typer.Abort:

@@ -20,7 +20,7 @@ from typing import Any
 import yaml
 
 from aipipe.config import Config
-from mlkit.tracking import ui_base
+from aipipe.mlflow_ui import ui_base
 
 CONTROLLER_CONFIGMAP = "workflow-controller-configmap"
 LINKS_FILENAME = "argo-links-configmap.yaml"

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from hera.workflows import Parameter
 
 from aipipe.config import Config
+from aipipe.contract import Input
 from aipipe.errors import UserError
 
 TYPES = ("str", "int", "float", "bool")
@@ -66,6 +67,17 @@ class PipelineParam:
             bounds.append(f"<= {self.maximum:.10g}")
         suffix = f" ({self.type}{', ' + ', '.join(bounds) if bounds else ''})" if self.type != "str" else ""
         return self.description + suffix
+
+
+def from_input(item: Input, name: str, *, description: str | None = None, minimum: float | None = None,
+               maximum: float | None = None, config_key: str | None = None) -> PipelineParam:
+    """A pipeline parameter feeding a step's input: default, type, enum and range come from the contract
+    (a pipeline may narrow the range or word the description for its own runs)."""
+    if item.default is None:
+        raise ValueError(f"{name}: --{item.name} is a required input; a pipeline parameter needs a default")
+    return PipelineParam(
+        name, item.default, description or item.description, "str" if item.enum else item.type, item.enum,
+        item.minimum if minimum is None else minimum, item.maximum if maximum is None else maximum, config_key)
 
 
 def parse_assignments(pairs: Iterable[str]) -> dict[str, str]:

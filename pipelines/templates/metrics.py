@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from hera.workflows.models import Amount, Counter, Gauge, Histogram, MetricLabel, Prometheus
 
-from aipipe.contract import CONVERT, EVALUATE, TRAIN, StepSpec
+from aipipe.contract import StepSpec
 
 DURATION_BUCKETS = (30.0, 60.0, 300.0, 900.0, 1800.0, 3600.0, 7200.0, 21600.0)
 SUCCEEDED = "{{status}} == Succeeded"
@@ -25,9 +25,9 @@ MODEL = ("model", "{{inputs.parameters.model-name}}")
 
 @dataclass(frozen=True)
 class OutputGauge:
-    """A gauge set from one output parameter of one step."""
+    """A gauge set from one output parameter of one step (by its Argo name)."""
 
-    step: StepSpec
+    step: str
     output: str
     name: str
     help: str
@@ -35,15 +35,15 @@ class OutputGauge:
 
 
 OUTPUT_GAUGES: tuple[OutputGauge, ...] = (
-    OutputGauge(TRAIN, "val_accuracy", "aipipe_train_val_accuracy",
+    OutputGauge("train", "val_accuracy", "aipipe_train_val_accuracy",
                 "Top-1 accuracy of the newly trained model on the validation split"),
-    OutputGauge(EVALUATE, "candidate_metric", "aipipe_eval_accuracy",
+    OutputGauge("evaluate", "candidate_metric", "aipipe_eval_accuracy",
                 "Top-1 accuracy of the candidate model on the held-out split, as the evaluate gate scored it"),
-    OutputGauge(CONVERT, "throughput_b64", "aipipe_engine_throughput_items_per_second",
+    OutputGauge("convert-trt", "throughput_b64", "aipipe_engine_throughput_items_per_second",
                 "Inference engine throughput at batch 64 (items/s), measured by convert",
                 (MODEL, ("backend", "{{outputs.parameters.backend}}"),
                  ("precision", "{{outputs.parameters.precision}}"))),
-    OutputGauge(CONVERT, "latency_ms_b1", "aipipe_engine_latency_ms",
+    OutputGauge("convert-trt", "latency_ms_b1", "aipipe_engine_latency_ms",
                 "Inference engine latency at batch 1 (ms), measured by convert",
                 (MODEL, ("backend", "{{outputs.parameters.backend}}"),
                  ("precision", "{{outputs.parameters.precision}}"))),
@@ -76,7 +76,7 @@ def step_metrics(spec: StepSpec) -> list[Prometheus]:
                    labels=_labels(outcome), counter=Counter(value="1")),
     ]
     for gauge in OUTPUT_GAUGES:
-        if gauge.step.name == spec.name:
+        if gauge.step == spec.name:
             metrics.append(Prometheus(
                 name=gauge.name, help=gauge.help, labels=_labels(gauge.labels), when=SUCCEEDED,
                 gauge=Gauge(value=f"{{{{outputs.parameters.{gauge.output}}}}}", realtime=False)))

@@ -3,57 +3,60 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+
+from pydantic import Field
 
 from aipipe.config import load_config
-from aipipe.contract import CONVERT
 from aipipe.errors import UserError
 from aipipe.stepkit import parse_step_args, run_step
 from mlkit.engine.inspect import parse_profile
-from steps.convert_trt.config import DEFAULT_ATOL, DEFAULT_ERROR_STAT, DEFAULT_RTOL, ERROR_STATS
+from steps.convert_trt.config import DEFAULT_ATOL, DEFAULT_ERROR_STAT, DEFAULT_RTOL, ErrorStat
+from steps.convert_trt.contract import CONTRACT, ConvertFlags
 from steps.convert_trt.convert import REPORT_NAME, ConvertArgs, convert
-from steps.convert_trt.debugger.strategies import STRATEGIES
+from steps.convert_trt.debugger.strategies import Strategy
 
 
-def _extra_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--atol", type=float, default=DEFAULT_ATOL, help="absolute tolerance per tensor")
-    parser.add_argument("--rtol", type=float, default=DEFAULT_RTOL, help="relative tolerance per tensor")
-    parser.add_argument("--check-error-stat", choices=ERROR_STATS, default=DEFAULT_ERROR_STAT,
-                        help="error statistic compared with atol/rtol")
-    parser.add_argument("--strategy", choices=STRATEGIES, default="linear", help="debugger marking strategy")
-    parser.add_argument("--max-evaluations", type=int, default=10, help="debugger evaluation budget")
-    parser.add_argument("--calibration-samples", type=int, default=16, help="held-out images the debugger uses")
-    parser.add_argument("--validation-samples", type=int, default=512, help="held-out images for validation")
-    parser.add_argument("--batch-profile", default="1,32,64", help="min,opt,max of the dynamic batch axis")
-    parser.add_argument("--profile", action="append", default=[],
-                        help="NAME:MIN/OPT/MAX shapes (e.g. input:1x3x64x64/8x3x64x64/32x3x64x64) "
-                        "for dynamic axes besides the batch")
+class ConvertStepFlags(ConvertFlags):
+    """The contract's flags plus the debugger's and the engine builder's own options."""
+
+    atol: float = Field(DEFAULT_ATOL, ge=0, description="absolute tolerance per tensor")
+    rtol: float = Field(DEFAULT_RTOL, ge=0, description="relative tolerance per tensor")
+    check_error_stat: ErrorStat = Field(DEFAULT_ERROR_STAT, description="error statistic compared with atol/rtol")
+    strategy: Strategy = Field("linear", description="debugger marking strategy")
+    max_evaluations: int = Field(10, ge=1, description="debugger evaluation budget")
+    calibration_samples: int = Field(16, ge=1, description="held-out images the debugger uses")
+    validation_samples: int = Field(512, ge=1, description="held-out images for validation")
+    batch_profile: str = Field("1,32,64", description="min,opt,max of the dynamic batch axis")
+    profile: list[str] = Field([], description="NAME:MIN/OPT/MAX shapes (e.g. input:1x3x64x64/8x3x64x64/32x3x64x64) "
+                               "for dynamic axes besides the batch")
+
+
+def _epilog(parser: argparse.ArgumentParser) -> None:
     parser.epilog = (parser.epilog or "") + f" Report artifact: {REPORT_NAME}."
 
 
-def _convert_args(raw: dict[str, Any]) -> ConvertArgs:
+def _convert_args(flags: ConvertStepFlags) -> ConvertArgs:
     try:
-        batch = tuple(int(v) for v in str(raw["batch-profile"]).split(","))
-        delta = float(raw["max-accuracy-delta"])
+        batch = tuple(int(v) for v in flags.batch_profile.split(","))
     except ValueError as exc:
-        raise UserError(f"expected numbers: {exc}", field="batch-profile/max-accuracy-delta") from exc
+        raise UserError(f"expected numbers: {exc}", field="batch-profile") from exc
     if len(batch) != 3:
         raise UserError("expected three integers min,opt,max", field="batch-profile")
     return ConvertArgs(
-        onnx_uri=raw["onnx-uri"], dataset_uri=raw["dataset-uri"], model_name=raw["model-name"],
-        model_version=raw["model-version"], backend=raw["backend"], precision=raw["precision"],
-        precision_config_uri=raw["precision-config-uri"], max_accuracy_delta=delta, atol=raw["atol"],
-        rtol=raw["rtol"], error_stat=raw["check-error-stat"], strategy=raw["strategy"],
-        max_evaluations=raw["max-evaluations"], calibration_samples=raw["calibration-samples"],
-        validation_samples=raw["validation-samples"], batch_profile=(batch[0], batch[1], batch[2]),
-        profiles=tuple(parse_profile(p) for p in raw["profile"]))
+        onnx_uri=flags.onnx_uri, dataset_uri=flags.dataset_uri, model_name=flags.model_name,
+        model_version=flags.model_version, backend=flags.backend, precision=flags.precision,
+        precision_config_uri=flags.precision_config_uri, max_accuracy_delta=flags.max_accuracy_delta,
+        atol=flags.atol, rtol=flags.rtol, error_stat=flags.check_error_stat, strategy=flags.strategy,
+        max_evaluations=flags.max_evaluations, calibration_samples=flags.calibration_samples,
+        validation_samples=flags.validation_samples, batch_profile=(batch[0], batch[1], batch[2]),
+        profiles=tuple(parse_profile(p) for p in flags.profile))
 
 
 def main() -> None:
-    outputs = convert(_convert_args(parse_step_args(CONVERT, extend=_extra_flags)), load_config())
+    outputs = convert(_convert_args(parse_step_args(CONTRACT, ConvertStepFlags, extend=_epilog)), load_config())
     print(f"convert: {outputs['backend']} {outputs['precision']} engine at {outputs['engine_uri']} "
           f"({outputs['memory_mb']} MiB, {outputs['latency_ms_b1']} ms at b=1, {outputs['throughput_b64']} img/s)")
 
 
 if __name__ == "__main__":
-    run_step(CONVERT.name, main)
+    run_step(CONTRACT.name, main)

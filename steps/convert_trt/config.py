@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
 from aipipe.errors import UserError
 
-ERROR_STATS = ("mean", "median", "max")
+ErrorStat = Literal["mean", "median", "max"]
+ERROR_STATS: tuple[str, ...] = get_args(ErrorStat)
 DEFAULT_ATOL = 1e-2
 DEFAULT_RTOL = 1e-2
-DEFAULT_ERROR_STAT = "mean"
+DEFAULT_ERROR_STAT: ErrorStat = "mean"
 
 
 @dataclass(frozen=True)

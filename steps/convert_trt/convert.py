@@ -19,7 +19,6 @@ import numpy as np
 from aipipe.config import Config
 from aipipe.contract import (
     CLASSES_FILE,
-    CONVERT,
     MODEL_CONFIG,
     MODEL_ONNX,
     MODEL_WEIGHTS,
@@ -34,6 +33,7 @@ from mlkit.engine.inspect import Profile, inspect_model, load_onnx, resolve_pins
 from steps.convert_trt.bundle import update_manifest, write_engine_bundle
 from steps.convert_trt.comparator import Tolerance
 from steps.convert_trt.config import PrecisionConfig
+from steps.convert_trt.contract import CONTRACT
 from steps.convert_trt.debugger.loop import debug_precision
 from steps.convert_trt.measure import measure_in_subprocess
 from steps.convert_trt.validate import require_passed, validate_engine
@@ -295,6 +295,6 @@ def convert(args: ConvertArgs, cfg: Config) -> dict[str, Any]:
     report["result"] = "ok"
     report["outputs"] = outputs
     write_report(REPORT_NAME, report)
-    write_outputs(CONVERT, outputs)
+    write_outputs(CONTRACT, outputs)
     report_progress(5, 5)
     return outputs

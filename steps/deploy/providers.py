@@ -18,11 +18,12 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal, get_args
 
 from aipipe.errors import UserError
 
-SHARE_BY = ("memory", "fraction")
+ShareBy = Literal["memory", "fraction"]
+SHARE_BY: tuple[str, ...] = get_args(ShareBy)
 
 
 @dataclass(frozen=True)

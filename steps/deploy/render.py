@@ -17,11 +17,11 @@ from urllib.parse import urlparse
 
 from aipipe.config import KEYS_BY_NAME
 from aipipe.errors import UserError
+from steps.deploy.contract import DEPLOYER_ACCOUNT
 from steps.deploy.providers import GpuShare, get_provider
 from steps.deploy.sizing import Sizing
 
 FIELD_MANAGER = "aipipe"
-DEPLOYER_ACCOUNT = "aipipe-deployer"
 SERVICE_PORT = 80
 CONTAINER_PORT = 8000
 ENGINE_MOUNT = "/engine"

@@ -1,7 +1,11 @@
-"""Entry point: ``python -m steps.evaluate`` (see :mod:`steps.evaluate.main`)."""
+"""Entry point: ``python -m steps.evaluate`` (see :mod:`steps.evaluate.main`).
+
+The folder imports itself relatively, so a copy of it (the way to start a new step) is a step of its own."""
 
 from aipipe.stepkit import run_step
-from steps.evaluate.main import main
+
+from .contract import CONTRACT
+from .main import main
 
 if __name__ == "__main__":
-    run_step("evaluate", main)
+    run_step(CONTRACT.name, main)

@@ -19,8 +19,6 @@ from typing import Any
 import torch
 
 from aipipe.config import load_config
-from aipipe.contract import EVALUATE
-from aipipe.errors import UserError
 from aipipe.stepkit import parse_step_args, write_outputs, write_report
 from aipipe.storage import Storage
 from mlkit.data import open_dataset
@@ -37,22 +35,13 @@ from mlkit.tracking import (
     mlflow_errors,
     model_version,
 )
-from steps.evaluate.gate import Decision, decide, score_bundle
+
+from .contract import CONTRACT, EvaluateFlags
+from .gate import Decision, decide, score_bundle
 
 log = logging.getLogger("aipipe.evaluate")
 
 REPORT_NAME = "evaluate-report.json"
-
-
-def _fraction(raw: str, field: str) -> float:
-    """An accuracy or accuracy difference in [0, 1]."""
-    try:
-        value = float(raw)
-    except ValueError as exc:
-        raise UserError(f"expected a number, got {raw!r}", field=field) from exc
-    if not 0 <= value <= 1:
-        raise UserError(f"must be between 0 and 1 (a top-1 accuracy), got {value}", field=field)
-    return value
 
 
 def fetch_bundle(storage: Storage, tracking_uri: str, version: Any, dest: Path) -> Path:
@@ -70,11 +59,10 @@ def fetch_bundle(storage: Storage, tracking_uri: str, version: Any, dest: Path) 
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = parse_step_args(EVALUATE, argv)
+    flags = parse_step_args(CONTRACT, EvaluateFlags, argv)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s evaluate %(levelname)s %(message)s")
-    margin = _fraction(args["margin"], "margin")
-    min_accuracy = _fraction(args["min-accuracy"], "min-accuracy")
-    name, candidate_version = args["model-name"], str(args["model-version"])
+    margin, min_accuracy = flags.margin, flags.min_accuracy
+    name, candidate_version = flags.model_name, flags.model_version
     config = load_config()
     storage = Storage.from_config(config)
     tracking_uri = config.mlflow_tracking_uri
@@ -82,7 +70,7 @@ def main(argv: list[str] | None = None) -> None:
     check_reachable(tracking_uri)
     mlflow_client = client(tracking_uri)
     candidate = model_version(mlflow_client, tracking_uri, name, candidate_version)
-    data = open_dataset(storage, args["dataset-uri"], config.home / "cache" / "datasets")
+    data = open_dataset(storage, flags.dataset_uri, config.home / "cache" / "datasets")
     before = aliases(mlflow_client, tracking_uri, name)
     champion_version = before.get(CHAMPION)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -123,7 +111,7 @@ def main(argv: list[str] | None = None) -> None:
         mlflow_client.set_model_version_tag(name, candidate_version, "gate_promoted", str(decision.promote).lower())
         if candidate.run_id:
             mlflow_client.log_artifact(candidate.run_id, str(report_path))
-    write_outputs(EVALUATE, {
+    write_outputs(CONTRACT, {
         "promote": decision.promote, "candidate_metric": f"{candidate_scores.accuracy:.6f}",
         "champion_metric": f"{champion_scores.accuracy:.6f}" if champion_scores else "",
     })

@@ -12,12 +12,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import Field
+
 from aipipe.config import Config
 from aipipe.errors import UserError
 from aipipe.stepkit import report_progress
 from aipipe.storage import Storage, join, parse_uri
 from steps.export_annotations.annotations import BadLabel, LabelSpec, choose_annotation
 from steps.export_annotations.client import LabelStudioSource, Retry
+from steps.export_annotations.contract import ExportFlags
 from steps.export_annotations.dataset import DETECTION, Box, Item, build_manifest, publish, slugify, stage_image
 from steps.export_annotations.images import ImageFetcher, ImageProblem, decode
 
@@ -67,36 +70,37 @@ class Report:
                 "examples": self.examples, **extra}
 
 
-def parse_options(args: Mapping[str, Any], wait_seconds: Any = None) -> ExportOptions:
-    """Validate the step's flags (``parse_step_args`` output) into options; ``wait_seconds`` bounds the
-    total wait for an unreachable Label Studio (``label_studio.wait_seconds``)."""
-    try:
-        val_fraction = float(args["val-fraction"])
-    except ValueError as exc:
-        raise UserError(f"not a number: {args['val-fraction']!r}", field="val-fraction") from exc
-    if not 0.0 <= val_fraction < 1.0:
-        raise UserError(f"must be in [0, 1), got {val_fraction}", field="val-fraction")
-    view_text = str(args.get("view") or "").strip()
+class ExportStepFlags(ExportFlags):
+    """The contract's flags plus the step's own options."""
+
+    retries: int | None = Field(None, description="attempts per Label Studio request when it is unreachable or "
+                                "answers 5xx (default: as many as LABEL_STUDIO_WAIT_SECONDS of waiting allows)")
+    backoff_seconds: float = Field(1.0, gt=0, description="first wait between attempts, doubled each time")
+    workers: int = Field(8, ge=1, description="parallel image downloads")
+
+
+def parse_options(flags: ExportStepFlags, wait_seconds: Any = None) -> ExportOptions:
+    """The step's typed flags as export options; ``wait_seconds`` bounds the total wait for an
+    unreachable Label Studio (``label_studio.wait_seconds``)."""
+    view_text = flags.view.strip()
     if view_text and not view_text.isdigit():
         raise UserError(f"a Label Studio view id is a number, got {view_text!r}", field="view")
-    dataset_root = str(args.get("dataset-root") or "").strip()
+    dataset_root = flags.dataset_root.strip()
     if dataset_root:
         parse_uri(dataset_root)
     try:
         wait = None if wait_seconds in (None, "") else float(wait_seconds)
     except ValueError as exc:
         raise UserError(f"not a number of seconds: {wait_seconds!r}", field="label_studio.wait_seconds") from exc
-    backoff = float(args["backoff-seconds"])
-    if args.get("retries") is None:
+    backoff = flags.backoff_seconds
+    if flags.retries is None:
         retry = Retry.within(30.0 if wait is None else wait, backoff)
-    elif int(args["retries"]) < 1:
+    elif flags.retries < 1:
         raise UserError("at least 1", field="retries")
     else:
-        retry = Retry(int(args["retries"]), backoff, wait)
-    return ExportOptions(project=str(args["project"]), dataset_root=dataset_root, val_fraction=val_fraction,
-                         view=int(view_text) if view_text else None,
-                         retry=retry,
-                         workers=max(1, int(args["workers"])))
+        retry = Retry(flags.retries, backoff, wait)
+    return ExportOptions(project=flags.project, dataset_root=dataset_root, val_fraction=flags.val_fraction,
+                         view=int(view_text) if view_text else None, retry=retry, workers=flags.workers)
 
 
 def candidates(tasks: Sequence[Mapping[str, Any]], spec: LabelSpec, report: Report) -> list[Candidate]:

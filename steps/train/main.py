@@ -6,7 +6,6 @@ With ``--nproc-per-node N`` (N > 1) the step relaunches itself under torchrun; e
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import os
@@ -14,12 +13,13 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import torch
+from pydantic import Field, field_validator
 
 from aipipe.config import load_config
-from aipipe.contract import MODEL_ONNX, TRAIN
+from aipipe.contract import MODEL_ONNX
 from aipipe.errors import AipipeError, UserError
 from aipipe.stepkit import parse_step_args, write_outputs, write_report
 from aipipe.storage import Storage, join
@@ -29,6 +29,7 @@ from mlkit.data import CROP_SCALE, DatasetVersion, ImageDataset, open_dataset
 from mlkit.export import onnx_max_abs_diff, write_model_bundle
 from mlkit.model import ARCHS, IMAGENET_MEAN, IMAGENET_STD, model_config, preprocess_spec
 from steps.train.checkpoint import CheckpointStore, checkpoint_prefix
+from steps.train.contract import CONTRACT, TrainFlags
 from steps.train.trainer import TrainConfig, TrainResult, train
 
 log = logging.getLogger("aipipe.train")
@@ -37,89 +38,58 @@ REPORT_NAME = "train-metrics.json"
 EXIT_DIR_ENV = "AIPIPE_RANK_EXIT_DIR"
 
 
-def add_flags(parser: argparse.ArgumentParser) -> None:
-    """Flags beyond the contract's inputs (all optional)."""
-    parser.add_argument("--arch", default="resnet_tiny", choices=sorted(ARCHS), help="model architecture")
-    parser.add_argument("--nproc-per-node", default="1",
-                        help="DDP processes on this node (relaunches under torchrun); auto = one per GPU")
-    parser.add_argument("--grad-accum", default="1", help="micro-batches accumulated per optimizer step")
-    parser.add_argument("--checkpoint-every", default="50", help="optimizer steps between checkpoints (0 = epochs)")
-    parser.add_argument("--log-every", default="10", help="optimizer steps between log lines / NaN checks")
-    parser.add_argument("--momentum", default="0.9")
-    parser.add_argument("--weight-decay", default="0.0005")
-    parser.add_argument("--prefetch-factor", default="4", help="batches each loader worker prepares ahead")
-    parser.add_argument("--no-pin-memory", action="store_true", help="do not pin host batches")
-    parser.add_argument("--no-persistent-workers", action="store_true", help="restart loader workers every epoch")
-    parser.add_argument("--no-prefetcher", action="store_true", help="copy batches in the compute stream")
-    parser.add_argument("--channels-last", default="auto", choices=("auto", "on", "off"),
-                        help="NHWC memory format (auto = on with a GPU)")
-    parser.add_argument("--min-crop-scale", default=str(CROP_SCALE[0]),
-                        help="smallest area share of a random-resized crop (1 = no cropping)")
-    parser.add_argument("--compile", default="auto", choices=("auto", "on", "off"),
-                        help="torch.compile the model (auto = on with a GPU, eager when compiling fails)")
-    parser.add_argument("--deterministic", action="store_true", help="deterministic kernels (slower)")
-    parser.add_argument("--pretrained", default="", help="storage URI of initial weights (.safetensors or .pt)")
-    parser.add_argument("--experiment", default="", help="MLflow experiment (default: the model name)")
+OnOffAuto = Literal["auto", "on", "off"]
+ON_OFF_AUTO: dict[str, bool | None] = {"auto": None, "on": True, "off": False}
 
 
-def _int(args: dict[str, Any], name: str, minimum: int) -> int:
-    try:
-        value = int(args[name])
-    except (TypeError, ValueError) as exc:
-        raise UserError(f"expected an integer, got {args[name]!r}", field=name) from exc
-    if value < minimum:
-        raise UserError(f"must be >= {minimum}, got {value}", field=name)
-    return value
+class TrainStepFlags(TrainFlags):
+    """The contract's flags plus the trainer's own options (all optional)."""
+
+    arch: str = Field("resnet_tiny", description=f"model architecture: {', '.join(sorted(ARCHS))}")
+    nproc_per_node: Annotated[int, Field(ge=1)] | Literal["auto"] = Field(
+        1, description="DDP processes on this node (relaunches under torchrun); auto = one per GPU")
+    grad_accum: int = Field(1, ge=1, description="micro-batches accumulated per optimizer step")
+    checkpoint_every: int = Field(50, ge=0, description="optimizer steps between checkpoints (0 = epochs)")
+    log_every: int = Field(10, ge=1, description="optimizer steps between log lines / NaN checks")
+    momentum: float = Field(0.9, ge=0, description="SGD momentum")
+    weight_decay: float = Field(0.0005, ge=0, description="SGD weight decay")
+    prefetch_factor: int = Field(4, ge=1, description="batches each loader worker prepares ahead")
+    no_pin_memory: bool = Field(False, description="do not pin host batches")
+    no_persistent_workers: bool = Field(False, description="restart loader workers every epoch")
+    no_prefetcher: bool = Field(False, description="copy batches in the compute stream")
+    channels_last: OnOffAuto = Field("auto", description="NHWC memory format (auto = on with a GPU)")
+    min_crop_scale: float = Field(CROP_SCALE[0], gt=0, le=1,
+                                  description="smallest area share of a random-resized crop (1 = no cropping)")
+    compile: OnOffAuto = Field("auto", description="torch.compile the model (auto = on with a GPU, eager when "
+                               "compiling fails)")
+    deterministic: bool = Field(False, description="deterministic kernels (slower)")
+    pretrained: str = Field("", description="storage URI of initial weights (.safetensors or .pt)")
+    experiment: str = Field("", description="MLflow experiment (default: the model name)")
+
+    @field_validator("arch")
+    @classmethod
+    def _known_arch(cls, value: str) -> str:
+        if value not in ARCHS:
+            raise ValueError(f"unknown architecture (known: {', '.join(sorted(ARCHS))})")
+        return value
 
 
-def _float(args: dict[str, Any], name: str) -> float:
-    try:
-        value = float(args[name])
-    except (TypeError, ValueError) as exc:
-        raise UserError(f"expected a number, got {args[name]!r}", field=name) from exc
-    if not value >= 0:
-        raise UserError(f"must be >= 0, got {value}", field=name)
-    return value
-
-
-def train_config(args: dict[str, Any], pretrained: Path | None) -> TrainConfig:
-    """Validate the flags into a :class:`TrainConfig`."""
-    workers = None if args["num-workers"] == "auto" else _int(args, "num-workers", 0)
-    lr = _float(args, "lr")
-    if lr == 0:
-        raise UserError("must be > 0", field="lr")
+def train_config(args: TrainStepFlags, pretrained: Path | None) -> TrainConfig:
+    """The validated flags as a :class:`TrainConfig`."""
     return TrainConfig(
-        arch=args["arch"], epochs=_int(args, "epochs", 1), batch_size=_int(args, "batch-size", 1), lr=lr,
-        momentum=_float(args, "momentum"), weight_decay=_float(args, "weight-decay"),
-        image_size=_int(args, "image-size", 16), seed=_int(args, "seed", 0), precision=args["precision"],
-        num_workers=workers, pin_memory=not args["no-pin-memory"],
-        persistent_workers=not args["no-persistent-workers"], prefetch_factor=_int(args, "prefetch-factor", 1),
-        prefetcher=not args["no-prefetcher"],
-        channels_last={"auto": None, "on": True, "off": False}[args["channels-last"]],
-        compile={"auto": None, "on": True, "off": False}[args["compile"]], grad_accum=_int(args, "grad-accum", 1),
-        deterministic=args["deterministic"],
-        checkpoint_every=_int(args, "checkpoint-every", 0), log_every=_int(args, "log-every", 1),
-        pretrained=pretrained, crop_scale=(_crop_scale(args), 1.0), hflip=args["hflip"] == "true",
+        arch=args.arch, epochs=args.epochs, batch_size=args.batch_size, lr=args.lr, momentum=args.momentum,
+        weight_decay=args.weight_decay, image_size=args.image_size, seed=args.seed, precision=args.precision,
+        num_workers=None if args.num_workers == "auto" else args.num_workers, pin_memory=not args.no_pin_memory,
+        persistent_workers=not args.no_persistent_workers, prefetch_factor=args.prefetch_factor,
+        prefetcher=not args.no_prefetcher, channels_last=ON_OFF_AUTO[args.channels_last],
+        compile=ON_OFF_AUTO[args.compile], grad_accum=args.grad_accum, deterministic=args.deterministic,
+        checkpoint_every=args.checkpoint_every, log_every=args.log_every, pretrained=pretrained,
+        crop_scale=(args.min_crop_scale, 1.0), hflip=args.hflip,
     )
 
 
-def _crop_scale(args: dict[str, Any]) -> float:
-    value = _float(args, "min-crop-scale")
-    if not 0 < value <= 1:
-        raise UserError(f"must be in (0, 1], got {value}", field="min-crop-scale")
-    return value
-
-
-def _nproc(value: str) -> int:
-    if value == "auto":
-        return max(torch.cuda.device_count(), 1)
-    try:
-        count = int(value)
-    except ValueError as exc:
-        raise UserError(f"expected an integer or auto, got {value!r}", field="nproc-per-node") from exc
-    if count < 1:
-        raise UserError("must be >= 1", field="nproc-per-node")
-    return count
+def _nproc(value: int | str) -> int:
+    return max(torch.cuda.device_count(), 1) if value == "auto" else int(value)
 
 
 def launch_torchrun(nproc: int, argv: list[str]) -> None:
@@ -161,12 +131,12 @@ def _fetch_pretrained(storage: Storage, uri: str, workdir: Path) -> Path | None:
     return storage.get_file(uri, workdir / Path(uri).name)
 
 
-def publish_model(result: TrainResult, data: DatasetVersion, cfg: TrainConfig, args: dict[str, Any],
+def publish_model(result: TrainResult, data: DatasetVersion, cfg: TrainConfig, args: TrainStepFlags,
                   tracker: Any, storage: Storage, storage_root: str) -> dict[str, Any]:
     """Write the model bundle, log it, register a version, copy it to storage; returns the outputs."""
     from mlkit.tracking import TAG_DATASET_VERSION, TAG_WORKFLOW_RUN, model_version_url, register_bundle
 
-    name = args["model-name"]
+    name = args.model_name
     with tempfile.TemporaryDirectory(prefix="aipipe-bundle-") as tmp:
         bundle = write_model_bundle(Path(tmp) / "model", result.model, model_config(cfg.arch, len(data.classes)),
                                     data.classes, preprocess_spec(cfg.image_size))
@@ -183,7 +153,7 @@ def publish_model(result: TrainResult, data: DatasetVersion, cfg: TrainConfig, a
         tracker.log_metrics({"onnx_max_abs_diff": onnx_diff}, step=cfg.epochs)
         tracker.log_artifact(report_path)
         version, bundle_uri = register_bundle(tracker, bundle, name, storage, storage_root,
-                                              {TAG_DATASET_VERSION: data.version, TAG_WORKFLOW_RUN: args["run-id"]})
+                                              {TAG_DATASET_VERSION: data.version, TAG_WORKFLOW_RUN: args.run_id})
     return {"model_uri": f"models:/{name}/{version}", "onnx_uri": join(bundle_uri, MODEL_ONNX),
             "mlflow_run_id": tracker.run_id, "mlflow_run_url": tracker.run_url, "model_version": version,
             "model_version_url": model_version_url(tracker.tracking_uri, name, version),
@@ -192,8 +162,8 @@ def publish_model(result: TrainResult, data: DatasetVersion, cfg: TrainConfig, a
 
 def main(argv: list[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = parse_step_args(TRAIN, argv, extend=add_flags)
-    nproc = _nproc(args["nproc-per-node"])
+    args = parse_step_args(CONTRACT, TrainStepFlags, argv)
+    nproc = _nproc(args.nproc_per_node)
     if nproc > 1 and "RANK" not in os.environ:
         launch_torchrun(nproc, argv)
     try:
@@ -204,7 +174,7 @@ def main(argv: list[str] | None = None) -> None:
         raise
 
 
-def run_training(args: dict[str, Any]) -> None:
+def run_training(args: TrainStepFlags) -> None:
     """Everything after flag parsing, on one rank."""
     from mlkit.tracking import MlflowTracker, check_reachable, configure_client_env, default_artifact_location
 
@@ -219,24 +189,24 @@ def run_training(args: dict[str, Any]) -> None:
     try:
         if info.is_main:
             check_reachable(tracking_uri)
-        data = _open_dataset_once(storage, args["dataset-uri"], config.home / "cache" / "datasets", info.is_main)
-        if data.version and data.version != args["dataset-version"]:
+        data = _open_dataset_once(storage, args.dataset_uri, config.home / "cache" / "datasets", info.is_main)
+        if data.version and data.version != args.dataset_version:
             raise UserError(f"does not match the dataset's manifest version {data.version!r}",
                             field="dataset-version")
         with tempfile.TemporaryDirectory(prefix="aipipe-train-") as workdir:
-            cfg = train_config(args, _fetch_pretrained(storage, args["pretrained"], Path(workdir)))
-            store = CheckpointStore(storage, checkpoint_prefix(config.storage_root, args["model-name"],
-                                                               args["run-id"], args["dataset-version"]))
+            cfg = train_config(args, _fetch_pretrained(storage, args.pretrained, Path(workdir)))
+            store = CheckpointStore(storage, checkpoint_prefix(config.storage_root, args.model_name,
+                                                               args.run_id, args.dataset_version))
             resume = store.load_latest()
             tracker = None
             if info.is_main:
-                experiment = args["experiment"] or args["model-name"]
+                experiment = args.experiment or args.model_name
                 tracker = MlflowTracker(
                     tracking_uri, experiment,
                     artifact_location=default_artifact_location(tracking_uri, config.storage_root, experiment),
                     run_id=(resume or {}).get("extra", {}).get("mlflow_run_id"),
-                    run_name=args["run-id"], tags={"dataset_version": data.version,
-                                                       "workflow_run_id": args["run-id"]})
+                    run_name=args.run_id, tags={"dataset_version": data.version,
+                                                       "workflow_run_id": args.run_id})
                 log.info("MLflow run %s; checkpoints under %s%s", tracker.run_id, store.prefix,
                          f" (resuming at step {resume['global_step']})" if resume else "")
             try:
@@ -249,7 +219,7 @@ def run_training(args: dict[str, Any]) -> None:
             if tracker is not None:
                 outputs = publish_model(result, data, cfg, args, tracker, storage, config.storage_root)
                 tracker.finish("FINISHED")
-                write_outputs(TRAIN, outputs)
+                write_outputs(CONTRACT, outputs)
                 log.info("outputs: %s", json.dumps(outputs))
         barrier()
     finally:

@@ -115,14 +115,14 @@ def test_retry_and_loop_tasks_link_from_their_attempt_and_items(engine: EngineRu
 
 def test_retrain_pipeline_shape(engine: EngineRun, tmp_path: Path) -> None:
     """The compiled retrain DAG (pipelines/retrain.py: its tasks, ``depends`` and ``when``), each step replaced
-    by a stand-in that reports changed=true and promote=false: train runs, convert is Skipped, deploy Omitted."""
+    by a stand-in that reports changed=true and promote=false: train runs, convert-trt is Skipped, deploy Omitted."""
     compiled = compile_pipeline(REPO / "pipelines" / "retrain.py", load_config(env={"AIPIPE_HOME": str(tmp_path)},
                                                                                path=None), {})
     [manifest] = [d for d in compiled.documents() if d["kind"] == "Workflow"]
     [dag] = [t for t in manifest["spec"]["templates"] if t["name"] == manifest["spec"]["entrypoint"]]
     tasks = [{k: v for k, v in t.items() if k in ("name", "depends", "when")} | {"template": "stand-in"}
              for t in dag["dag"]["tasks"]]
-    assert [t["name"] for t in tasks] == ["export-annotations", "train", "evaluate", "convert", "deploy"]
+    assert [t["name"] for t in tasks] == ["export-annotations", "train", "evaluate", "convert-trt", "deploy"]
     stand_in = {"name": "stand-in", "container": {"image": "busybox", "command": [
                     "sh", "-c", "printf true > /tmp/changed; printf false > /tmp/promote"]},
                 "outputs": {"parameters": [{"name": "changed", "valueFrom": {"path": "/tmp/changed"}},
@@ -130,9 +130,9 @@ def test_retrain_pipeline_shape(engine: EngineRun, tmp_path: Path) -> None:
     out = engine.run(workflow("retrain", [{"name": "main", "dag": {"tasks": tasks}}, stand_in]))
     assert out["status"]["phase"] == "Succeeded"
     phases = {_short(out, nid): n["phase"] for nid, n in out["status"]["nodes"].items()}
-    assert phases[".train"] == "Succeeded" and phases[".convert"] == "Skipped" and phases[".deploy"] == "Omitted"
+    assert phases[".train"] == "Succeeded" and phases[".convert-trt"] == "Skipped" and phases[".deploy"] == "Omitted"
     assert edges(out) == {"/": [".export-annotations"], ".export-annotations": [".train"], ".train": [".evaluate"],
-                          ".evaluate": [".convert"], ".convert": [".deploy"]}
+                          ".evaluate": [".convert-trt"], ".convert-trt": [".deploy"]}
     assert outbound(out) == {"/": [".deploy"]}
 
 

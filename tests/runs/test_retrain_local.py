@@ -16,12 +16,12 @@ def test_retrain_carries_its_templates_and_fails_clearly_without_the_secret(engi
     assert store.list_resources(WORKFLOW_TEMPLATE) == []  # what `aipipe server` uses is never written by a run
     listed = engine.run("templates", "list", "-o", "name")
     assert listed.returncode == 0 and listed.stdout == "", listed.stdout + listed.stderr
-    step_templates = {"export-annotations", "train", "evaluate", "convert", "deploy"}
+    step_templates = {"export-annotations", "train", "evaluate", "convert-trt", "deploy"}
     (run,) = store.list_workflows()
     assert step_templates <= {t["name"] for t in run["spec"]["templates"]}
     (run,) = store.list_workflows()
     nodes = {n["displayName"]: n for n in run["status"]["nodes"].values()}
     export = nodes["export-annotations"]
     assert export["phase"] in ("Error", "Failed") and "label-studio-api-key" in export["message"]
-    assert all(nodes[step]["phase"] == "Omitted" for step in ("train", "evaluate", "convert", "deploy"))
+    assert all(nodes[step]["phase"] == "Omitted" for step in ("train", "evaluate", "convert-trt", "deploy"))
     assert run["status"]["phase"] in ("Error", "Failed")

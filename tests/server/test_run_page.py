@@ -236,7 +236,7 @@ def test_run_graph_phases_arrows_and_failure(srv: ServerProcess, browser: Any, t
 
 def _retrain_with_stand_ins(home: Path) -> dict[str, Any]:
     """The compiled retrain DAG (its tasks, ``depends`` and ``when``) with every step a stand-in reporting
-    changed=true and promote=false: train runs, convert is Skipped (the gate refused), deploy Omitted."""
+    changed=true and promote=false: train runs, convert-trt is Skipped (the gate refused), deploy Omitted."""
     from aipipe.compile import compile_pipeline
     from aipipe.config import load_config
 
@@ -264,11 +264,11 @@ def test_retrain_run_shows_every_step_with_its_phase_and_arrows(srv: ServerProce
                   lambda: (g := _graph(browser)) and {n[0]: n[1] for n in g["nodes"]} == phases and g)
     by_name = {n[3]: n[1] for n in graph["nodes"]}
     assert by_name == {name: "Succeeded", "export-annotations": "Succeeded", "train": "Succeeded",
-                       "evaluate": "Succeeded", "convert": "Skipped", "deploy": "Omitted"}
+                       "evaluate": "Succeeded", "convert-trt": "Skipped", "deploy": "Omitted"}
     step_of = {n[0]: n[3] for n in graph["nodes"]}
     assert sorted((step_of[e[0]], step_of[e[1]]) for e in graph["edges"]) == sorted([
         (name, "export-annotations"), ("export-annotations", "train"), ("train", "evaluate"),
-        ("evaluate", "convert"), ("convert", "deploy")])
+        ("evaluate", "convert-trt"), ("convert-trt", "deploy")])
 
 
 def test_logs_follow_a_running_node_and_terminate_works(srv: ServerProcess, browser: Any) -> None:

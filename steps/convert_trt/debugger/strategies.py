@@ -14,7 +14,7 @@ tolerance. ``suspects`` then holds the layers among which the earliest failure l
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Literal, Protocol, get_args
 
 
 class MarkingStrategy(Protocol):
@@ -76,7 +76,8 @@ class BisectStrategy:
             self._failed_hi = True
 
 
-STRATEGIES = ("linear", "bisect")
+Strategy = Literal["linear", "bisect"]
+STRATEGIES: tuple[str, ...] = get_args(Strategy)
 
 
 def make_strategy(name: str, layers: Sequence[str], window: int | None = None) -> MarkingStrategy:

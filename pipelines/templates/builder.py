@@ -1,15 +1,15 @@
-"""Build one step's reusable WorkflowTemplate from the step contract.
+"""The one template builder: a step's reusable WorkflowTemplate from its contract.
 
-Everything a template says comes from :mod:`aipipe.contract` (inputs, outputs, artifacts,
-GPU need, secrets) and from the :class:`~aipipe.config.Config` resolved at compile time
-(image, Secret name, GPU resource/node selector/tolerations, non-secret service URLs).
-The per-step modules only add what the contract cannot know: deadlines and resources.
+Everything a template says comes from the step folder's contract (inputs, outputs, artifacts,
+GPU need, secrets, resources, deadline, version), from the platform's policy for every step
+(:mod:`aipipe.steppolicy`: retries, Secret keys, plain env) and from the
+:class:`~aipipe.config.Config` resolved at compile time (image, Secret name, GPU resource/node
+selector/tolerations, non-secret service URLs).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from hera.workflows import (
     Artifact,
@@ -27,30 +27,21 @@ from hera.workflows.models import Backoff, IntOrString, Quantity, Toleration, Va
 
 from aipipe.argo.labels import DESCRIPTION_ANNOTATION, TITLE_ANNOTATION
 from aipipe.config import KEYS_BY_NAME, Config
-from aipipe.contract import CONTRACT_VERSION, OUTPUTS_DIR, StepSpec
-from aipipe.errors import ExitCode
+from aipipe.contract import OUTPUTS_DIR, StepSpec
+from aipipe.steppolicy import (
+    BACKOFF_DURATION,
+    BACKOFF_FACTOR,
+    BACKOFF_MAX_DURATION,
+    PLAIN_ENV_KEYS,
+    RETRY_LIMIT,
+    RETRY_POLICY,
+    STORAGE_SECRETS,
+    retry_expression,
+    secret_key_name,
+)
 from pipelines.templates.metrics import step_metrics
 
-# Exit code 2 (user/input error) is never retried; 3 (service unavailable) and crashes are, except in a step
-# that already waited out its own bounded retries (StepResources.retries_unavailable=False).
-RETRY_EXPRESSION = f"asInt(lastRetry.exitCode) != {int(ExitCode.USER_ERROR)}"
-RETRY_EXPRESSION_NOT_UNAVAILABLE = (f"{RETRY_EXPRESSION} && "
-                                    f"asInt(lastRetry.exitCode) != {int(ExitCode.SERVICE_UNAVAILABLE)}")
-RETRY_LIMIT = 3
-RETRY_POLICY = "Always"  # failures and infrastructure errors (evicted/preempted pods), minus the expression
-BACKOFF = Backoff(duration="15s", factor=IntOrString(2), max_duration="15m")
-
-# Secrets every step may need: S3 credentials are absent when storage is file:// (optional).
-STORAGE_SECRETS = ("storage.s3_access_key", "storage.s3_secret_key")
-
-# Non-secret configuration passed to every step as plain env values resolved at compile time.
-PLAIN_ENV_KEYS = (
-    "label_studio.url",
-    "label_studio.wait_seconds",
-    "storage.s3_endpoint",
-    "storage.s3_region",
-    "mlflow.model_name",
-)
+BACKOFF = Backoff(duration=BACKOFF_DURATION, factor=IntOrString(BACKOFF_FACTOR), max_duration=BACKOFF_MAX_DURATION)
 
 PROJECT_LABEL = "aipipe.io/project"
 MODEL_LABEL = "aipipe.io/model"
@@ -58,26 +49,6 @@ TRIGGER_LABEL = "aipipe.io/trigger"
 STEP_LABEL = "aipipe.io/step"
 CONTRACT_LABEL = "aipipe.io/contract"
 PART_OF_LABEL = "app.kubernetes.io/part-of"
-
-
-@dataclass(frozen=True)
-class StepResources:
-    """What one step's pod asks for, beside the GPU (which comes from the contract)."""
-
-    cpu: str = "1"
-    memory: str = "2Gi"
-    deadline_seconds: int = 1800
-    shm: str | None = None  # size of a memory-backed /dev/shm (DataLoader workers), None = default
-    service_account: str | None = None  # the pod's ServiceAccount when the step needs API rights
-    retries_unavailable: bool = True  # False: exit 3 is final (the step bounds its own wait for the service)
-
-
-def secret_key_name(config_key: str) -> str:
-    """Key inside the Kubernetes Secret for a secret config key: its env var, kebab-case.
-
-    ``label_studio.api_key`` (LABEL_STUDIO_API_KEY) -> ``label-studio-api-key``.
-    """
-    return KEYS_BY_NAME[config_key].env.lower().replace("_", "-")
 
 
 def step_env(spec: StepSpec, cfg: Config) -> list[Env | SecretEnv]:
@@ -133,17 +104,19 @@ def _gpu_placement(cfg: Config) -> tuple[dict[str, str] | None, list[Toleration]
     return selector, tolerations
 
 
-def step_template(spec: StepSpec, cfg: Config, resources: StepResources) -> WorkflowTemplate:
-    """The WorkflowTemplate ``aipipe-<step>-v1`` with one container template named after the step."""
+def step_template(spec: StepSpec, cfg: Config) -> WorkflowTemplate:
+    """The WorkflowTemplate ``aipipe-<step>-<version>`` with one container template named after the step;
+    resources, deadline, GPU need and secrets all come from the step's contract."""
+    resources = spec.resources
     gpu_resource = cfg.get("kubernetes.gpu_resource")
     node_selector, tolerations = _gpu_placement(cfg) if spec.gpu else (None, None)
     shm = [EmptyDirVolume(name="dshm", medium="Memory", size_limit=Quantity(resources.shm), mount_path="/dev/shm")] \
         if resources.shm else None
-    labels = {PART_OF_LABEL: "aipipe", STEP_LABEL: spec.name, CONTRACT_LABEL: CONTRACT_VERSION}
+    labels = {PART_OF_LABEL: "aipipe", STEP_LABEL: spec.name, CONTRACT_LABEL: spec.version}
     with WorkflowTemplate(
         name=spec.template_name,
         labels=labels,
-        annotations={TITLE_ANNOTATION: f"aipipe step: {spec.name} ({CONTRACT_VERSION})",
+        annotations={TITLE_ANNOTATION: f"aipipe step: {spec.name} ({spec.version})",
                      DESCRIPTION_ANNOTATION: spec.description},
         entrypoint=spec.name,
         service_account_name=cfg.get("kubernetes.service_account"),
@@ -168,8 +141,7 @@ def step_template(spec: StepSpec, cfg: Config, resources: StepResources) -> Work
             tolerations=tolerations,
             volumes=shm,
             retry_strategy=RetryStrategy(limit=RETRY_LIMIT, backoff=BACKOFF,
-                                         expression=RETRY_EXPRESSION if resources.retries_unavailable
-                                         else RETRY_EXPRESSION_NOT_UNAVAILABLE,
+                                         expression=retry_expression(resources.retries_unavailable),
                                          retry_policy=RETRY_POLICY),
             active_deadline_seconds=resources.deadline_seconds,
             labels={STEP_LABEL: spec.name},

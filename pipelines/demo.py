@@ -1,4 +1,5 @@
-"""The quick start's main job: the whole retrain loop on the embedded defaults.
+"""The quick start's main job: the whole retrain loop on the embedded defaults (``python -m pipelines.demo``,
+``make demo``, ``aipipe demo``).
 
 Starts (or reuses) a local Label Studio, seeds a labelled demo project once, runs the compiled
 ``pipelines/retrain.py`` on the embedded engine (export → train → evaluate → convert → deploy)
@@ -16,19 +17,22 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import urlparse
 
 import requests
+import typer
+from rich.console import Console
 
-from aipipe.config import Config
+from aipipe.cli.preflight import check_writable
+from aipipe.config import Config, load_config
 from aipipe.errors import NotFoundError, ServiceUnavailable, UserError
 from aipipe.services.labelstudio import start_label_studio
 from aipipe.services.process import ServerProcess, process_alive
 
 DEMO_TITLE = "aipipe digits demo"
 API_KEY_SECRET = "label-studio-api-key"
-PIPELINE = Path(__file__).resolve().parents[1] / "pipelines" / "retrain.py"
+PIPELINE = Path(__file__).resolve().parent / "retrain.py"
 # Training settings that reach >= 0.85 top-1 on the held-out split on 2 CPU cores in well under a minute
 # of training; the pipeline's own defaults suit real photos (64 px, flips) and do not learn digits this fast.
 DEMO_IMAGES = 800  # labelled digits seeded into the project: ~640 to train on, ~160 held out
@@ -201,3 +205,53 @@ def run_demo(cfg: Config, *, images: int, epochs: int, log: Callable[[str], None
         raise UserError(refused, field="evaluate")
     endpoint = current_endpoint(cfg)
     return DemoResult(name, phase, endpoint, predict_sample(endpoint))
+
+
+def cli(
+    images: Annotated[int, typer.Option(help="labelled images in the seeded Label Studio project")] = DEMO_IMAGES,
+    epochs: Annotated[int, typer.Option(help="training epochs")] = DEMO_EPOCHS,
+    stop_label_studio_: Annotated[bool, typer.Option("--stop-label-studio",
+                                                     help="stop the Label Studio an earlier demo started, and exit")]
+    = False,
+) -> None:
+    """Run the retrain loop on the embedded defaults; exit 0 only when the endpoint answers.
+
+    Ports: Label Studio at LABEL_STUDIO_URL (default http://127.0.0.1:8080; e.g.
+    LABEL_STUDIO_URL=http://127.0.0.1:8081 aipipe demo moves it, and later commands need the same
+    variable); the model server takes a free port on 127.0.0.1, printed at the end (`aipipe deploy
+    status`). A Label Studio the demo starts keeps running for the next commands; --stop-label-studio
+    stops it.
+    """
+    from aipipe.cli.runs import drive_foreground
+
+    console = Console(soft_wrap=True)
+    cfg = load_config()
+    check_writable(cfg)
+    if stop_label_studio_:
+        pid = stop_label_studio(cfg)
+        console.print(f"stopped Label Studio (pid {pid})" if pid else "no Label Studio started by the demo is running")
+        return
+    result = run_demo(cfg, images=images, epochs=epochs, log=console.print, drive=drive_foreground)
+    pid = demo_label_studio_pid(cfg)
+    still = (f"Label Studio keeps running at {cfg.get('label_studio.url')} (pid {pid}) for the next commands; "
+             "stop it with `aipipe demo --stop-label-studio`") if pid else ""
+    if result.phase != "Succeeded":
+        console.print(f"[red]run {result.run_name} ended {result.phase}[/red]: see `aipipe get {result.run_name}`")
+        if still:
+            console.print(still)
+        raise typer.Exit(1)
+    top = result.prediction.get("predictions", [])[:3]
+    answer = ", ".join(f"{p['class']} ({p['probability']:.2f})" for p in top)
+    console.print(f"[green]run {result.run_name} Succeeded[/green]; the model serves at {result.endpoint}")
+    console.print(f"prediction for a sample digit: {answer} (model version {result.prediction.get('model_version')})")
+    console.print(f"stop it with `aipipe deploy stop {cfg.get('mlflow.model_name')}`")
+    if still:
+        console.print(still)
+
+
+if __name__ == "__main__":
+    from aipipe.cli.main import run_app
+
+    demo_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+    demo_app.command()(cli)
+    run_app(demo_app, "python -m pipelines.demo")
