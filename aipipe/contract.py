@@ -82,11 +82,6 @@ class StepSpec:
     flags: type[BaseModel] | None = None  # the typed flags the inputs were derived from
 
     @property
-    def folder(self) -> str:
-        """The step's folder (and Python package) name under the steps package."""
-        return self.module.rpartition(".")[2]
-
-    @property
     def template_name(self) -> str:
         """``aipipe-<argo name>-<version>``."""
         return f"aipipe-{self.name}-{self.version}"

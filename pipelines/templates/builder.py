@@ -9,8 +9,6 @@ selector/tolerations, non-secret service URLs).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from hera.workflows import (
     Artifact,
     Container,
@@ -148,8 +146,3 @@ def step_template(spec: StepSpec, cfg: Config) -> WorkflowTemplate:
             metrics=step_metrics(spec),
         )
     return template
-
-
-def template_names(specs: Sequence[StepSpec]) -> list[str]:
-    """The WorkflowTemplate names for these steps (``aipipe-<step>-v1``)."""
-    return [s.template_name for s in specs]
