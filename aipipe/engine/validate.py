@@ -35,6 +35,7 @@ LOCAL_VOLUMES = ("emptyDir", "configMap", "secret", "persistentVolumeClaim")
 _PLAIN_TAG = re.compile(r"\{\{\s*([^=}\s][^}]*?)\s*\}\}")  # {{...}} but not an {{= expression}}
 _INPUT_TAG = re.compile(r"inputs\.(parameters|artifacts)\.([A-Za-z0-9_-]+)")
 _SIBLING_TAG = re.compile(r"(steps|tasks)\.([^.\s\[\]]+)\.")
+_GLOBAL_PARAM_TAG = re.compile(r"workflow\.parameters\.(.+)")
 # Accepted and not acted on, because on one machine they only govern cluster resources:
 # - ttlStrategy, podGC: when Argo deletes a finished Workflow object or its pods. Local runs and their logs stay
 #   in the run store until deleted (``aipipe delete``, the server's archive rules).
@@ -68,10 +69,14 @@ def resolve_workflow_spec(workflow: Mapping[str, Any], templates: TemplateLookup
 
 
 class _Linter:
-    def __init__(self, spec: Mapping[str, Any], templates: TemplateLookup) -> None:
+    def __init__(self, spec: Mapping[str, Any], templates: TemplateLookup, own: bool = True) -> None:
+        """``own``: ``spec`` is the submitted workflow's (so its arguments are the workflow's parameters), not a
+        WorkflowTemplate reached through a templateRef (whose templates see the caller's parameters)."""
         self.spec = spec
         self.lookup = templates
         self.local = {t.get("name"): t for t in spec.get("templates") or []}
+        self.parameters = {str(p.get("name")) for p in (spec.get("arguments") or {}).get("parameters") or []} \
+            | {"json"} if own else None
 
     def fail(self, field: str, message: str) -> NoReturn:
         raise UserError(message, field=field)
@@ -171,6 +176,10 @@ class _Linter:
             if found and found.group(2) not in declared[found.group(1)]:
                 self.fail(where, f"failed to resolve {{{{{tag}}}}}: the template has no input "
                           f"{found.group(1)[:-1]} '{found.group(2)}'")
+            found = _GLOBAL_PARAM_TAG.fullmatch(tag)
+            if found and self.parameters is not None and found.group(1) not in self.parameters:
+                self.fail(where, f"failed to resolve {{{{{tag}}}}}: the workflow has no parameter "
+                          f"'{found.group(1)}'")
             found = _SIBLING_TAG.match(tag)
             if found and own is not None and found.group(1) == own and found.group(2) not in siblings[own]:
                 self.fail(where, f"failed to resolve {{{{{tag}}}}}: no {own[:-1]} named '{found.group(2)}'")
@@ -246,7 +255,8 @@ def validate_workflow(workflow: Mapping[str, Any], templates: TemplateLookup) ->
             inner = manifest.get("spec") or {}
             refuse_unsupported(inner, f"{kind} {name}: spec")
             local = {t.get("name"): t for t in inner.get("templates") or []}
-            linter = _Linter({**inner, "entrypoint": inner.get("entrypoint") or next(iter(local), "")}, templates)
+            linter = _Linter({**inner, "entrypoint": inner.get("entrypoint") or next(iter(local), "")}, templates,
+                             own=False)
             for tmpl in inner.get("templates") or []:
                 linter.check_template(tmpl, local, f"{kind}.{name}.templates.{tmpl.get('name')}")
 

@@ -40,6 +40,31 @@ def remove_tree(folder: Path) -> None:
     shutil.rmtree(folder)
 
 
+def _share_empty_dir(name: str, mounts: list[tuple[Mapping[str, Any], Path]], root: Path,
+                     security: NodeSecurity) -> None:
+    """One emptyDir, however often it is mounted: its folder is the first mount without a ``subPath`` (else a
+    private folder in the node's root), and every other mount is a relative link to the folder or to its
+    ``subPath``, so all of them show the same files, as one volume mounted twice in a pod does."""
+    home = next((target for mount, target in mounts if not str(mount.get("subPath") or "").strip("/")),
+                confined(root, ".volumes", _SAFE_NAME.sub("_", name), field=f"volumes.{name}"))
+    for mount, target in mounts:
+        sub = str(mount.get("subPath") or "").strip("/")
+        folder = confined(home, sub, field=f"volumeMounts.{name}.subPath") if sub else home
+        for made in (home, folder):
+            made.mkdir(parents=True, exist_ok=True)
+            if security.uid is not None:
+                os.chown(made, security.uid, security.gid)
+        if target == folder:
+            continue
+        if target.is_dir() and not target.is_symlink() and not any(target.iterdir()):
+            target.rmdir()
+        if target.exists() or target.is_symlink():
+            raise UserError(f"{mount.get('mountPath')} is already in use; mount emptyDir {name!r} elsewhere",
+                            field=f"volumeMounts.{name}.mountPath")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.symlink_to(os.path.relpath(folder, target.parent), target_is_directory=True)
+
+
 @dataclass(frozen=True)
 class NodeVolumes:
     """Resolves a template's ``volumeMounts`` against its ``volumes`` and the workflow's."""
@@ -87,6 +112,7 @@ class NodeVolumes:
         """Make the node's emptyDir folders and write its configMap files; returns the folders made read-only
         (to unlock with :func:`aipipe.engine.configmaps.unlock` when the node ends)."""
         locked: list[Path] = []
+        shared: dict[str, list[tuple[Mapping[str, Any], Path]]] = {}  # emptyDir name -> its mounts' targets
         for name, mount, volume in self._mounts(tmpl, body):
             if volume.get("emptyDir") is None and not volume.get("configMap"):
                 continue
@@ -99,13 +125,13 @@ class NodeVolumes:
                                 f"({', '.join(sorted(NEVER_PRIVATE))}); mount the volume elsewhere (e.g. /config)",
                                 field=f"volumeMounts.{name}.mountPath")
             if volume.get("emptyDir") is not None:
-                target.mkdir(parents=True, exist_ok=True)
-                if security.uid is not None:
-                    os.chown(target, security.uid, security.gid)
+                shared.setdefault(name, []).append((mount, target))
                 continue
             field = f"volumes.{name}.configMap"
             files = self.configmaps.volume_files(volume["configMap"], field)
             locked += write_read_only(files, target, str(mount.get("subPath") or "").strip("/"), field)
+        for name, mounts in shared.items():
+            _share_empty_dir(name, mounts, root, security)
         return locked
 
     def write_secrets(self, tmpl: Mapping[str, Any], body: Mapping[str, Any], where: Where,

@@ -95,3 +95,22 @@ def test_workflow_argument_outside_its_enum_is_refused() -> None:
     assert err.field == "spec.arguments.size.value" and "should be present in size.enum list" in str(err)
     wf["spec"]["arguments"]["parameters"][0]["value"] = "large"
     validate_workflow(wf, no_templates)
+
+
+def test_unknown_workflow_parameter_is_refused_and_known_ones_pass() -> None:
+    main = {"name": "main", "container": {"image": "alpine", "command": [
+        "echo", "{{workflow.parameters.known}} {{workflow.parameters.json}} {{workflow.parameters.other}}"]}}
+    wf = workflow(main, arguments={"parameters": [{"name": "known", "value": "x"}]})
+    err = refused(wf)
+    assert err.field == "templates.main" and "failed to resolve {{workflow.parameters.other}}" in str(err)
+    wf["spec"]["arguments"]["parameters"].append({"name": "other", "value": "y"})
+    validate_workflow(wf, no_templates)
+
+
+def test_a_workflow_template_reached_by_template_ref_sees_the_callers_parameters() -> None:
+    """Its own arguments do not bound what its templates may read: the caller's parameters apply at run time."""
+    library = {"kind": "WorkflowTemplate", "metadata": {"name": "lib"}, "spec": {"templates": [
+        {"name": "echo", "container": {"image": "alpine", "command": ["echo", "{{workflow.parameters.who}}"]}}]}}
+    wf = workflow({"name": "main", "steps": [[{"name": "a", "templateRef": {"name": "lib", "template": "echo"}}]]},
+                  arguments={"parameters": [{"name": "who", "value": "me"}]})
+    validate_workflow(wf, lambda kind, name: library if (kind, name) == ("WorkflowTemplate", "lib") else None)
