@@ -8,7 +8,7 @@ import numpy as np
 import torch
 from PIL import Image
 
-from mlkit.accel.gpu_decode import DecodeChooser, JpegBytesDataset, all_jpeg, collate_jpegs
+from mlkit.accel.gpu_decode import DecodeChooser, JpegBatch, JpegBytesDataset, all_jpeg, collate_jpegs
 from mlkit.data import ImageDataset
 
 
@@ -36,8 +36,9 @@ def test_jpeg_bytes_items_carry_the_cpu_loaders_crop_and_flip(tmp_path: Path):
             assert torch.equal(image_cpu, torch.from_numpy(np.array(expected)).permute(2, 0, 1))
             flips.add(flip)
     assert flips == {True, False}
-    raws, boxes, flip_t, labels, images, cpu_labels = collate_jpegs([gpu[(0, 1)], gpu[(1, 2)]])
-    assert len(raws) == 2 and boxes.shape == (2, 4) and flip_t.dtype == torch.bool and labels.tolist() == [0, 1]
+    data, lengths, boxes, flip_t, labels, images, cpu_labels = collate_jpegs([gpu[(0, 1)], gpu[(1, 2)]])
+    assert len(lengths) == 2 and boxes.shape == (2, 4) and flip_t.dtype == torch.bool and labels.tolist() == [0, 1]
+    assert data.numel() == int(lengths.sum()) and bytes(data[:2].tolist()) == b"\xff\xd8"  # packed JPEG files
     assert images.numel() == 0 and cpu_labels.numel() == 0
     # a share of the items decoded by the workers: exactly the CPU loader's image, the rest left as bytes
     half = JpegBytesDataset(tmp_path, items, ["a", "b"], image_size=64, gpu_share=0.5)
@@ -46,8 +47,8 @@ def test_jpeg_bytes_items_carry_the_cpu_loaders_crop_and_flip(tmp_path: Path):
     assert 5 < len(on_cpu) < 35
     for key in on_cpu[:3]:
         assert torch.equal(half[key][4], cpu[key][0]) and half[key][3] == cpu[key][1]
-    raws, boxes, _, labels, images, cpu_labels = collate_jpegs([half[k] for k in keys])
-    assert len(raws) + len(cpu_labels) == 40 and images.shape == (len(on_cpu), 3, 64, 64)
+    _, lengths, boxes, _, labels, images, cpu_labels = collate_jpegs([half[k] for k in keys])
+    assert len(lengths) + len(cpu_labels) == 40 and images.shape == (len(on_cpu), 3, 64, 64)
     assert all_jpeg(items) and not all_jpeg([*items, {"image": "x.png", "label": "a"}])
 
 
@@ -77,7 +78,8 @@ def test_the_decoders_cpu_decoded_share_is_normalised_as_the_plain_placer_does()
     images = torch.randint(0, 256, (4, 3, 8, 8), dtype=torch.uint8)
     labels = torch.tensor([0, 1, 1, 0])
     decoder = GpuJpegDecoder(torch.device("cpu"), image_size=8, mean=mean, std=std, channels_last=False)
-    x, y = decoder(([], torch.empty(0, 4), torch.empty(0, dtype=torch.bool), torch.empty(0), images, labels))
+    x, y = decoder(JpegBatch(torch.empty(0, dtype=torch.uint8), torch.empty(0, dtype=torch.int64), torch.empty(0, 4),
+                             torch.empty(0, dtype=torch.bool), torch.empty(0), images, labels))
     expected, _ = DevicePlacer(torch.device("cpu"), mean, std)((images, labels))
     assert torch.equal(y, labels) and torch.allclose(x, expected)
     assert torch.allclose(x[:, 0], (images[:, 0].float() / 255 - mean[0]) / std[0], atol=1e-5)
