@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from aipipe.engine.grammar.builtins import from_json
+from aipipe.engine.grammar.sprig_more import MORE, with_musts
 from aipipe.engine.grammar.values import NIL, go_sprint, to_json
 
 _GO_LAYOUT = (("2006", "%Y"), ("January", "%B"), ("Jan", "%b"), ("Monday", "%A"), ("Mon", "%a"),
@@ -150,7 +151,6 @@ SPRIG: dict[str, Callable[..., Any]] = {
     "splitList": lambda sep, s: go_sprint(s).split(go_sprint(sep)),
     "regexMatch": lambda rx, s: re.search(go_sprint(rx), go_sprint(s)) is not None,
     "regexFind": lambda rx, s: (m.group(0) if (m := re.search(go_sprint(rx), go_sprint(s))) else ""),
-    "regexReplaceAll": lambda rx, s, repl: re.sub(go_sprint(rx), go_sprint(repl).replace("$", "\\"), go_sprint(s)),
     "b64enc": lambda s: base64.b64encode(go_sprint(s).encode()).decode(),
     "b64dec": lambda s: base64.b64decode(go_sprint(s)).decode(),
     "sha256sum": lambda s: hashlib.sha256(go_sprint(s).encode()).hexdigest(),
@@ -180,3 +180,4 @@ SPRIG: dict[str, Callable[..., Any]] = {
     "hasKey": lambda d, k: k in d,
     "keys": lambda *ds: [k for d in ds for k in d],
 }
+SPRIG = with_musts({**SPRIG, **MORE})

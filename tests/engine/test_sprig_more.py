@@ -1,0 +1,50 @@
+"""sprig functions beyond the first set, as Argo's expressions see them (``sprig.*``), with sprig's results."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from aipipe.engine.expr import evaluate
+
+CASES = {
+    # Go's Regexp.Expand: ${1} is group 1, $1W names a group "1W" (none: empty), $name a named group
+    "sprig.regexReplaceAll('a(x*)b', '-ab-axxb-', '${1}W')": "-W-xxW-",
+    "sprig.regexReplaceAll('a(x*)b', '-ab-axxb-', '$1W')": "---",
+    "sprig.regexReplaceAll('(?P<w>o)', 'foo', '[$w]')": "f[o][o]",
+    "sprig.regexReplaceAllLiteral('a(x*)b', '-ab-', '${1}')": "-${1}-",
+    "sprig.abbrev(5, 'hello world')": "he...",
+    "sprig.snakecase('HelloWorld')": "hello_world",
+    "sprig.kebabcase('HelloWorld')": "hello-world",
+    "sprig.camelcase('hello_world')": "HelloWorld",
+    "sprig.swapcase('aB')": "Ab",
+    "sprig.initials('hello world')": "hw",
+    "sprig.wrap(5, 'hello world')": "hello\nworld",
+    "sprig.nindent(2, 'a\\nb')": "\n  a\n  b",
+    "sprig.plural('one', 'many', 2)": "many",
+    "sprig.semverCompare('>=1.2.0', '1.3.0')": True,
+    "sprig.semverCompare('^1.2.0', '2.0.0')": False,
+    "sprig.semverCompare('~1.2.0 || >=3', '1.2.9')": True,
+    "sprig.round(3.14159, 2)": 3.14,
+    "sprig.toDecimal('0777')": 511,
+    "sprig.without([1, 2, 3], 2)": [1, 3],
+    "sprig.pluck('a', sprig.dict('a', 1), sprig.dict('a', 2))": [1, 2],
+    "sprig.dig('a', 'b', 'none', sprig.dict('a', sprig.dict('b', 'found')))": "found",
+    "sprig.dig('a', 'x', 'none', sprig.dict('a', sprig.dict('b', 'found')))": "none",
+    "sprig.chunk(2, [1, 2, 3])": [[1, 2], [3]],
+    "sprig.merge(sprig.dict('a', 1), sprig.dict('a', 2, 'b', 3))": {"a": 1, "b": 3},
+    "sprig.mergeOverwrite(sprig.dict('a', 1), sprig.dict('a', 2))": {"a": 2},
+    "sprig.splitn('$', 2, 'a$b$c')": {"_0": "a", "_1": "b$c"},
+    "sprig.sha1sum('a')": "86f7e437faa5a7fce15d1ddcb9eaeaea377667b8",
+    "sprig.adler32sum('hello')": "103547413",
+    "sprig.toPrettyJson(sprig.dict('a', 1))": '{\n  "a": 1\n}',
+    "sprig.mustToJson(sprig.list(1))": "[1]",
+    "len(sprig.randAlphaNum(6))": 6,
+    "len(sprig.uuidv4())": 36,
+}
+
+
+@pytest.mark.parametrize(("expression", "want"), CASES.items(), ids=list(CASES))
+def test_sprig_function(expression: str, want: Any) -> None:
+    assert evaluate(expression, {}) == want
