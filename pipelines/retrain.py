@@ -57,7 +57,7 @@ PARAMETERS: tuple[PipelineParam, ...] = (
     from_input(CONVERT.input("backend"), "backend", description="inference engine backend"),
     from_input(CONVERT.input("precision"), "engine_precision", description="inference engine precision"),
     from_input(CONVERT.input("max-accuracy-delta"), "max_accuracy_delta",
-               description="largest allowed top-1 drop of the engine vs the model"),
+               description="largest allowed top-1 drop of the engine vs the model", minimum=0.0, maximum=1.0),
     from_input(DEPLOY.input("gpu-memory-mib"), "gpu_memory_mib",
                description="GPU memory budget of the inference service (MiB)"),
     from_input(DEPLOY.input("gpu-compute-percent"), "gpu_compute_percent",

@@ -22,8 +22,8 @@ class ConvertFlags(BaseModel):
     backend: Backend = Field("auto", description="engine backend")
     precision: Literal["fp16", "fp32"] = Field("fp16", description="engine precision")
     precision_config_uri: str = Field("", description="reuse a precision config (skips the search); empty = search")
-    max_accuracy_delta: float = Field(0.01, ge=0.0, le=1.0,
-                                      description="largest allowed top-1 accuracy drop vs the source model")
+    # unbounded: a negative delta demands an engine better than its source (how tests force a failed validation)
+    max_accuracy_delta: float = Field(0.01, description="largest allowed top-1 accuracy drop vs the source model")
 
 
 CONTRACT = step_contract(
