@@ -1,4 +1,4 @@
-"""sprig functions beyond the first set, as Argo's expressions see them (``sprig.*``), with sprig's results."""
+"""sprig functions beyond the first set, as Argo's expressions see them (``sprig.*``), and expr-lang builtins."""
 
 from __future__ import annotations
 
@@ -47,4 +47,25 @@ CASES = {
 
 @pytest.mark.parametrize(("expression", "want"), CASES.items(), ids=list(CASES))
 def test_sprig_function(expression: str, want: Any) -> None:
+    assert evaluate(expression, {}) == want
+
+
+EXPR = {
+    "median([1, 3, 2])": 2.0,
+    "median([1, 2, 3, 4])": 2.5,
+    "splitAfter('a,b,c', ',')": ["a,", "b,", "c"],
+    "splitAfter('a,b,c', ',', 2)": ["a,", "b,c"],
+    "bitand(6, 3)": 2,
+    "bitor(4, 1)": 5,
+    "bitxor(6, 3)": 5,
+    "bitnand(6, 3)": 4,
+    "bitnot(0)": -1,
+    "bitshl(1, 3)": 8,
+    "bitshr(8, 2)": 2,
+}
+
+
+@pytest.mark.parametrize(("expression", "want"), EXPR.items(), ids=list(EXPR))
+def test_expr_builtin(expression: str, want: Any) -> None:
+    """expr-lang builtins that were missing: median, splitAfter and the bit operations."""
     assert evaluate(expression, {}) == want

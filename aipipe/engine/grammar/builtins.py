@@ -6,6 +6,7 @@ import base64
 import json
 import math
 import re
+import statistics
 import time
 from collections.abc import Callable
 from typing import Any
@@ -63,6 +64,12 @@ def _flatten(items: Any) -> list[Any]:
     return out
 
 
+def _split_after(text: str, sep: str, n: int) -> list[str]:
+    """expr's ``splitAfter``: split after each ``sep``, keeping it; at most ``n`` parts when ``n`` > 0."""
+    parts = text.split(sep, n - 1 if n > 0 else -1)
+    return [part + sep for part in parts[:-1]] + parts[-1:]
+
+
 def _type(value: Any) -> str:
     if value is NIL:
         return "nil"
@@ -84,6 +91,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "trimPrefix": lambda s, p: str(s).removeprefix(str(p)),
     "trimSuffix": lambda s, p: str(s).removesuffix(str(p)),
     "split": lambda s, sep, n=-1: str(s).split(sep, n - 1 if n > 0 else -1),
+    "splitAfter": lambda s, sep, n=-1: _split_after(str(s), str(sep), as_int(n)),
     "replace": lambda s, old, new: str(s).replace(str(old), str(new)),
     "repeat": lambda s, n: str(s) * as_int(n),
     "indexOf": lambda s, sub: str(s).find(str(sub)),
@@ -102,6 +110,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "max": lambda *a: _extreme(max, a),
     "min": lambda *a: _extreme(min, a),
     "mean": lambda items: sum(num(x, "mean") for x in items) / len(items) if items else 0.0,
+    "median": lambda items: float(statistics.median(num(x, "median") for x in items)) if items else 0.0,
     "first": lambda v: v[0] if v else NIL,
     "last": lambda v: v[-1] if v else NIL,
     "take": lambda v, n: v[:as_int(n)],
@@ -114,4 +123,8 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "flatten": _flatten,
     "now": time.time,
     "duration": duration,
+    "bitand": lambda a, b: as_int(a) & as_int(b), "bitor": lambda a, b: as_int(a) | as_int(b),
+    "bitxor": lambda a, b: as_int(a) ^ as_int(b), "bitnand": lambda a, b: as_int(a) & ~as_int(b),
+    "bitnot": lambda a: ~as_int(a), "bitshl": lambda a, b: as_int(a) << as_int(b),
+    "bitshr": lambda a, b: as_int(a) >> as_int(b),
 }
