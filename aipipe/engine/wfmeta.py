@@ -8,8 +8,10 @@ then (a ``generateName`` run has no ``workflow.name`` yet).
 from __future__ import annotations
 
 import copy
+import json
 import re
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 from aipipe.engine.expr import ExprError, evaluate
@@ -20,21 +22,58 @@ _LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
 MAX_LABEL_VALUE = 63
 
 
+# strftime characters Argo offers as workflow.creationTimestamp.<char> (docs/variables.md)
+STRFTIME_CHARS = "aAbBcCdDeFgGHIjklmMnpPRSTuUVwWxXyYzZ"
+
+
 def workflow_variables(workflow: Mapping[str, Any], spec: Mapping[str, Any]) -> dict[str, str]:
-    """The flat ``workflow.*`` variables a run has before it starts."""
+    """The flat ``workflow.*`` variables a run has before it starts (docs/variables.md, "Global"): name,
+    namespace, uid, service account, entrypoint, priority, parameters (each and as JSON), labels and
+    annotations (each and as JSON), and the creation time in RFC 3339 (its other forms:
+    :func:`creation_variables`)."""
     meta = workflow.get("metadata") or {}
+    params = [{"name": str(p.get("name")), "value": str(p.get("value", ""))}
+              for p in (spec.get("arguments") or {}).get("parameters") or []]
     values = {
         "workflow.name": str(meta.get("name") or ""),
         "workflow.namespace": str(meta.get("namespace") or ""),
+        "workflow.uid": str(meta.get("uid") or ""),
         "workflow.serviceAccountName": str(spec.get("serviceAccountName") or ""),
         "workflow.mainEntrypoint": str(spec.get("entrypoint") or ""),
+        "workflow.priority": str(spec.get("priority") or 0),
+        "workflow.parameters.json": _json(params),
     }
-    for param in (spec.get("arguments") or {}).get("parameters") or []:
-        values[f"workflow.parameters.{param.get('name')}"] = str(param.get("value", ""))
+    for param in params:
+        values[f"workflow.parameters.{param['name']}"] = param["value"]
     for section in ("labels", "annotations"):
-        for key, value in (meta.get(section) or {}).items():
-            values[f"workflow.{section}.{key}"] = str(value)
+        given = {str(k): str(v) for k, v in (meta.get(section) or {}).items()}
+        values[f"workflow.{section}.json"] = _json(given)
+        for key, value in given.items():
+            values[f"workflow.{section}.{key}"] = value
+    created = creation_variables(str(meta.get("creationTimestamp") or ""))
+    if created:
+        values["workflow.creationTimestamp"] = created["workflow.creationTimestamp"]
     return values
+
+
+def creation_variables(stamp: str) -> dict[str, str]:
+    """``workflow.creationTimestamp`` (RFC 3339), ``.RFC3339`` and ``.<c>`` for each strftime character ``c``;
+    none when ``stamp`` is empty or not RFC 3339. For plain ``{{...}}`` tags only: in an expression
+    ``workflow.creationTimestamp`` stays the timestamp text (``sprig.date('2006', workflow.creationTimestamp)``),
+    so these must not be nested under it."""
+    try:
+        created = datetime.fromisoformat(stamp.replace("Z", "+00:00")).astimezone(UTC)
+    except ValueError:
+        return {}
+    rfc = created.strftime("%Y-%m-%dT%H:%M:%SZ")
+    values = {"workflow.creationTimestamp": rfc, "workflow.creationTimestamp.RFC3339": rfc}
+    for char in STRFTIME_CHARS:
+        values[f"workflow.creationTimestamp.{char}"] = created.strftime(f"%{char}")
+    return values
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), sort_keys=isinstance(value, dict))
 
 
 def label_value_problem(value: str) -> str | None:

@@ -72,6 +72,19 @@ KNOWN_GAPS: dict[str, str] = {
         "containers of one pod in the order of their `dependencies` (one node of type Container per container, "
         "children of the Pod node), the pod failing when one fails. Fix as a template handler in the typed core, "
         "then add containerSet to LOCAL_KINDS",
+    "step-node-vars.yaml":
+        "outputs.py (the scope of a finished step or task): it sets id, status, exitCode and outputs but not "
+        "startedAt/finishedAt (nor hostNodeName); Argo's buildLocalScope adds `<prefix>.startedAt` and "
+        "`.finishedAt` (RFC 3339) and `.hostNodeName` for steps and tasks (docs/variables.md)",
+    "workflow-time-vars.yaml":
+        "runtime.py workflow_scope builds workflow.* itself and lacks workflow.creationTimestamp.<strftime char>, "
+        ".RFC3339, workflow.labels.json, workflow.annotations.json and workflow.priority; "
+        "wfmeta.workflow_variables now gives the full set and wfmeta.creation_variables the time forms (for plain "
+        "tags only: expressions keep workflow.creationTimestamp as text): the scope should take them from there",
+    "last-retry-vars.yaml":
+        "executor.py retry attempts (bind.py in the typed core): lastRetry.exitCode/status/duration/message are "
+        "only given to retryStrategy.expression; Argo also puts them in a retried container/script template's "
+        "scope (docs/variables.md, 'Container/Script Templates'), empty on the first attempt",
     "params-from-configmap.yaml":
         "executor.py input binding (bind.py in the typed core): an input parameter's valueFrom.configMapKeyRef is "
         "not read, so validate.py's _refuse_config_map_parameters refuses it at submit; Argo reads the key from "

@@ -1,0 +1,39 @@
+"""The documented ``workflow.*`` variables (docs/variables.md, "Global") that wfmeta computes for a run."""
+
+from __future__ import annotations
+
+from aipipe.engine.template import Scope
+from aipipe.engine.wfmeta import creation_variables, with_workflow_metadata, workflow_variables
+
+WF = {"metadata": {"name": "n", "uid": "u-1", "labels": {"b": "2", "a": "1"}, "annotations": {"note": "x"},
+                   "creationTimestamp": "2024-03-05T06:07:08Z"},
+      "spec": {"priority": 3, "arguments": {"parameters": [{"name": "p", "value": "v"}]}}}
+
+
+def test_json_forms_uid_and_priority() -> None:
+    values = workflow_variables(WF, WF["spec"])
+    assert values["workflow.labels.json"] == '{"a":"1","b":"2"}'
+    assert values["workflow.annotations.json"] == '{"note":"x"}'
+    assert values["workflow.parameters.json"] == '[{"name":"p","value":"v"}]'
+    assert values["workflow.uid"] == "u-1" and values["workflow.priority"] == "3"
+    assert values["workflow.creationTimestamp"] == "2024-03-05T06:07:08Z"
+    assert workflow_variables({"metadata": {}}, {})["workflow.priority"] == "0"
+
+
+def test_creation_time_by_strftime_character() -> None:
+    values = creation_variables("2024-03-05T06:07:08+00:00")
+    assert values["workflow.creationTimestamp.RFC3339"] == "2024-03-05T06:07:08Z"
+    picked = [values[f"workflow.creationTimestamp.{c}"] for c in "Ymdj"]
+    assert picked == ["2024", "03", "05", "065"]
+    assert values["workflow.creationTimestamp.B"] == "March" and values["workflow.creationTimestamp.H"] == "06"
+    assert creation_variables("") == {} and creation_variables("yesterday") == {}
+
+
+def test_expressions_still_see_the_creation_time_as_text() -> None:
+    """labelsFrom (an expression) reads workflow.creationTimestamp as the timestamp, not a map of its forms."""
+    env = Scope(workflow_variables(WF, WF["spec"])).env()
+    assert env["workflow"]["creationTimestamp"] == "2024-03-05T06:07:08Z"
+    wf = {**WF, "spec": {"workflowMetadata": {"labelsFrom": {
+        "year": {"expression": "sprig.date('2006', workflow.creationTimestamp)"},
+        "team": {"expression": "workflow.labels.a"}}}}}
+    assert with_workflow_metadata(wf, wf["spec"])["metadata"]["labels"]["team"] == "1"
