@@ -56,6 +56,7 @@ KNOWN_GAPS: dict[str, str] = {
     "artifact-global-output.yaml": _GLOBAL_SNAPSHOT,
     "hooks-step-level.yaml": _HOOK_DISPLAY,
     "hooks-dag-task-failed.yaml": _HOOK_DISPLAY,
+    "hooks-dag-dependency.yaml": _HOOK_DISPLAY,
     "dag-task-status-when.yaml": _DAG_BRANCH_PHASE,
     "depends-all-failed.yaml": _DAG_BRANCH_PHASE,
     "daemon-dag.yaml":
