@@ -30,27 +30,38 @@ REQUIRED_RATE = 0.95
 CASE_TIMEOUT_S = 90.0
 WORKERS = 6  # most cases sleep or wait on short processes; the machine has 2 cores
 
-# case -> why the engine misses upstream's outcome today, and where the fix belongs
+# case -> why the engine misses upstream's outcome today, and where the fix belongs (files of the typed core)
 _GLOBAL_SNAPSHOT = (
-    "steps.py/dag.py (via executor.py execute): a step's or task's arguments are rendered with the workflow scope "
-    "captured when the parent template started (executor._workflow_scope() passed down), so a global output set "
-    "by an earlier step is unknown there; Argo adds each completed node's globalName outputs to woc.globalParams "
-    "(addOutputsToGlobalScope) and every later resolution sees workflow.outputs.parameters/artifacts.X "
-    "(template bodies already re-read the live scope: global-outputs-dag passes)")
+    "executor.py (run entry) passes rt.workflow_scope() once and children.py renders each step's/task's "
+    "arguments (render_arguments) with scopes derived from that snapshot, so a global output an earlier step set "
+    "is unknown there; Argo adds each completed node's globalName outputs to woc.globalParams "
+    "(addOutputsToGlobalScope) and every later resolution sees workflow.outputs.parameters/artifacts.X. Overlay "
+    "rt.workflow_scope()'s workflow.outputs.* when children.py renders arguments (template bodies already re-read "
+    "the live scope: global-outputs-dag passes)")
 _HOOK_DISPLAY = (
-    "executor.py _fire_hooks: a hook node's displayName is its full node name (`<wf>[0].step-1.hooks.running`); "
-    "Argo's initializeNode trims the boundary node's name and a leading `[n].` or `.`, so a step's or task's hook "
-    "shows as `step-1.hooks.running` / `t1.hooks.failed` (workflow-level hooks keep `<wf>.hooks.<name>`)")
+    "children.py (expression hooks): rt.ref(name, display=name) gives a hook node its full name as display "
+    "name (`<wf>[0].step-1.hooks.running`); Argo's initializeNode trims the boundary node's name and a leading "
+    "`[n].` or `.`, so a step's or task's hook shows as `step-1.hooks.running` / `t1.hooks.failed` (workflow-level "
+    "hooks keep `<wf>.hooks.<name>`, which passes)")
 _DAG_BRANCH_PHASE = (
-    "dag.py (the DAG's phase): a Skipped or Omitted target task counts as passed; Argo's assessDAGPhase walks the "
-    "node graph from the DAG's children carrying a branch phase, and a Skipped/Omitted node (not Completed) keeps "
-    "its parent's (Failed/Error preferred), so a target below a failed task fails the DAG unless the target itself "
-    "has continueOn for that phase (examples/dag-continue-on-fail's G is the same rule, and passes)")
+    "dag.py (the DAG's phase, ~line 85): a Skipped or Omitted target task counts as passed; Argo's assessDAGPhase "
+    "walks the node graph from the DAG's children carrying a branch phase, and a Skipped/Omitted node (not "
+    "Completed) keeps its parent's (Failed/Error preferred), so a target below a failed task fails the DAG unless "
+    "the target itself has continueOn for that phase (examples/dag-continue-on-fail's G is the same rule and passes)")
 KNOWN_GAPS: dict[str, str] = {
     "wf-retry-strategy.yaml":
-        "executor.py (retry handling, `tmpl.get('retryStrategy')`): spec.retryStrategy is ignored and {{retries}} "
-        "does not resolve; Argo's woc.retryStrategy(tmpl) falls back to the workflow's spec.retryStrategy for "
-        "every template, so the workflow node is a Retry node with attempts `<wf>(0)`, `<wf>(1)`",
+        "invoke.py execute (`call.template.get('retryStrategy')`): spec.retryStrategy is ignored, so {{retries}} "
+        "does not resolve; Argo's woc.retryStrategy(tmpl) falls back to the workflow's spec.retryStrategy for every "
+        "template, so the workflow node is a Retry node with attempts `<wf>(0)`, `<wf>(1)`",
+    "retry-limit-zero.yaml":
+        "invoke.py _execute_retry: when no retry is left the Retry node keeps the last attempt's message "
+        "('Error (exit code 1)'); Argo sets 'No more retries left' on the Retry node, which becomes the workflow's "
+        "message (retry_test.go TestRetryLimit asserts it)",
+    "last-retry-vars.yaml":
+        "invoke.py _execute_retry: an attempt's scope gets only {{retries}} (scope.child({'retries': ...})); Argo "
+        "also gives a retried container/script template lastRetry.exitCode/status/duration/message "
+        "(docs/variables.md, 'Container/Script Templates'), empty on the first attempt. retry.py computes "
+        "last_retry already",
     "global-outputs-variable.yaml": _GLOBAL_SNAPSHOT,
     "global-scope.yaml": _GLOBAL_SNAPSHOT,
     "artifact-global-output.yaml": _GLOBAL_SNAPSHOT,
@@ -59,38 +70,34 @@ KNOWN_GAPS: dict[str, str] = {
     "hooks-dag-dependency.yaml": _HOOK_DISPLAY,
     "dag-task-status-when.yaml": _DAG_BRANCH_PHASE,
     "depends-all-failed.yaml": _DAG_BRANCH_PHASE,
+    "step-node-vars.yaml":
+        "outputs.py _node_outputs_into (the scope of a finished step or task): it sets id, status, exitCode and "
+        "outputs but not startedAt/finishedAt (nor hostNodeName); Argo's buildLocalScope adds `<prefix>.startedAt` "
+        "and `.finishedAt` (RFC 3339) and `.hostNodeName` for steps and tasks (docs/variables.md)",
+    "workflow-time-vars.yaml":
+        "runtime.py workflow_scope builds workflow.* itself and lacks workflow.creationTimestamp.<strftime char>, "
+        ".RFC3339, workflow.labels.json, workflow.annotations.json and workflow.priority; "
+        "wfmeta.workflow_variables gives the full set and wfmeta.creation_variables the time forms (for plain tags "
+        "only: expressions keep workflow.creationTimestamp as text): the scope should take them from there",
     "daemon-dag.yaml":
-        "validate.py UNSUPPORTED refuses `daemon` because executor.py/pod.py have no daemon lifecycle; Argo marks "
-        "the node Daemoned once its container runs (dependants go on: `dependencies`/`depends` accept .Daemoned) "
-        "and kills it when the enclosing steps/DAG node completes (killDaemonedChildren), the node then Succeeded. "
-        "Once pod.py can run a node in the background, drop the refusal",
+        "validate.py UNSUPPORTED refuses `daemon` because the core (pod.py, invoke.py) has no daemon lifecycle; Argo "
+        "marks the node Daemoned once its container runs (dependants go on: `dependencies`/`depends` accept "
+        ".Daemoned) and kills it when the enclosing steps/DAG node completes (killDaemonedChildren), the node then "
+        "Succeeded. Once pod.py can run a node in the background, drop the refusal",
     "sidecar-basic.yaml":
         "validate.py UNSUPPORTED refuses `sidecars` because pod.py runs only the main container; Argo starts the "
         "sidecars with main and kills them when main exits (the node's phase is main's). Fix in pod.py, then drop "
         "the refusal",
     "container-set-graph.yaml":
-        "validate.py LOCAL_KINDS refuses containerSet because executor.py has no handler for it; Argo runs the "
+        "validate.py LOCAL_KINDS refuses containerSet because the core has no handler for it; Argo runs the "
         "containers of one pod in the order of their `dependencies` (one node of type Container per container, "
-        "children of the Pod node), the pod failing when one fails. Fix as a template handler in the typed core, "
-        "then add containerSet to LOCAL_KINDS",
-    "step-node-vars.yaml":
-        "outputs.py (the scope of a finished step or task): it sets id, status, exitCode and outputs but not "
-        "startedAt/finishedAt (nor hostNodeName); Argo's buildLocalScope adds `<prefix>.startedAt` and "
-        "`.finishedAt` (RFC 3339) and `.hostNodeName` for steps and tasks (docs/variables.md)",
-    "workflow-time-vars.yaml":
-        "runtime.py workflow_scope builds workflow.* itself and lacks workflow.creationTimestamp.<strftime char>, "
-        ".RFC3339, workflow.labels.json, workflow.annotations.json and workflow.priority; "
-        "wfmeta.workflow_variables now gives the full set and wfmeta.creation_variables the time forms (for plain "
-        "tags only: expressions keep workflow.creationTimestamp as text): the scope should take them from there",
-    "last-retry-vars.yaml":
-        "executor.py retry attempts (bind.py in the typed core): lastRetry.exitCode/status/duration/message are "
-        "only given to retryStrategy.expression; Argo also puts them in a retried container/script template's "
-        "scope (docs/variables.md, 'Container/Script Templates'), empty on the first attempt",
+        "children of the Pod node), the pod failing when one fails. Add a TemplateHandler, then add containerSet "
+        "to LOCAL_KINDS",
     "params-from-configmap.yaml":
-        "executor.py input binding (bind.py in the typed core): an input parameter's valueFrom.configMapKeyRef is "
-        "not read, so validate.py's _refuse_config_map_parameters refuses it at submit; Argo reads the key from "
-        "the ConfigMap when it binds the inputs (its `default` when the key is missing). Once the binding reads "
-        "aipipe.engine.configmaps, drop that refusal",
+        "bind.py (input binding): an input parameter's valueFrom.configMapKeyRef is not read, so validate.py's "
+        "_refuse_config_map_parameters refuses it at submit; Argo reads the key from the ConfigMap when it binds "
+        "the inputs (its `default` when the key is missing). Once bind.py reads aipipe.engine.configmaps, drop "
+        "that refusal",
 }
 
 
