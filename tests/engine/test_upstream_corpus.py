@@ -93,6 +93,11 @@ KNOWN_GAPS: dict[str, str] = {
         "containers of one pod in the order of their `dependencies` (one node of type Container per container, "
         "children of the Pod node), the pod failing when one fails. Add a TemplateHandler, then add containerSet "
         "to LOCAL_KINDS",
+    "skipped-volume-default.yaml":
+        "pod.py builds NodeVolumes once from spec.volumes, unrendered (PodRunner.__init__), while it renders the "
+        "template itself with the node's scope (render_deep at ~line 148); Argo substitutes the node's scope in the "
+        "whole pod spec, workflow-level volumes included (here a Skipped producer's valueFrom.default names the "
+        "ConfigMap). Render the workflow volumes with the node's scope before NodeVolumes resolves the mounts",
     "params-from-configmap.yaml":
         "bind.py (input binding): an input parameter's valueFrom.configMapKeyRef is not read, so validate.py's "
         "_refuse_config_map_parameters refuses it at submit; Argo reads the key from the ConfigMap when it binds "
