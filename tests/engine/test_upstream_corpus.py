@@ -98,6 +98,10 @@ KNOWN_GAPS: dict[str, str] = {
         "template itself with the node's scope (render_deep at ~line 148); Argo substitutes the node's scope in the "
         "whole pod spec, workflow-level volumes included (here a Skipped producer's valueFrom.default names the "
         "ConfigMap). Render the workflow volumes with the node's scope before NodeVolumes resolves the mounts",
+    "wf-artifact-argument.yaml":
+        "executor.py _run_entry: the entry call takes spec.arguments as they are (exit and hook calls go through "
+        "render_arguments); Argo substitutes the global parameters into spec.arguments (here a raw artifact's data: "
+        "test global-param-sub-with-artifacts). Render them with rt.workflow_scope() as the hooks' are",
     "params-from-configmap.yaml":
         "bind.py (input binding): an input parameter's valueFrom.configMapKeyRef is not read, so validate.py's "
         "_refuse_config_map_parameters refuses it at submit; Argo reads the key from the ConfigMap when it binds "
