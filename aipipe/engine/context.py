@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from aipipe.config import KEYS, Config
+from aipipe.config import KEYS, KEYS_BY_NAME, Config
 from aipipe.engine.execution import ExecutionContext, TemplateLookup, dict_templates, no_templates
 from aipipe.engine.images import ImageMap
 from aipipe.engine.secrets import SecretStore
@@ -82,6 +82,17 @@ def _ignore_log(node_id: str, text: str) -> None:
     return None
 
 
+def secret_store(cfg: Config) -> SecretStore:
+    """The local Secrets under ``<home>/secrets``; the pipelines' Secret falls back to aipipe's secret config keys."""
+    def configured(key: str) -> str | None:
+        known = KEYS_BY_NAME.get(key)
+        value = cfg.get(key) if known is not None and known.secret else None
+        return str(value) if value else None
+
+    return SecretStore(root=cfg.home / "secrets", env_secret_name=str(cfg.get("kubernetes.secret_name")),
+                       fallback=configured)
+
+
 def default_context(
     cfg: Config,
     run_dir: Path,
@@ -100,7 +111,7 @@ def default_context(
         storage=Storage.from_config(cfg),
         artifact_root=artifact_root or default_artifact_root(cfg).as_uri(),
         templates=templates,
-        secrets=SecretStore.from_config(cfg),
+        secrets=secret_store(cfg),
         settings=engine_settings(cfg),
         on_change=on_change,
         on_log=on_log,

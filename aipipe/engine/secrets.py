@@ -3,8 +3,8 @@
 A secret ``NAME`` with key ``KEY`` is the file ``<home>/secrets/NAME/KEY`` (trailing newline
 stripped). For the Secret the pipelines use (config ``kubernetes.secret_name``), a key missing
 on disk falls back to the environment: the key itself or its upper-snake form as a variable name
-(``label-studio-api-key`` -> ``LABEL_STUDIO_API_KEY``) or, when the key is a secret config key
-(``label_studio.api_key``), that key's configured value.
+(``label-studio-api-key`` -> ``LABEL_STUDIO_API_KEY``), then to the ``fallback`` lookup the entry
+point hands in (aipipe's: a secret config key such as ``label_studio.api_key``, its configured value).
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from aipipe.config import KEYS_BY_NAME, Config
 from aipipe.errors import UserError
 
 MASK = "[redacted]"
@@ -30,13 +29,9 @@ class SecretStore:
     root: Path
     env_secret_name: str = ""
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
-    config: Config | None = None
+    fallback: Callable[[str], str | None] | None = None  # key -> value, for the env secret's missing keys
     _seen: set[str] = field(default_factory=set, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-
-    @classmethod
-    def from_config(cls, cfg: Config) -> SecretStore:
-        return cls(root=cfg.home / "secrets", env_secret_name=str(cfg.get("kubernetes.secret_name")), config=cfg)
 
     def get(self, name: str, key: str, optional: bool = False) -> str | None:
         """The value, or None when ``optional`` and absent; a missing required secret is a UserError."""
@@ -68,11 +63,7 @@ class SecretStore:
         for var in (key, key.upper().replace("-", "_").replace(".", "_")):
             if self.env.get(var):
                 return self.env[var]
-        cfg_key = KEYS_BY_NAME.get(key)
-        if cfg_key is not None and cfg_key.secret and self.config is not None:
-            value = self.config.get(key)
-            return str(value) if value else None
-        return None
+        return self.fallback(key) if self.fallback is not None else None
 
     def remember(self, value: str) -> None:
         if value:

@@ -16,7 +16,6 @@ FORBIDDEN = ("aipipe.config", "aipipe.cli", "aipipe.server", "steps", "pipelines
 PLATFORM = {
     "context.py": "aipipe's entry point: builds EngineSettings and the ExecutionContext from aipipe's Config",
     "service.py": "the CLI's and the server's run service: holds aipipe's Config and calls the entry point",
-    "secrets.py": "SecretStore.from_config and its fallback to aipipe's secret config keys (still to move out)",
 }
 PLATFORM_MODULES = ("aipipe.engine.context", "aipipe.engine.service")
 
@@ -93,3 +92,21 @@ def test_node_environment_and_images_are_what_the_entry_point_hands_in(tmp_path:
     assert (out["status"]["phase"], node["phase"]) == ("Succeeded", "Succeeded"), node.get("message")
     assert node["outputs"]["result"] == "from-host|unset|given|table"
     assert out["metadata"]["namespace"] == "elsewhere"
+
+
+def test_the_platform_hands_the_secret_store_its_config_fallback(tmp_path: Path) -> None:
+    """The pipelines' Secret: a file wins, then the environment, then aipipe's secret config keys (the entry point's
+    fallback); other Secrets and non-secret keys never fall back."""
+    from aipipe.config import load_config
+    from aipipe.engine.context import secret_store
+
+    cfg = load_config(cli={"home": str(tmp_path), "label_studio.api_key": "from-config",
+                           "kubernetes.secret_name": "aipipe-secrets"}, env={})
+    store = secret_store(cfg)
+    store.env = {}
+    assert store.get("aipipe-secrets", "label_studio.api_key") == "from-config"
+    assert store.get("aipipe-secrets", "label_studio.url", optional=True) is None  # not a secret key
+    assert store.get("other", "label_studio.api_key", optional=True) is None
+    (tmp_path / "secrets" / "aipipe-secrets").mkdir(parents=True)
+    (tmp_path / "secrets" / "aipipe-secrets" / "label_studio.api_key").write_text("from-file\n")
+    assert store.get("aipipe-secrets", "label_studio.api_key") == "from-file"
