@@ -19,9 +19,9 @@ demo: install
 
 lint: install
 	$(BIN)/ruff check .
-	# all of aipipe/ (the executor's mixins excepted: pyproject says why), the convert step (its TensorRT backend
-	# against the patched tensorrt-stubs in stubs/) and the inference server
-	$(BIN)/mypy --config-file pyproject.toml aipipe steps/convert_trt steps/deploy/server
+	# the platform, the shared ML library (its TensorRT backend against the patched tensorrt-stubs in stubs/)
+	# and every step
+	$(BIN)/mypy --config-file pyproject.toml aipipe mlkit steps
 
 test: install lint
 	$(BIN)/python -m pytest -q -p no:cacheprovider
