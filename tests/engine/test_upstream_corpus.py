@@ -60,8 +60,8 @@ KNOWN_GAPS: dict[str, str] = {
     "last-retry-vars.yaml":
         "invoke.py _execute_retry: an attempt's scope gets only {{retries}} (scope.child({'retries': ...})); Argo "
         "also gives a retried container/script template lastRetry.exitCode/status/duration/message "
-        "(docs/variables.md, 'Container/Script Templates'), empty on the first attempt. retry.py computes "
-        "last_retry already",
+        "(docs/variables.md, 'Container/Script Templates'), empty on the first attempt. _execute_retry already "
+        "builds that last_retry map for the expression",
     "global-outputs-variable.yaml": _GLOBAL_SNAPSHOT,
     "global-scope.yaml": _GLOBAL_SNAPSHOT,
     "artifact-global-output.yaml": _GLOBAL_SNAPSHOT,
