@@ -2,8 +2,10 @@
 while loopback clients keep sending JPEG requests; counts the requests that did not get 200 and the
 ``/readyz`` polls that were not ready, and reads each replica's start time (process start to ready: a
 new process, forked from the service's pre-imported fork server, loading the bundle's compile cache)
-and its phases from ``/v1/info``. With ``kill`` it then SIGKILLs replica 0, still under load, and
-times its replacement (the killed replica's in-flight requests get 503: counted apart).
+and its phases from ``/v1/info``; on a tiered start (a compiled engine on CUDA: ready uncompiled, the
+compiled engine swapped in later) also when the compiled engine took over. With ``kill`` it then
+SIGKILLs replica 0, still under load, and times its replacement (the killed replica's in-flight
+requests get 503: counted apart).
 
 The serving processes get an empty inductor/Triton cache directory, so a compiled replica compiles
 from the bundle's Mega-Cache alone, as on a fresh machine.
@@ -33,6 +35,22 @@ if str(REPO) not in sys.path:
 
 def _replicas(server: Any) -> list[dict[str, Any]]:
     return list(server.get_json("/v1/info")[1]["gpu_processes"])
+
+
+def _upgraded(replica: dict[str, Any]) -> bool:
+    """Done starting: not a tiered start, or its compiled engine took over (or it said why not)."""
+    info = replica.get("info", {})
+    return not info.get("tiered") or "upgrade" in info
+
+
+def _wait_upgraded(server: Any, timeout_s: float) -> list[dict[str, Any]]:
+    """The replicas once every tiered start has its compiled engine (at most ``timeout_s`` later)."""
+    end = time.monotonic() + timeout_s
+    replicas = _replicas(server)
+    while not all(_upgraded(g) for g in replicas) and time.monotonic() < end:
+        time.sleep(0.1)
+        replicas = _replicas(server)
+    return replicas
 
 
 def measure_rolling_restart(engine_dir: Path, *, replicas: int = 2, workers: int = 4, concurrency: int = 16,
@@ -73,6 +91,7 @@ def measure_rolling_restart(engine_dir: Path, *, replicas: int = 2, workers: int
                 break
             time.sleep(0.1)
         roll_s = time.monotonic() - t_roll
+        done = _wait_upgraded(server, timeout_s)  # still under load: the compiled engines take over
         time.sleep(3.0)
         killed = _kill_and_wait(server, timeout_s) if kill else {}
         if killed:
@@ -98,6 +117,8 @@ def measure_rolling_restart(engine_dir: Path, *, replicas: int = 2, workers: int
         "replica_first_start_s": [g.get("info", {}).get("ready_s") for g in first],
         "replica_ready_s": [g.get("info", {}).get("ready_s") for g in done],
         "replica_compiled": [g.get("info", {}).get("compiled") for g in done],
+        "replica_tiered": [g.get("info", {}).get("tiered") for g in done],
+        "replica_compiled_s": [g.get("info", {}).get("compiled_s") for g in done],
         "replica_phases": [g.get("info", {}).get("phases") for g in done],
         "replica_fork_server": [g.get("info", {}).get("fork_server") for g in done],
         "fork_server": fork_server,
@@ -114,10 +135,12 @@ def _kill_and_wait(server: Any, timeout_s: float) -> dict[str, Any]:
     while time.monotonic() < killed_at + timeout_s:
         now = _replicas(server)[0]
         if now["generation"] > victim["generation"] and now["ready"]:
-            info = now.get("info", {})
-            return {"killed_at": killed_at, "replaced_in_s": round(time.monotonic() - killed_at, 2),
+            replaced_in_s = round(time.monotonic() - killed_at, 2)
+            info = _wait_upgraded(server, timeout_s)[0].get("info", {})
+            return {"killed_at": killed_at, "replaced_in_s": replaced_in_s,
                     "replica_ready_s": info.get("ready_s"), "phases": info.get("phases"),
-                    "fork_server": info.get("fork_server"), "compiled": info.get("compiled")}
+                    "fork_server": info.get("fork_server"), "compiled": info.get("compiled"),
+                    "tiered": info.get("tiered"), "compiled_s": info.get("compiled_s")}
         time.sleep(0.05)
     return {"killed_at": killed_at, "error": f"not replaced within {timeout_s:g} s"}
 

@@ -140,13 +140,14 @@ class OnnxRuntimeRunner(_RunnerBase):
 class TorchRunner(_RunnerBase):
     """The PyTorch module with the bundle's precision plan (FP32 pins), CUDA graphs on a GPU."""
 
-    def __init__(self, bundle_dir: Path, manifest: dict[str, Any], device: str) -> None:
+    def __init__(self, bundle_dir: Path, manifest: dict[str, Any], device: str, compiled: bool = True) -> None:
         super().__init__(manifest)
         from mlkit.engine.backends.torch_backend import load_torch_engine
-        from mlkit.engine.compiled import plan_for
+        from mlkit.engine.compiled import CompilePlan, plan_for
 
         runtime = dict(manifest.get("runtime") or {})
-        self.compile_plan = plan_for(runtime, bundle_dir, device)
+        self.compile_plan = (plan_for(runtime, bundle_dir, device) if compiled
+                             else CompilePlan(None, None, None, "uncompiled by request (a tiered start)"))
         self._engine = load_torch_engine(
             bundle_dir, precision=self.precision, fp32_modules=list(manifest.get("fp32_modules") or []),
             device=device, max_batch=self.max_batch, input_shape=self.input_shape,
@@ -196,8 +197,22 @@ _RUNNERS: dict[str, Callable[[Path, dict[str, Any], str], EngineRunner]] = {
 }
 
 
-def load_engine(bundle_dir: Path, device: str = "auto") -> EngineRunner:
-    """Load the engine bundle in ``bundle_dir`` on ``device`` (auto | cpu | cuda)."""
+def load_engine(bundle_dir: Path, device: str = "auto", *, compiled: bool = True) -> EngineRunner:
+    """Load the engine bundle in ``bundle_dir`` on ``device`` (auto | cpu | cuda).
+
+    ``compiled=False`` serves a compiled PyTorch engine uncompiled (eager + CUDA graphs): it is ready in
+    a few seconds, where compiling (even from the bundle's cache) takes several more.
+    """
     root = Path(bundle_dir)
     manifest = read_manifest(root)
-    return _RUNNERS[manifest["backend"]](root, manifest, resolve_device(device))
+    device = resolve_device(device)
+    if manifest["backend"] == "pytorch":
+        return TorchRunner(root, manifest, device, compiled)
+    return _RUNNERS[manifest["backend"]](root, manifest, device)
+
+
+def compiles(bundle_dir: Path) -> bool:
+    """Whether the bundle is a PyTorch engine compiled at conversion (``engine.json``'s runtime plan)."""
+    manifest = read_manifest(Path(bundle_dir))
+    runtime = manifest.get("runtime")
+    return manifest["backend"] == "pytorch" and isinstance(runtime, dict) and bool(runtime.get("compile_mode"))

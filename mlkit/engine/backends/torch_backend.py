@@ -153,7 +153,10 @@ class TorchEngine:
                 self._run_module(static_in)
         torch.cuda.current_stream().wait_stream(stream)
         graph = torch.cuda.CUDAGraph()
-        with torch.no_grad(), torch.cuda.graph(graph, pool=self._pool, stream=stream):
+        # thread_local: a replica captures its compiled engine's graphs in a background thread while its
+        # serving thread goes on launching work (a tiered start); only this thread's calls may not disturb it
+        with torch.no_grad(), torch.cuda.graph(graph, pool=self._pool, stream=stream,
+                                               capture_error_mode="thread_local"):
             static_out = self.module(static_in)
         return graph, static_out
 

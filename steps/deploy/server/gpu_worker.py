@@ -7,6 +7,11 @@ output is not one row per request fails as a whole (each request gets a 500, the
 and the replica goes on serving. Records of an
 older generation (sent to a replica that died) are dropped: their requests were already failed.
 
+A tiered start (CUDA, an engine compiled at conversion): the replica loads the engine uncompiled
+(eager + CUDA graphs), warms it and says ready within seconds; a background thread then loads the
+compiled engine from the bundle's cache, warms it, and the batcher swaps it in between two batches
+("upgraded" event). If the upgrade fails the replica keeps serving uncompiled and says why.
+
 On CUDA with the torch allocator the process caps its memory at its share with
 ``torch.cuda.set_per_process_memory_fraction``. The cap given (``gpu_memory_mb_per_proc``) is the
 process's whole footprint as NVML sees it, so the CUDA context, measured through NVML after it is
@@ -19,6 +24,7 @@ import json
 import os
 import select
 import sys
+import threading
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -34,6 +40,7 @@ from steps.deploy.server.procs import child_setup
 from steps.deploy.server.slots import PoolLayout, SlotPool
 
 MIB = 1024 * 1024
+UPGRADE_POLL_S = 0.05  # while the compiled engine is prepared, an idle batcher wakes this often to take it
 FALLBACK_CONTEXT_MB = 600  # when NVML cannot see this process (another pid namespace)
 
 
@@ -49,6 +56,7 @@ class GpuArgs:
     max_delay_ms: float
     memory_cap_mb: int
     forked: bool = False  # forked from the service's fork server (torch etc. already imported)
+    tiered_start: bool = True  # CUDA + a compiled engine: ready uncompiled first, compiled swapped in later
 
 
 def nvml_process_mb(pid: int | None = None) -> float | None:
@@ -152,6 +160,8 @@ class Batcher:
     batch_limit: int
     pinned: bool = False  # stage batches in page-locked memory (CUDA): faster, asynchronous host-to-device copies
     pending: list[tuple[float, p.InboxRecord]] = field(default_factory=list)
+    upgrading: bool = False  # a background thread is preparing the compiled engine (see upgrade_replica)
+    _next: tuple[Any, dict[str, Any]] | None = None  # (runner, event) handed over by that thread
     staging: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
@@ -178,15 +188,32 @@ class Batcher:
         while self.pending:
             self.run_batch()
 
+    def hand_over(self, runner: Any, event: dict[str, Any]) -> None:
+        """Called by the upgrade thread: swap ``runner`` in before the next batch (None: only report)."""
+        self._next = (runner, event)
+
+    def _swap_if_handed_over(self) -> None:
+        handed, self._next = self._next, None
+        if handed is None:
+            return
+        runner, event = handed
+        if runner is not None:
+            old, self.runner = self.runner, runner
+            old.close()
+        self.upgrading = False
+        self.control.send_bytes(json.dumps(event).encode())
+
     def due(self, now: float) -> bool:
         if len(self.pending) >= self.batch_limit:
             return True
         return bool(self.pending) and now >= self.pending[0][0] + self.args.max_delay_ms / 1000.0
 
     def wait_s(self, now: float) -> float | None:
+        poll = UPGRADE_POLL_S if self.upgrading else None  # wake to take a handed-over engine when idle
         if not self.pending:
-            return None
-        return max(0.0, self.pending[0][0] + self.args.max_delay_ms / 1000.0 - now)
+            return poll
+        due_in = max(0.0, self.pending[0][0] + self.args.max_delay_ms / 1000.0 - now)
+        return due_in if poll is None else min(due_in, poll)
 
     def run_batch(self) -> None:
         taken, self.pending = self.pending[:self.batch_limit], self.pending[self.batch_limit:]
@@ -220,6 +247,7 @@ class Batcher:
     def loop(self, inbox_fd: int) -> None:
         reader = p.RecordReader(inbox_fd)
         while True:
+            self._swap_if_handed_over()
             ready, _, _ = select.select([inbox_fd], [], [], self.wait_s(time.monotonic()))
             if ready:
                 data, eof = reader.read()
@@ -236,8 +264,15 @@ def warmup_sizes(batch_limit: int) -> list[int]:
     return [*sizes, batch_limit]
 
 
+def tiered(args: GpuArgs, device: str) -> bool:
+    """Whether this replica starts uncompiled and upgrades (CUDA, and an engine compiled at conversion)."""
+    from mlkit.engine.runtime import compiles
+
+    return args.tiered_start and device == "cuda" and compiles(Path(args.engine_dir))
+
+
 def load_replica(args: GpuArgs) -> tuple[Any, dict[str, Any]]:
-    """Cap memory, load the engine, check its shapes and warm it at batch 1 and the batch limit.
+    """Cap memory, load the engine (uncompiled first on a tiered start), check its shapes and warm it.
 
     ``info["phases"]`` says what each step took (seconds): load (imports not preloaded, the compile
     cache, the module), first call (compiles batch 1) and warm-up (the other graphs, CUDA graph captures), and how many
@@ -247,7 +282,8 @@ def load_replica(args: GpuArgs) -> tuple[Any, dict[str, Any]]:
     started, modules = time.monotonic(), len(sys.modules)
     device = resolve_device(args.device)
     info: dict[str, Any] = {"device": device, "memory": apply_memory_cap(args.memory_cap_mb, device)}
-    runner = load_engine(Path(args.engine_dir), device)
+    info["tiered"] = tiered(args, device)
+    runner = load_engine(Path(args.engine_dir), device, compiled=not info["tiered"])
     loaded = time.monotonic()
     shape = tuple(runner.input_shape)
     if shape != args.layout.input_shape:
@@ -258,8 +294,7 @@ def load_replica(args: GpuArgs) -> tuple[Any, dict[str, Any]]:
     if tuple(out.shape) != (1, args.layout.num_classes):
         raise ValueError(f"engine returns logits of shape {tuple(out.shape)[1:]} but classes.json lists "
                          f"{args.layout.num_classes} classes")
-    for size in warmup_sizes(batch_limit):  # e.g. one CUDA graph per batch bucket, captured before serving
-        runner.infer(np.zeros((size, *shape), dtype=np.float32))
+    warm(runner, batch_limit)
     info["phases"] = {"load_s": round(loaded - started, 2), "first_call_s": round(first - loaded, 2),
                       "warmup_s": round(time.monotonic() - first, 2), "modules_imported": len(sys.modules) - modules}
     recalibrate_cap(info["memory"])
@@ -271,10 +306,41 @@ def load_replica(args: GpuArgs) -> tuple[Any, dict[str, Any]]:
     return runner, info
 
 
+def warm(runner: Any, batch_limit: int) -> None:
+    """Run every batch size once (e.g. one CUDA graph per bucket, captured before it serves)."""
+    shape = tuple(runner.input_shape)
+    for size in warmup_sizes(batch_limit):
+        runner.infer(np.zeros((size, *shape), dtype=np.float32))
+
+
+def upgrade_replica(args: GpuArgs, batcher: Batcher, started: float) -> None:
+    """Thread body of a tiered start: load and warm the compiled engine, then hand it to the batcher."""
+    from mlkit.engine.runtime import load_engine
+
+    begun = time.monotonic()
+    event: dict[str, Any] = {"event": "upgraded", "compiled": False}
+    try:
+        runner = load_engine(Path(args.engine_dir), "cuda")
+        if not getattr(runner, "compiled", False):  # a target mismatch or a failed compile: said on stderr
+            runner.close()
+            batcher.hand_over(None, {**event, "note": "the engine did not compile here; serving uncompiled"})
+            return
+        warm(runner, batcher.batch_limit)
+    except Exception as exc:  # e.g. out of memory under the replica's cap: it keeps serving uncompiled
+        print(f"gpu-proc {args.index}: the compiled engine failed to load ({type(exc).__name__}: {exc}); "
+              "serving uncompiled", file=sys.stderr, flush=True)
+        batcher.hand_over(None, {**event, "note": f"{type(exc).__name__}: {exc}"[:300]})
+        return
+    now = time.monotonic()
+    batcher.hand_over(runner, {**event, "compiled": True, "upgrade_s": round(now - begun, 2),
+                               "compiled_after_s": round(now - started, 2)})
+
+
 def gpu_main(args: GpuArgs, inbox: Connection, results: list[Connection], control: Connection) -> None:
     """Process entry point (forked from the supervisor's fork server, or spawned)."""
     child_setup(args.parent_pid, forked=args.forked)
     pool = SlotPool.attach(args.layout)
+    started = time.monotonic()
     try:
         runner, info = load_replica(args)
         info["fork_server"] = server_state()
@@ -283,5 +349,8 @@ def gpu_main(args: GpuArgs, inbox: Connection, results: list[Connection], contro
         sys.exit(1)
     control.send_bytes(json.dumps({"event": "ready", "pid": os.getpid(), **info}).encode())
     batcher = Batcher(args, runner, pool, [c.fileno() for c in results], control, info["batch_limit"],
-                      pinned=info["device"] == "cuda" and _has_torch())
+                      pinned=info["device"] == "cuda" and _has_torch(), upgrading=info["tiered"])
+    if info["tiered"]:
+        threading.Thread(target=upgrade_replica, args=(args, batcher, started), name="aipipe-upgrade",
+                         daemon=True).start()
     batcher.loop(inbox.fileno())

@@ -282,6 +282,12 @@ class Supervisor:
                   file=sys.stderr, flush=True)
         elif event["event"] == "fence":
             self.requests.fence_done(gpu.index, int(event["id"]))
+        elif event["event"] == "upgraded":  # a tiered start's compiled engine took over (or could not)
+            gpu.info = {**gpu.info, "compiled": bool(event["compiled"]), "upgrade": event,
+                        "compiled_s": round(time.monotonic() - gpu.started_at, 2) if event["compiled"] else None}
+            print(f"aipipe-serve: model replica {gpu.index} "
+                  + ("serves the compiled engine" if event["compiled"] else f"stays uncompiled: {event.get('note')}"),
+                  file=sys.stderr, flush=True)
 
     def _on_gpu_exit(self, gpu: Child) -> None:
         assert self._loop is not None
