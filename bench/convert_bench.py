@@ -107,15 +107,16 @@ def _child_module(args: argparse.Namespace, shape: tuple[int, int, int]) -> tupl
 
 
 def _upgrade_while_serving(args: argparse.Namespace, serve: Any, x1: torch.Tensor) -> tuple[Any, str, dict[str, Any]]:
-    """A tiered start's second half, as a replica does it: the compiled engine loads and warms in a thread
-    while this one keeps serving batch-1 requests uncompiled; then the compiled engine is timed."""
+    """A tiered start's second half, as a replica does it: the compiled engine loads and compiles its batch
+    sizes in a thread while this one keeps serving batch-1 requests uncompiled; this thread then captures its
+    CUDA graphs and the compiled engine is timed."""
     import threading
 
     from mlkit.engine.runtime import load_engine
 
     loaded: list[Any] = []
-    thread = threading.Thread(target=lambda: loaded.append(_warmed(load_engine(Path(args.engine_bundle),
-                                                                               device=args.device))))
+    thread = threading.Thread(target=lambda: loaded.append(_compiled(load_engine(Path(args.engine_bundle),
+                                                                                 device=args.device))))
     thread.start()
     served, slowest = 0, 0.0
     while thread.is_alive():
@@ -127,14 +128,15 @@ def _upgrade_while_serving(args: argparse.Namespace, serve: Any, x1: torch.Tenso
     if not loaded:
         raise SystemExit("the compiled engine failed to load")
     runner = loaded[0]
+    runner.warm()  # the captures, in the serving thread
     note = "" if runner.compiled else f"served uncompiled: {runner.compile_plan.note or 'not compiled'}"
     return runner._engine.forward, note, {"compiled_after_s": time.time() - args.t_launch,
                                           "served_while_compiling": served,
                                           "slowest_ms_while_compiling": slowest * 1000}
 
 
-def _warmed(runner: Any) -> Any:
-    runner.warm()
+def _compiled(runner: Any) -> Any:
+    runner.compile_buckets()
     return runner
 
 

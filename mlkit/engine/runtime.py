@@ -163,6 +163,10 @@ class TorchRunner(_RunnerBase):
         """Compile and capture every batch bucket now."""
         self._engine.warm()
 
+    def compile_buckets(self) -> None:
+        """Compile every batch bucket without capturing CUDA graphs (see :meth:`TorchEngine.compile_buckets`)."""
+        self._engine.compile_buckets()
+
     def _run(self, batch: np.ndarray) -> np.ndarray:
         return self._engine.infer(batch)
 

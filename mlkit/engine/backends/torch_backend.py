@@ -9,6 +9,7 @@ Works on torch >= 2.4; imports nothing beyond torch, numpy, safetensors and the 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from collections.abc import Iterable, Sequence
@@ -153,10 +154,7 @@ class TorchEngine:
                 self._run_module(static_in)
         torch.cuda.current_stream().wait_stream(stream)
         graph = torch.cuda.CUDAGraph()
-        # thread_local: a replica captures its compiled engine's graphs in a background thread while its
-        # serving thread goes on launching work (a tiered start); only this thread's calls may not disturb it
-        with torch.no_grad(), torch.cuda.graph(graph, pool=self._pool, stream=stream,
-                                               capture_error_mode="thread_local"):
+        with torch.no_grad(), torch.cuda.graph(graph, pool=self._pool, stream=stream):
             static_out = self.module(static_in)
         return graph, static_out
 
@@ -173,6 +171,17 @@ class TorchEngine:
             self.module = self._eager
             self.compile_mode = None
             return self.module(x)
+
+    def compile_buckets(self) -> None:
+        """Compile every batch bucket's shape now, capturing no CUDA graph: safe in a background thread while
+        another thread serves (a capture must not overlap other CUDA work: the serving thread captures, in
+        :meth:`warm`, once this is done)."""
+        stream = self._capture_stream
+        with torch.cuda.stream(stream) if stream is not None else contextlib.nullcontext(), torch.no_grad():
+            for size in self._buckets:
+                self._run_module(self._to_input(torch.zeros((size, *self.input_shape))))
+        if stream is not None:
+            stream.synchronize()
 
     def warm(self) -> None:
         """Compile (when asked) and capture every batch bucket now, not at the first request of each size."""

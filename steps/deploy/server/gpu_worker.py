@@ -9,8 +9,10 @@ older generation (sent to a replica that died) are dropped: their requests were 
 
 A tiered start (CUDA, an engine compiled at conversion): the replica loads the engine uncompiled
 (eager + CUDA graphs), warms it and says ready within seconds; a background thread then loads the
-compiled engine from the bundle's cache, warms it, and the batcher swaps it in between two batches
-("upgraded" event). If the upgrade fails the replica keeps serving uncompiled and says why.
+compiled engine from the bundle's cache and compiles its batch sizes, and the batcher, between two
+batches, captures its CUDA graphs (a capture must not overlap other CUDA work, so only the serving
+thread captures) and swaps it in ("upgraded" event). If the upgrade fails the replica keeps serving
+uncompiled and says why.
 
 On CUDA with the torch allocator the process caps its memory at its share with
 ``torch.cuda.set_per_process_memory_fraction``. The cap given (``gpu_memory_mb_per_proc``) is the
@@ -198,6 +200,9 @@ class Batcher:
             return
         runner, event = handed
         if runner is not None:
+            captured = time.monotonic()
+            warm(runner, self.batch_limit)  # CUDA graph captures: here, where nothing else runs on the GPU
+            event["capture_s"] = round(time.monotonic() - captured, 2)
             old, self.runner = self.runner, runner
             old.close()
         self.upgrading = False
@@ -314,7 +319,8 @@ def warm(runner: Any, batch_limit: int) -> None:
 
 
 def upgrade_replica(args: GpuArgs, batcher: Batcher, started: float) -> None:
-    """Thread body of a tiered start: load and warm the compiled engine, then hand it to the batcher."""
+    """Thread body of a tiered start: load the compiled engine and compile its batch sizes (no CUDA graph
+    capture here), then hand it to the batcher, which captures and swaps it in."""
     from mlkit.engine.runtime import load_engine
 
     begun = time.monotonic()
@@ -325,7 +331,7 @@ def upgrade_replica(args: GpuArgs, batcher: Batcher, started: float) -> None:
             runner.close()
             batcher.hand_over(None, {**event, "note": "the engine did not compile here; serving uncompiled"})
             return
-        warm(runner, batcher.batch_limit)
+        runner.compile_buckets()
     except Exception as exc:  # e.g. out of memory under the replica's cap: it keeps serving uncompiled
         print(f"gpu-proc {args.index}: the compiled engine failed to load ({type(exc).__name__}: {exc}); "
               "serving uncompiled", file=sys.stderr, flush=True)
