@@ -321,17 +321,18 @@ def warm(runner: Any, batch_limit: int) -> None:
 def upgrade_replica(args: GpuArgs, batcher: Batcher, started: float) -> None:
     """Thread body of a tiered start: load the compiled engine and compile its batch sizes (no CUDA graph
     capture here), then hand it to the batcher, which captures and swaps it in."""
-    from mlkit.engine.runtime import load_engine
+    from mlkit.engine.runtime import TorchRunner, load_engine
 
     begun = time.monotonic()
     event: dict[str, Any] = {"event": "upgraded", "compiled": False}
     try:
         runner = load_engine(Path(args.engine_dir), "cuda")
-        if not getattr(runner, "compiled", False):  # a target mismatch or a failed compile: said on stderr
-            runner.close()
+        if isinstance(runner, TorchRunner) and runner.compiled:
+            runner.compile_buckets()
+        if not (isinstance(runner, TorchRunner) and runner.compiled):  # a target mismatch or a failed compile
+            runner.close()  # (said on stderr)
             batcher.hand_over(None, {**event, "note": "the engine did not compile here; serving uncompiled"})
             return
-        runner.compile_buckets()
     except Exception as exc:  # e.g. out of memory under the replica's cap: it keeps serving uncompiled
         print(f"gpu-proc {args.index}: the compiled engine failed to load ({type(exc).__name__}: {exc}); "
               "serving uncompiled", file=sys.stderr, flush=True)
