@@ -115,16 +115,13 @@ def main(argv: list[str] | None = None) -> None:
             parser.error("--merge needs --raw")
         merge(args.merge, json.loads(args.raw.read_text()))
         return
-    import contextlib
     import datetime as dt
-    import subprocess
+
+    from bench.results_io import commit_id
 
     raw = measure(args.quick)
     raw["date"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-    raw["commit"] = "unknown"
-    with contextlib.suppress(OSError):  # no git on the GPU machine
-        raw["commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                                       cwd=REPO, check=False).stdout.strip() or "unknown"
+    raw["commit"] = commit_id()  # AIPIPE_COMMIT on a copy whose .git is not the tree's
     print(json.dumps(raw))
 
 
