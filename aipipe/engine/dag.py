@@ -138,7 +138,7 @@ class _DagRun:
             phase=node.get("phase", NodePhase.ERROR), continue_failed=bool(cont.get("failed")),
             continue_error=bool(cont.get("error")),
             any_succeeded=any(p == NodePhase.SUCCEEDED for p in child_phases),
-            all_failed=all(p in FAILED_PHASES for p in child_phases))
+            all_failed=all(p in FAILED_PHASES for p in child_phases), daemoned=bool(node.get("daemoned")))
         self.children.outputs.register(f"tasks.{tname}", task, children or [node], self.scope, self.call.tset)
         with self.cond:
             self.states[tname] = state

@@ -97,8 +97,10 @@ class WorkflowExecutor:
             invoker.mutexes.release_all(wf_lock)
             if deadline:
                 deadline.cancel()
+        invoker.pods.daemons.release(None)  # daemons still running end with the run's body (and its exit handler)
         self._run_workflow_hooks(invoker, phase)
         exit_phase = self._run_exit_handler(invoker, phase)
+        invoker.pods.daemons.release(None)
         for thread in list(invoker.children.hook_threads):
             thread.join()
         if phase == NodePhase.SUCCEEDED and exit_phase in FAILED_PHASES:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -89,6 +90,10 @@ class Invoker:
             else:
                 last = self._execute_once(call, child, scope.child({"retries": str(attempt)}), inputs)
             rt.tree.add_child(nid, child.id)
+            if last.get("daemoned") and self.pods.daemons.follow(child.id, nid, functools.partial(
+                    rt.tree.put, nid, phase=NodePhase.RUNNING, daemoned=True, podIP=last.get("podIP"))):
+                return rt.tree.get(nid) or {}
+            last = rt.tree.get(child.id) or last  # a daemon that ended meanwhile: its final record
             phase = last.get("phase", NodePhase.ERROR)
             if phase in PASSED_PHASES:
                 return rt.finish_node(nid, phase, None, outputs=last.get("outputs"))
@@ -147,6 +152,10 @@ class Invoker:
             result = {"phase": exc.phase, "message": str(exc), "terminal": exc.terminal}
         finally:
             self.mutexes.release_all(lock)
+            if kind in ("steps", "dag"):  # as Argo's killDaemonedChildren: its daemons end with it
+                self.pods.daemons.release(nid)
+        if result.get("daemoned"):  # runs on; aipipe.engine.leaf ends its node
+            return rt.tree.get(nid) or {}
         phase = result.pop("phase")
         message = result.pop("message", None)
         rt.publish_globals(result.get("outputs") or {})

@@ -31,6 +31,8 @@ class Outputs:
                 return
             scope.set(f"{prefix}.status", node.get("phase", ""))
             scope.set(f"{prefix}.id", node.get("id", ""))
+            if node.get("podIP"):  # a daemon's address (Argo's steps.X.ip / tasks.X.ip)
+                scope.set(f"{prefix}.ip", node["podIP"])
             self._node_outputs_into(prefix, node, step, scope, tset)
             return
         ordered = sorted(nodes, key=lambda n: loop_index(n.get("name", "")))

@@ -8,36 +8,36 @@ ends and writes input artifacts there before it starts.
 from __future__ import annotations
 
 import os
-import socket
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from aipipe.confine import confined
 from aipipe.engine.calls import Call
 from aipipe.engine.configmaps import ConfigMapStore, unlock
+from aipipe.engine.daemons import DaemonRegistry, wait_ready
 from aipipe.engine.execution import ExecutionContext
 from aipipe.engine.expr import ExprError, evaluate, to_text
 from aipipe.engine.gpu import GpuPool, requested_gpus
 from aipipe.engine.images import ImageMap
 from aipipe.engine.io import ArtifactError, load_input, save_output
-from aipipe.engine.names import pod_name
 from aipipe.engine.nodes import NodeTree
 from aipipe.engine.phases import NodePhase
+from aipipe.engine.podenv import PROGRESS_FILE, ContainerEnv, pod_fields
 from aipipe.engine.retry import parse_duration
-from aipipe.engine.runners.base import ProcessSpec, host_path
+from aipipe.engine.runners.base import Handle, ProcessSpec, host_path
 from aipipe.engine.runners.local import NEVER_PRIVATE, NODE_ENV, LocalHandle, LocalRunner, end_leftovers
 from aipipe.engine.secrets import StreamMasker, safe_cut
 from aipipe.engine.security import NodeSecurity, SecurityError, node_security
+from aipipe.engine.sidecars import ExtraContainers, Sidecars, pod_body, run_init
 from aipipe.engine.template import Scope, TemplateError, render_deep
 from aipipe.engine.volumes import NodeVolumes, remove_tree
 from aipipe.errors import UserError
 
 DEADLINE_MESSAGE = "Pod was active on the node longer than the specified deadline"
 RESULT_LIMIT = 256 * 1024
-PROGRESS_FILE = "/argo/progress"
 SCRIPT_PATH = "/argo/staging/script"
 
 
@@ -113,12 +113,18 @@ class PodRunner:
         self.pod_slots = threading.BoundedSemaphore(parallelism) if parallelism else None
         self.lock = threading.Lock()
         self.running: dict[str, LocalHandle] = {}
+        self.daemons = DaemonRegistry()
         self.shared = ctx.settings.folders.shared
         self.readonly = _interpreter_paths(ctx.settings.folders.read_only)
         self.pod_security = dict(pod_security or {})
         self.configmaps = ConfigMapStore.from_home(ctx.settings.state_dir)
+        self.env = ContainerEnv(ctx, self.configmaps)
         self.volumes = NodeVolumes(ctx.work_dir, ctx.secrets, self.configmaps,
                                    {str(v.get("name")): v for v in workflow_volumes or []})
+
+    def log_stream(self, nid: str) -> LineMasker:
+        """A stream of the node's log (stdout or stderr of one of its containers), secrets masked."""
+        return LineMasker(self.ctx, nid)
 
     def check_available(self) -> None:
         self.runner.check_available()
@@ -129,7 +135,7 @@ class PodRunner:
         for handle in handles:
             handle.kill()
 
-    def _hidden(self, env: Mapping[str, str]) -> tuple[str, ...]:
+    def hidden(self, env: Mapping[str, str]) -> tuple[str, ...]:
         """Host folders a node must not see: those the settings hide (the engine's state: run store, secrets,
         server token) and the user's home (keys and credentials in dotfiles); the node gets an empty, private,
         writable folder there instead, as a container has its own ``$HOME``."""
@@ -143,19 +149,30 @@ class PodRunner:
 
     # ------------------------------------------------------------------ run
 
-    def run(self, nid: str, name: str, call: Call, scope: Scope, tree: NodeTree) -> dict[str, Any]:
+    def run(self, nid: str, name: str, call: Call, scope: Scope, tree: NodeTree,
+            on_ready: Callable[[], None] | None = None) -> dict[str, Any]:
+        """Run the node to its end; ``on_ready`` (a daemon's) is called once its process runs and its
+        readinessProbe passes, while the process runs on."""
         try:  # metrics are Argo's to compute after the node ends (a cluster feature): left as written here
             tmpl = render_deep(call.template, scope, name, skip=frozenset({"expression", "fromExpression", "metrics"}))
         except TemplateError as exc:
             return {"phase": NodePhase.ERROR, "message": str(exc), "terminal": exc.absent}
         try:
-            return self._run(nid, tmpl, scope, tree)
+            return self._run(nid, tmpl, scope, tree, on_ready)
         except NodeError as exc:
             return {"phase": exc.phase, "message": str(exc)}
         except (UserError, ArtifactError) as exc:
             return {"phase": NodePhase.ERROR, "message": str(exc)}
 
-    def _run(self, nid: str, tmpl: dict[str, Any], scope: Scope, tree: NodeTree) -> dict[str, Any]:
+    def kill(self, nid: str) -> None:
+        """Kill one node's process tree (a daemon the engine ends)."""
+        with self.lock:
+            handle = self.running.get(nid)
+        if handle is not None:
+            handle.kill()
+
+    def _run(self, nid: str, tmpl: dict[str, Any], scope: Scope, tree: NodeTree,
+             on_ready: Callable[[], None] | None) -> dict[str, Any]:
         kind = "script" if tmpl.get("script") is not None else "container"
         body: dict[str, Any] = tmpl[kind] or {}
         try:
@@ -167,7 +184,8 @@ class PodRunner:
         if node_dir.exists():
             remove_tree(node_dir)
         root = node_dir / "root"
-        private = self._private_tops(tmpl, body)
+        inits, sidecars = list(tmpl.get("initContainers") or []), list(tmpl.get("sidecars") or [])
+        private = self._private_tops(tmpl, body).union(*(self._private_tops({}, c) for c in [*inits, *sidecars]))
         root.mkdir(parents=True)
 
         def where(path: str) -> Path:
@@ -197,17 +215,19 @@ class PodRunner:
         if not argv:
             raise NodeError("the container has no command, no args and its image has no default command; "
                             f"add it to {self.images.source}", NodePhase.ERROR)
-        env = self._env(body, runtime.search_path(), dict(runtime.env), self._pod_fields(nid, tmpl, scope, tree))
+        fields = pod_fields(nid, tmpl, scope, tree)
+        env = self.env.build(body, runtime.search_path(), dict(runtime.env), fields)
         env[NODE_ENV] = f"{self.ctx.work_dir.name}/{nid}"
         binds, read_only = self.volumes.binds(tmpl, body), self.volumes.read_only_paths(tmpl, body)
         deadline = self._deadline(tmpl)
         gpu_count = requested_gpus(tmpl, self.ctx.settings.gpu_resource)
-        secret_files = self.volumes.write_secrets(tmpl, body, where, security)
+        whole = pod_body(body, [*inits, *sidecars])  # every container's mounts: emptyDirs shared between them
+        secret_files = self.volumes.write_secrets(tmpl, whole, where, security)
         locked: list[Path] = []
         gpu_ids: list[int] | None = None
         warning = ""
         try:  # what was written for the node goes when anything before its start fails
-            locked = self.volumes.write_own(tmpl, body, root, where, security)
+            locked = self.volumes.write_own(tmpl, whole, root, where, security)
             _give_folders(root, private, security)
             if gpu_count:
                 gpu_ids, warning = self.gpus.acquire(gpu_count, self.cancelled)
@@ -227,10 +247,17 @@ class PodRunner:
             spec = ProcessSpec(argv=argv, env=env, cwd=str(body.get("workingDir") or "/"), root=root,
                                private_tops=private, shared=self.shared, binds=binds, read_only_mounts=read_only,
                                on_stdout=out.feed,
-                               on_stderr=err.feed, readonly=self.readonly, hidden=self._hidden(env),
+                               on_stderr=err.feed, readonly=self.readonly, hidden=self.hidden(env),
                                security=security)
+            extras = ExtraContainers(self, nid, tmpl, body, spec, fields)
+            problem = run_init(extras.build(inits, "initContainers"), self.runner, lambda h: self._track(nid, h),
+                               self.cancelled.is_set)
+            if problem is not None:
+                return {"phase": NodePhase.FAILED, "message": problem}
+            side = Sidecars(extras.build(sidecars, "sidecars"), self.runner)
             with self.lock:
                 if self.cancelled.is_set():
+                    side.stop()
                     return {"phase": NodePhase.FAILED, "message": "stopped before start"}
                 handle = self.runner.start(spec)
                 if isinstance(handle, LocalHandle):
@@ -249,11 +276,15 @@ class PodRunner:
                 timer = threading.Timer(deadline, expire)
                 timer.daemon = True
                 timer.start()
+            if on_ready is not None and isinstance(handle, LocalHandle) and wait_ready(
+                    body.get("readinessProbe"), body, spec, self.runner, handle, self.cancelled):
+                on_ready()
             progress = ""
             progress_path = where(PROGRESS_FILE)
             while handle.running_after(1.0):
                 progress = self._poll_progress(nid, progress_path, progress, tree)
             result = handle.wait()
+            sidecar_problem = side.stop()
             if timer is not None:
                 timer.cancel()
             out.flush()
@@ -279,6 +310,8 @@ class PodRunner:
             return {"phase": NodePhase.FAILED, "message": "stopped", "outputs": outputs, "progress": progress}
         phase = NodePhase.SUCCEEDED if result.exit_code == 0 else NodePhase.FAILED
         message = None if phase == NodePhase.SUCCEEDED else f"Error (exit code {result.exit_code})"
+        if phase == NodePhase.SUCCEEDED and sidecar_problem:
+            phase, message = NodePhase.FAILED, sidecar_problem
         try:
             self._collect_outputs(nid, tmpl, scope, own, outputs, failed=phase != NodePhase.SUCCEEDED)
         except (NodeError, ArtifactError, UserError) as exc:
@@ -287,6 +320,14 @@ class PodRunner:
         return {"phase": phase, "message": message, "outputs": outputs, "progress": progress}
 
     # ------------------------------------------------------------------ pieces
+
+    def _track(self, nid: str, handle: Handle | None) -> None:
+        """Let a stop reach the node's current process (an init container's, before main's)."""
+        with self.lock:
+            if isinstance(handle, LocalHandle):
+                self.running[nid] = handle
+            else:
+                self.running.pop(nid, None)
 
     @staticmethod
     def _private_tops(tmpl: Mapping[str, Any], body: Mapping[str, Any]) -> frozenset[str]:
@@ -313,72 +354,6 @@ class PodRunner:
             if not spec.get("path"):
                 raise NodeError(f"input artifact {spec['name']!r} has no path")
             load_input(spec, entry.get("_source"), own(str(spec["path"])), self.ctx.storage, self.ctx.artifact_root)
-
-    @staticmethod
-    def _pod_fields(nid: str, tmpl: Mapping[str, Any], scope: Scope, tree: NodeTree) -> dict[str, str]:
-        """What ``valueFrom.fieldRef`` reads for this node (:data:`~aipipe.engine.validate.LOCAL_POD_FIELDS`):
-        Argo's pod name for the node, the run's namespace and service account, this host."""
-        node = tree.get(nid) or {}
-        workflow = str(scope.values.get("workflow.name") or "")
-        template = str(node.get("templateName") or tmpl.get("name") or "")
-        return {"metadata.name": pod_name(workflow, str(node.get("name") or nid), template),
-                "metadata.namespace": str(scope.values.get("workflow.namespace") or ""),
-                "spec.nodeName": socket.gethostname(),
-                "spec.serviceAccountName": str(scope.values.get("workflow.serviceAccountName") or ""),
-                "status.podIP": "127.0.0.1", "status.hostIP": "127.0.0.1"}
-
-    def _env(self, body: Mapping[str, Any], search_path: str, image_env: dict[str, str],
-             pod_fields: Mapping[str, str]) -> dict[str, str]:
-        node_env = self.ctx.settings.node_env
-        env = {k: os.environ[k] for k in node_env.passthrough if os.environ.get(k)}
-        env.setdefault("HOME", os.path.expanduser("~"))
-        env.setdefault("LANG", "C.UTF-8")
-        env["PATH"] = search_path
-        env["ARGO_PROGRESS_FILE"] = PROGRESS_FILE
-        env.update(node_env.fixed)
-        env.update(image_env)
-        env.update(self.ctx.extra_env)
-        for i, ref in enumerate(body.get("envFrom") or []):
-            env.update(self._env_source(ref, f"envFrom[{i}]"))
-        for item in body.get("env") or []:
-            name = str(item.get("name"))
-            if "value" in item:
-                env[name] = to_text(item["value"]) if not isinstance(item["value"], str) else item["value"]
-                continue
-            source = item.get("valueFrom") or {}
-            value: str | None = None
-            if source.get("secretKeyRef"):
-                ref = source["secretKeyRef"]
-                value = self.ctx.secrets.get(str(ref.get("name")), str(ref.get("key")), bool(ref.get("optional")))
-            elif source.get("configMapKeyRef"):
-                ref = source["configMapKeyRef"]
-                value = self.configmaps.get(str(ref.get("name")), str(ref.get("key")), bool(ref.get("optional")),
-                                            field=f"env {name}: valueFrom.configMapKeyRef")
-            elif source.get("fieldRef"):  # other fields and resourceFieldRef are refused at submit
-                value = pod_fields.get(str(source["fieldRef"].get("fieldPath") or ""))
-            if value is not None:
-                env[name] = value
-        return env
-
-    def _env_source(self, ref: Mapping[str, Any], field: str) -> dict[str, str]:
-        """The variables one ``envFrom`` entry gives: every key of a Secret or ConfigMap, ``prefix`` first;
-        an ``optional`` one that does not exist gives none."""
-        prefix = str(ref.get("prefix") or "")
-        if ref.get("secretRef"):
-            secret = ref["secretRef"]
-            name = str(secret.get("name"))
-            folder = confined(self.ctx.secrets.root, name, field=f"{field}.secretRef")
-            if secret.get("optional") and not folder.is_dir():
-                return {}
-            values = self.ctx.secrets.keys(name)
-        elif ref.get("configMapRef"):
-            config_map = ref["configMapRef"]
-            found = self.configmaps.require(str(config_map.get("name")), bool(config_map.get("optional")),
-                                            f"{field}.configMapRef")
-            values = {key: value.removesuffix("\n") for key, value in found.items()}
-        else:
-            raise UserError("needs secretRef or configMapRef", field=field)
-        return {prefix + key: value for key, value in values.items()}
 
     @staticmethod
     def _deadline(tmpl: Mapping[str, Any]) -> float | None:

@@ -18,15 +18,9 @@ LOCAL_KINDS = ("container", "script", "steps", "dag", "suspend")
 # the pod fields a node's env can take with valueFrom.fieldRef (aipipe.engine.pod gives their local values)
 LOCAL_POD_FIELDS = ("metadata.name", "metadata.namespace", "spec.nodeName", "spec.serviceAccountName",
                     "status.podIP", "status.hostIP")
-# Template fields the embedded engine cannot honour: refused at submit, never run without them.
+# Template fields the embedded engine cannot honour: refused at submit, never run without them. (``daemon``,
+# ``sidecars`` and ``initContainers`` run: aipipe.engine.daemons, aipipe.engine.sidecars.)
 UNSUPPORTED = {
-    "daemon": "daemon steps (a server kept running for the steps after it) are not supported by the embedded "
-              "engine: it would wait for the server to exit. Start the server in the step that uses it, or submit "
-              "this workflow to Argo",
-    "sidecars": "sidecars are not supported by the embedded engine. Start the helper process in the background "
-                "from the main container's command, or submit this workflow to Argo",
-    "initContainers": "initContainers are not supported by the embedded engine. Do the preparation in an earlier "
-                      "step or at the start of the main command, or submit this workflow to Argo",
     "memoize": "memoize is not supported by the embedded engine (it keeps no memoization cache). Remove it (the "
                "step then always runs), or submit this workflow to Argo",
 }

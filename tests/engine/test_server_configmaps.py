@@ -51,13 +51,13 @@ def test_a_submitted_run_reads_the_local_config_map(server: ServerProcess) -> No
 
 
 @pytest.mark.parametrize("path", ["", "/lint"])
-def test_sidecars_are_refused_naming_the_field(server: ServerProcess, path: str) -> None:
-    body = {"workflow": manifest(sidecars=[{"name": "db", "image": "postgres"}])}
+def test_memoize_is_refused_naming_the_field(server: ServerProcess, path: str) -> None:
+    body = {"workflow": manifest(memoize={"key": "k", "maxAge": "1h", "cache": {"configMap": {"name": "c"}}})}
     resp = server.http.post(f"{server.url}/api/v1/workflows/{NS}{path}", json=body, timeout=30)
     assert resp.status_code == 400, resp.text
     answer = resp.json()
-    assert answer["code"] == 3 and "spec.templates[0].sidecars" in answer["message"]
-    assert "sidecars are not supported by the embedded engine" in answer["message"]
+    assert answer["code"] == 3 and "spec.templates[0].memoize" in answer["message"]
+    assert "memoize is not supported by the embedded engine" in answer["message"]
     listed = server.http.get(f"{server.url}/api/v1/workflows/{NS}", timeout=30).json()
-    assert all("sidecars" not in str(item.get("spec")) for item in listed.get("items") or [])
+    assert all("memoize" not in str(item.get("spec")) for item in listed.get("items") or [])
 

@@ -34,10 +34,7 @@ def workflow(*templates: dict[str, Any], **spec: Any) -> dict[str, Any]:
                 *templates]}}
 
 
-REFUSED = [
-    ("daemon", True, "Start the server in the step that uses it"),
-    ("sidecars", [{"name": "db", "image": "postgres"}], "in the background"),
-    ("initContainers", [{"name": "prep", "image": "busybox"}], "in an earlier step"),
+REFUSED = [  # daemon, sidecars and initContainers run (tests/engine/test_daemons_sidecars.py)
     ("memoize", {"key": "k", "maxAge": "1h", "cache": {"configMap": {"name": "c"}}}, "Remove it"),
 ]
 
@@ -53,22 +50,22 @@ def test_refused_template_field_names_its_path(field: str, value: Any, advice: s
 
 def test_refused_in_inline_templates_defaults_and_workflow_templates() -> None:
     inline = workflow({"name": "leaf", "container": ECHO})
-    inline["spec"]["templates"][0]["steps"][0][0] = {"name": "s", "inline": {"sidecars": [{"name": "x"}],
+    inline["spec"]["templates"][0]["steps"][0][0] = {"name": "s", "inline": {"memoize": {"key": "x"},
                                                                             "container": ECHO}}
-    with pytest.raises(UserError, match=r"spec\.templates\[0\]\.steps\[0\]\[0\]\.inline\.sidecars"):
+    with pytest.raises(UserError, match=r"spec\.templates\[0\]\.steps\[0\]\[0\]\.inline\.memoize"):
         validate_workflow(inline, no_templates)
     dag = workflow({"name": "leaf", "container": ECHO})
     dag["spec"]["templates"][0] = {"name": "main", "dag": {"tasks": [
         {"name": "t", "inline": {"memoize": {"key": "k"}, "container": ECHO}}]}}
     with pytest.raises(UserError, match=r"spec\.templates\[0\]\.dag\.tasks\[0\]\.inline\.memoize"):
         validate_workflow(dag, no_templates)
-    defaults = workflow({"name": "leaf", "container": ECHO}, templateDefaults={"initContainers": [{"name": "i"}]})
-    with pytest.raises(UserError, match=r"spec\.templateDefaults\.initContainers"):
+    defaults = workflow({"name": "leaf", "container": ECHO}, templateDefaults={"memoize": {"key": "i"}})
+    with pytest.raises(UserError, match=r"spec\.templateDefaults\.memoize"):
         validate_workflow(defaults, no_templates)
     library = {"apiVersion": "argoproj.io/v1alpha1", "kind": "WorkflowTemplate", "metadata": {"name": "lib"},
-               "spec": {"templates": [{"name": "serve", "daemon": True, "container": ECHO}]}}
+               "spec": {"templates": [{"name": "serve", "memoize": {"key": "k"}, "container": ECHO}]}}
     uses = workflow({"name": "leaf", "steps": [[{"name": "x", "templateRef": {"name": "lib", "template": "serve"}}]]})
-    with pytest.raises(UserError, match=r"WorkflowTemplate lib: spec\.templates\[0\]\.daemon"):
+    with pytest.raises(UserError, match=r"WorkflowTemplate lib: spec\.templates\[0\]\.memoize"):
         validate_workflow(uses, dict_templates([library]))
 
 
@@ -82,14 +79,15 @@ def test_cluster_only_fields_are_accepted_and_the_run_succeeds(engine: EngineRun
 
 def test_cli_run_refuses_with_one_line_naming_the_field(tmp_path: Path) -> None:
     manifest = tmp_path / "wf.yaml"
-    manifest.write_text(yaml.safe_dump(workflow({"name": "leaf", "sidecars": [{"name": "db"}], "container": ECHO})))
+    manifest.write_text(yaml.safe_dump(workflow({"name": "leaf", "memoize": {"key": "k", "maxAge": "1h"},
+                                                 "container": ECHO})))
     env = {**os.environ, "AIPIPE_HOME": str(tmp_path / "home"),
            "PYTHONPATH": os.pathsep.join(filter(None, (str(REPO_ROOT), os.environ.get("PYTHONPATH"))))}
     done = subprocess.run([sys.executable, "-m", "aipipe.cli.main", "run", str(manifest)], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode != 0 and "Traceback" not in done.stdout + done.stderr, done.stdout + done.stderr
     [line] = done.stderr.strip().splitlines()
-    assert "spec.templates[1].sidecars" in line and "sidecars are not supported" in line
+    assert "spec.templates[1].memoize" in line and "memoize is not supported" in line
     assert not (tmp_path / "home" / "runs").exists() or not any((tmp_path / "home" / "runs").iterdir())
 
 

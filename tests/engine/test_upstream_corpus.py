@@ -79,15 +79,6 @@ KNOWN_GAPS: dict[str, str] = {
         ".RFC3339, workflow.labels.json, workflow.annotations.json and workflow.priority; "
         "wfmeta.workflow_variables gives the full set and wfmeta.creation_variables the time forms (for plain tags "
         "only: expressions keep workflow.creationTimestamp as text): the scope should take them from there",
-    "daemon-dag.yaml":
-        "validate.py UNSUPPORTED refuses `daemon` because the core (pod.py, invoke.py) has no daemon lifecycle; Argo "
-        "marks the node Daemoned once its container runs (dependants go on: `dependencies`/`depends` accept "
-        ".Daemoned) and kills it when the enclosing steps/DAG node completes (killDaemonedChildren), the node then "
-        "Succeeded. Once pod.py can run a node in the background, drop the refusal",
-    "sidecar-basic.yaml":
-        "validate.py UNSUPPORTED refuses `sidecars` because pod.py runs only the main container; Argo starts the "
-        "sidecars with main and kills them when main exits (the node's phase is main's). Fix in pod.py, then drop "
-        "the refusal",
     "container-set-graph.yaml":
         "validate.py LOCAL_KINDS refuses containerSet because the core has no handler for it; Argo runs the "
         "containers of one pod in the order of their `dependencies` (one node of type Container per container, "
@@ -107,10 +98,6 @@ KNOWN_GAPS: dict[str, str] = {
         "cache ConfigMap before running the node (a hit within maxAge reuses the stored outputs and marks the node's "
         "memoizationStatus hit) and saves the outputs after success. A cache in the local ConfigMap store (invoke.py, "
         "around _execute_once) would do; then drop the refusal",
-    "init-container.yaml":
-        "validate.py UNSUPPORTED refuses `initContainers` because pod.py runs only the main container; Argo runs "
-        "the init containers in order before main, in the same pod (mirrorVolumeMounts gives them main's mounts), "
-        "and fails the node if one fails. Fix in pod.py, then drop the refusal",
     "params-from-configmap.yaml":
         "bind.py (input binding): an input parameter's valueFrom.configMapKeyRef is not read, so validate.py's "
         "_refuse_config_map_parameters refuses it at submit; Argo reads the key from the ConfigMap when it binds "

@@ -27,6 +27,14 @@ deadlines kill the same tree from the driver. When the main process ends on its 
 goes with it (pod semantics); processes it detached into their own session survive (the deploy step's
 serving instance). Each node process carries ``AIPIPE_NODE=<run uid>/<node id>`` in its environment, so
 :func:`end_leftovers` can still find and end a tree whose supervisor was killed too.
+
+**Why one module of ~650 lines.** Its parts are the two halves of one protocol and change together: the mount
+plan is computed in the driver and applied in the forked child (``preexec_fn``, between fork and exec, where
+only code already loaded and no locks may run), the supervisor and the driver talk through the same two pipes
+(``report``: set-up errors; ``driver_gone``: the driver's death), and ``end_leftovers`` finds the processes the
+child tagged. They share the raw ``libc`` bindings and constants, which no other module may use. A node's other
+containers (init containers, sidecars: :mod:`aipipe.engine.sidecars`) and a daemon's readiness probes
+(:mod:`aipipe.engine.daemons`) are further ``LocalRunner.start`` calls on the same root, not code here.
 """
 
 from __future__ import annotations

@@ -1,0 +1,94 @@
+"""A container's environment: the engine's variables, its image's, ``env`` and ``envFrom`` (values, Secrets,
+ConfigMaps, the pod fields ``valueFrom.fieldRef`` reads)."""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Mapping
+from typing import Any
+
+from aipipe.confine import confined
+from aipipe.engine.configmaps import ConfigMapStore
+from aipipe.engine.execution import ExecutionContext
+from aipipe.engine.expr import to_text
+from aipipe.engine.names import pod_name
+from aipipe.engine.nodes import NodeTree
+from aipipe.engine.template import Scope
+from aipipe.errors import UserError
+
+PROGRESS_FILE = "/argo/progress"
+
+
+def pod_fields(nid: str, tmpl: Mapping[str, Any], scope: Scope, tree: NodeTree) -> dict[str, str]:
+    """What ``valueFrom.fieldRef`` reads for this node (:data:`~aipipe.engine.validate.LOCAL_POD_FIELDS`):
+    Argo's pod name for the node, the run's namespace and service account, this host."""
+    node = tree.get(nid) or {}
+    workflow = str(scope.values.get("workflow.name") or "")
+    template = str(node.get("templateName") or tmpl.get("name") or "")
+    return {"metadata.name": pod_name(workflow, str(node.get("name") or nid), template),
+            "metadata.namespace": str(scope.values.get("workflow.namespace") or ""),
+            "spec.nodeName": socket.gethostname(),
+            "spec.serviceAccountName": str(scope.values.get("workflow.serviceAccountName") or ""),
+            "status.podIP": "127.0.0.1", "status.hostIP": "127.0.0.1"}
+
+
+class ContainerEnv:
+    """Builds one container's environment (main, init containers and sidecars alike)."""
+
+    def __init__(self, ctx: ExecutionContext, configmaps: ConfigMapStore) -> None:
+        self.ctx = ctx
+        self.configmaps = configmaps
+
+    def build(self, body: Mapping[str, Any], search_path: str, image_env: dict[str, str],
+             pod_fields: Mapping[str, str]) -> dict[str, str]:
+        node_env = self.ctx.settings.node_env
+        env = {k: os.environ[k] for k in node_env.passthrough if os.environ.get(k)}
+        env.setdefault("HOME", os.path.expanduser("~"))
+        env.setdefault("LANG", "C.UTF-8")
+        env["PATH"] = search_path
+        env["ARGO_PROGRESS_FILE"] = PROGRESS_FILE
+        env.update(node_env.fixed)
+        env.update(image_env)
+        env.update(self.ctx.extra_env)
+        for i, ref in enumerate(body.get("envFrom") or []):
+            env.update(self._source(ref, f"envFrom[{i}]"))
+        for item in body.get("env") or []:
+            name = str(item.get("name"))
+            if "value" in item:
+                env[name] = to_text(item["value"]) if not isinstance(item["value"], str) else item["value"]
+                continue
+            source = item.get("valueFrom") or {}
+            value: str | None = None
+            if source.get("secretKeyRef"):
+                ref = source["secretKeyRef"]
+                value = self.ctx.secrets.get(str(ref.get("name")), str(ref.get("key")), bool(ref.get("optional")))
+            elif source.get("configMapKeyRef"):
+                ref = source["configMapKeyRef"]
+                value = self.configmaps.get(str(ref.get("name")), str(ref.get("key")), bool(ref.get("optional")),
+                                            field=f"env {name}: valueFrom.configMapKeyRef")
+            elif source.get("fieldRef"):  # other fields and resourceFieldRef are refused at submit
+                value = pod_fields.get(str(source["fieldRef"].get("fieldPath") or ""))
+            if value is not None:
+                env[name] = value
+        return env
+
+    def _source(self, ref: Mapping[str, Any], field: str) -> dict[str, str]:
+        """The variables one ``envFrom`` entry gives: every key of a Secret or ConfigMap, ``prefix`` first;
+        an ``optional`` one that does not exist gives none."""
+        prefix = str(ref.get("prefix") or "")
+        if ref.get("secretRef"):
+            secret = ref["secretRef"]
+            name = str(secret.get("name"))
+            folder = confined(self.ctx.secrets.root, name, field=f"{field}.secretRef")
+            if secret.get("optional") and not folder.is_dir():
+                return {}
+            values = self.ctx.secrets.keys(name)
+        elif ref.get("configMapRef"):
+            config_map = ref["configMapRef"]
+            found = self.configmaps.require(str(config_map.get("name")), bool(config_map.get("optional")),
+                                            f"{field}.configMapRef")
+            values = {key: value.removesuffix("\n") for key, value in found.items()}
+        else:
+            raise UserError("needs secretRef or configMapRef", field=field)
+        return {prefix + key: value for key, value in values.items()}

@@ -1,0 +1,161 @@
+"""Daemon steps and tasks, sidecars and init containers run as real processes of the node (no mocks).
+
+A daemon serves HTTP on a loopback port that a later step reads; the engine ends it when its steps/DAG node
+completes (Argo: the node then Succeeded, ``daemoned`` cleared). Sidecars share the node's loopback and files and
+end with main; init containers run in order before main.
+"""
+
+from __future__ import annotations
+
+import socket
+from typing import Any
+
+from tests.engine.conftest import EngineRun, nodes_by_display
+
+SERVE = ("import http.server, os, sys\n"
+         "os.makedirs('/tmp/site', exist_ok=True)\n"
+         "open('/tmp/site/hello.txt', 'w').write('hello from the daemon')\n"
+         "os.chdir('/tmp/site')\n"
+         "http.server.ThreadingHTTPServer(('127.0.0.1', int(sys.argv[1])), http.server.SimpleHTTPRequestHandler)"
+         ".serve_forever()\n")
+FETCH = ("import sys, urllib.request\n"
+         "print(urllib.request.urlopen(f'http://{sys.argv[1]}:{sys.argv[2]}/hello.txt', timeout=5).read().decode())\n")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def port_open(port: int) -> bool:
+    with socket.socket() as sock:
+        sock.settimeout(1)
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def server(port: int, probe: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {"image": "python:3.11", "command": ["python", "-c", SERVE, str(port)]}
+    if probe is not None:
+        body["readinessProbe"] = {**probe, "periodSeconds": 1}
+    return {"name": "server", "daemon": True, "container": body, **extra}
+
+
+def client(name: str = "client") -> dict[str, Any]:
+    return {"name": name, "inputs": {"parameters": [{"name": "ip"}, {"name": "port"}]},
+            "container": {"image": "python:3.11", "command": [
+                "python", "-c", FETCH, "{{inputs.parameters.ip}}", "{{inputs.parameters.port}}"]}}
+
+
+def wf(*templates: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow", "metadata": {"name": "d"},
+            "spec": {"entrypoint": "main", "templates": list(templates)}}
+
+
+def only(out: dict[str, Any], display: str) -> dict[str, Any]:
+    [node] = nodes_by_display(out)[display]
+    return node
+
+
+def test_a_dag_daemon_serves_its_dependant_and_ends_succeeded_with_the_dag(engine: EngineRun) -> None:
+    port = free_port()
+    main = {"name": "main", "dag": {"tasks": [
+        {"name": "server", "template": "server"},
+        {"name": "client", "template": "client", "depends": "server", "arguments": {"parameters": [
+            {"name": "ip", "value": "{{tasks.server.ip}}"}, {"name": "port", "value": str(port)}]}}]}}
+    out = engine.run(wf(main, server(port, {"httpGet": {"path": "/hello.txt", "port": port}}), client()))
+    assert out["status"]["phase"] == "Succeeded", out["status"]
+    assert only(out, "client")["outputs"]["result"] == "hello from the daemon"
+    daemon = only(out, "server")
+    assert daemon["phase"] == "Succeeded" and "daemoned" not in daemon and daemon["podIP"] == "127.0.0.1"
+    assert daemon["finishedAt"] >= only(out, "client")["finishedAt"]
+    assert not port_open(port)  # its process tree is gone
+
+
+def test_a_steps_daemon_ends_when_its_own_steps_template_completes(engine: EngineRun) -> None:
+    """The daemon lives in `inner`; once `inner` completes, the outer step after it finds the port closed."""
+    port = free_port()
+    check = {"name": "closed", "script": {"image": "python:3.11", "command": ["python"], "source":
+             f"import socket\nassert socket.socket().connect_ex(('127.0.0.1', {port})) != 0\nprint('closed')\n"}}
+    inner = {"name": "inner", "steps": [
+        [{"name": "server", "template": "server"}],
+        [{"name": "client", "template": "client", "arguments": {"parameters": [
+            {"name": "ip", "value": "{{steps.server.ip}}"}, {"name": "port", "value": str(port)}]}}]]}
+    main = {"name": "main", "steps": [[{"name": "inner", "template": "inner"}], [{"name": "closed",
+                                                                                  "template": "closed"}]]}
+    out = engine.run(wf(main, inner, server(port, {"tcpSocket": {"port": port}}), client(), check))
+    assert out["status"]["phase"] == "Succeeded", out["status"]
+    assert only(out, "client")["outputs"]["result"] == "hello from the daemon"
+    assert only(out, "closed")["outputs"]["result"] == "closed"
+    assert only(out, "server")["phase"] == "Succeeded"
+    assert only(out, "server")["finishedAt"] <= only(out, "closed")["startedAt"]
+
+
+def test_a_retried_daemon_with_an_exec_probe_ends_with_its_retry_node(engine: EngineRun) -> None:
+    port = free_port()
+    probe = {"exec": {"command": ["python", "-c", f"import socket; socket.create_connection(('127.0.0.1', {port}))"]}}
+    main = {"name": "main", "steps": [
+        [{"name": "server", "template": "server"}],
+        [{"name": "client", "template": "client", "arguments": {"parameters": [
+            {"name": "ip", "value": "{{steps.server.ip}}"}, {"name": "port", "value": str(port)}]}}]]}
+    out = engine.run(wf(main, server(port, probe, retryStrategy={"limit": 2}), client()))
+    assert out["status"]["phase"] == "Succeeded", out["status"]
+    assert only(out, "client")["outputs"]["result"] == "hello from the daemon"
+    retry, attempt = only(out, "server"), only(out, "server(0)")
+    assert retry["type"] == "Retry" and retry["phase"] == attempt["phase"] == "Succeeded"
+    assert "daemoned" not in retry and "daemoned" not in attempt
+
+
+def test_a_daemon_that_exits_before_it_is_ready_fails_like_any_container(engine: EngineRun) -> None:
+    main = {"name": "main", "steps": [[{"name": "server", "template": "server"}]]}
+    broken = {"name": "server", "daemon": True, "container": {"image": "busybox", "command": ["sh", "-c", "exit 4"],
+                                                               "readinessProbe": {"tcpSocket": {"port": free_port()},
+                                                                                  "periodSeconds": 1}}}
+    out = engine.run(wf(main, broken))
+    assert out["status"]["phase"] == "Failed"
+    assert only(out, "server")["message"] == "Error (exit code 4)"
+
+
+def test_a_sidecar_shares_loopback_and_files_and_ends_with_main(engine: EngineRun) -> None:
+    port = free_port()
+    main = {"name": "main", "container": {
+        "image": "python:3.11", "command": ["python", "-c",
+                                            "import time, os\n"
+                                            "while not os.path.exists('/tmp/site/hello.txt'): time.sleep(0.1)\n"
+                                            "time.sleep(0.5)\n" + FETCH, "127.0.0.1", str(port)]},
+        "sidecars": [{"name": "web", "image": "python:3.11", "command": ["python", "-c", SERVE, str(port)]}]}
+    out = engine.run(wf(main))
+    assert out["status"]["phase"] == "Succeeded", out["status"]
+    assert only(out, "d")["outputs"]["result"] == "hello from the daemon"
+    assert not port_open(port)
+
+
+def test_a_sidecar_that_fails_by_itself_fails_the_node(engine: EngineRun) -> None:
+    main = {"name": "main", "container": {"image": "busybox", "command": ["sh", "-c", "sleep 1; echo main"]},
+            "sidecars": [{"name": "helper", "image": "busybox", "command": ["sh", "-c", "exit 3"]}]}
+    out = engine.run(wf(main))
+    assert out["status"]["phase"] == "Failed"
+    assert only(out, "d")["message"] == "helper: Error (exit code 3)"
+
+
+def test_init_containers_run_in_order_before_main_with_mirrored_mounts(engine: EngineRun) -> None:
+    main = {"name": "main", "volumes": [{"name": "work", "emptyDir": {}}],
+            "initContainers": [
+                {"name": "one", "image": "busybox", "mirrorVolumeMounts": True,
+                 "command": ["sh", "-c", "echo one > /work/log"]},
+                {"name": "two", "image": "busybox", "command": ["sh", "-c", "echo two >> /data/log"],
+                 "volumeMounts": [{"name": "work", "mountPath": "/data"}]}],
+            "container": {"image": "busybox", "command": ["sh", "-c", "cat /work/log"],
+                          "volumeMounts": [{"name": "work", "mountPath": "/work"}]}}
+    out = engine.run(wf(main))
+    assert out["status"]["phase"] == "Succeeded", out["status"]
+    assert only(out, "d")["outputs"]["result"] == "one\ntwo"
+
+
+def test_a_failing_init_container_fails_the_node_and_main_never_runs(engine: EngineRun) -> None:
+    main = {"name": "main", "initContainers": [{"name": "prep", "image": "busybox", "command": ["sh", "-c", "exit 2"]}],
+            "container": {"image": "busybox", "command": ["sh", "-c", "echo main ran"]}}
+    out = engine.run(wf(main))
+    assert out["status"]["phase"] == "Failed"
+    assert only(out, "d")["message"] == "prep: Error (exit code 2)"
+    assert "main ran" not in engine.log_text()
