@@ -86,15 +86,16 @@ class EngineService:
         return names
 
     # -- submitting --------------------------------------------------------------------------
-    def validate(self, workflow: dict[str, Any], namespace: str | None = None) -> None:
-        """Refuse a spec the executor would reject, before anything runs (UserError naming the reason)."""
+    def validate(self, workflow: dict[str, Any], namespace: str | None = None, *, as_template: bool = False) -> None:
+        """Refuse a spec the executor would reject, before anything runs (UserError naming the reason);
+        ``as_template``: a WorkflowTemplate's spec, whose arguments come at submit."""
         from aipipe.engine.validate import validate_workflow
 
         if not isinstance(workflow, dict) or workflow.get("kind", "Workflow") != "Workflow":
             raise UserError("expected a Workflow manifest", field="kind")
         if not isinstance(workflow.get("spec"), dict):
             raise UserError("a Workflow needs a spec", field="spec")
-        validate_workflow(workflow, self.template_lookup(namespace or self.default_namespace))
+        validate_workflow(workflow, self.template_lookup(namespace or self.default_namespace), as_template=as_template)
 
     def submit(self, workflow: dict[str, Any], namespace: str | None = None, *,
                templates: Iterable[dict[str, Any]] = (), dry_run: bool = False,

@@ -14,7 +14,7 @@ from aipipe.errors import UserError
 TemplateLookup = Callable[[str, str], "dict[str, Any] | None"]
 TEMPLATE_KINDS = ("container", "script", "steps", "dag", "suspend", "resource", "http", "data", "containerSet",
                   "plugin")
-LOCAL_KINDS = ("container", "script", "steps", "dag", "suspend")
+LOCAL_KINDS = ("container", "script", "containerSet", "steps", "dag", "suspend")
 # the pod fields a node's env can take with valueFrom.fieldRef (aipipe.engine.pod gives their local values)
 LOCAL_POD_FIELDS = ("metadata.name", "metadata.namespace", "spec.nodeName", "spec.serviceAccountName",
                     "status.podIP", "status.hostIP")
@@ -63,10 +63,15 @@ def resolve_workflow_spec(workflow: Mapping[str, Any], templates: TemplateLookup
 
 
 class _Linter:
-    def __init__(self, spec: Mapping[str, Any], templates: TemplateLookup, own: bool = True) -> None:
+    def __init__(self, spec: Mapping[str, Any], templates: TemplateLookup, own: bool = True,
+                 as_template: bool = False) -> None:
         """``own``: ``spec`` is the submitted workflow's (so its arguments are the workflow's parameters), not a
-        WorkflowTemplate reached through a templateRef (whose templates see the caller's parameters)."""
+        WorkflowTemplate reached through a templateRef (whose templates see the caller's parameters).
+        ``as_template``: ``spec`` is a WorkflowTemplate's being registered: as Argo's template validation does,
+        its parameters may have no value yet and its entrypoint's inputs need not be supplied (both come at
+        submit)."""
         self.spec = spec
+        self.as_template = as_template
         self.lookup = templates
         self.local = {t.get("name"): t for t in spec.get("templates") or []}
         self.parameters = {str(p.get("name")) for p in (spec.get("arguments") or {}).get("parameters") or []} \
@@ -91,18 +96,18 @@ class _Linter:
         for hook_field in ("onExit",):
             if self.spec.get(hook_field) and self.spec[hook_field] not in self.local:
                 self.fail(f"spec.{hook_field}", f"template name '{self.spec[hook_field]}' undefined")
-        for field in ("entrypoint", "onExit"):
-            if self.spec.get(field):  # both take the workflow's arguments
-                self.check_supplied(self.local[self.spec[field]], self.spec.get("arguments"), f"spec.{field}")
-        for hook_name, hook in (self.spec.get("hooks") or {}).items():
-            self.check_ref(hook, self.local, f"spec.hooks.{hook_name}")
-        for param in (self.spec.get("arguments") or {}).get("parameters") or []:
-            if "value" not in param and not param.get("valueFrom"):
+        for param in (self.spec.get("arguments") or {}).get("parameters") or []:  # Argo checks these first
+            if "value" not in param and not param.get("valueFrom") and not self.as_template:
                 self.fail(f"spec.arguments.{param.get('name')}.value", "is required (give it with -p name=value)")
             enum = param.get("enum")
             if enum is not None and param.get("value") is not None and str(param["value"]) not in map(str, enum):
                 self.fail(f"spec.arguments.{param.get('name')}.value", f"{param['value']!r} should be present in "
                           f"{param.get('name')}.enum list {list(enum)}")
+        for field in ("entrypoint", "onExit"):
+            if self.spec.get(field) and not self.as_template:  # both take the workflow's arguments
+                self.check_supplied(self.local[self.spec[field]], self.spec.get("arguments"), f"spec.{field}")
+        for hook_name, hook in (self.spec.get("hooks") or {}).items():
+            self.check_ref(hook, self.local, f"spec.hooks.{hook_name}")
         for field, message in sync_problems(self.spec.get("synchronization"), "spec.synchronization"):
             self.fail(field, message)
         for tmpl in self.spec.get("templates") or []:
@@ -116,7 +121,7 @@ class _Linter:
         kind = kinds[0]
         if kind not in LOCAL_KINDS:
             self.fail(where, f"{kind} templates are not supported by the embedded engine (it runs container, "
-                      "script, steps, dag and suspend templates); submit this workflow to Argo instead")
+                      "script, containerSet, steps, dag and suspend templates); submit this workflow to Argo instead")
         for i, p in enumerate((tmpl.get("inputs") or {}).get("parameters") or []):
             if not p.get("name"):
                 self.fail(f"{where}.inputs.parameters[{i}].name", "is required")
@@ -230,8 +235,9 @@ def _plain_tags(value: Any) -> Iterator[str]:
             yield from _plain_tags(item)
 
 
-def validate_workflow(workflow: Mapping[str, Any], templates: TemplateLookup) -> None:
-    """Raise UserError naming the field and the reason when the workflow cannot run."""
+def validate_workflow(workflow: Mapping[str, Any], templates: TemplateLookup, *, as_template: bool = False) -> None:
+    """Raise UserError naming the field and the reason when the workflow cannot run (``as_template``: the spec
+    of a WorkflowTemplate being registered, whose arguments come at submit)."""
     if not isinstance(workflow, Mapping):
         raise UserError("a workflow must be a mapping", field="workflow")
     kind = workflow.get("kind", "Workflow")
@@ -241,7 +247,7 @@ def validate_workflow(workflow: Mapping[str, Any], templates: TemplateLookup) ->
     if not isinstance(spec.get("templates") or [], list):
         raise UserError("must be a list", field="spec.templates")
     refuse_unsupported(spec, "spec")
-    _Linter(spec, templates).run()
+    _Linter(spec, templates, as_template=as_template).run()
     for manifest_ref in _template_refs(spec):
         kind, name = manifest_ref
         manifest = templates(kind, name)

@@ -56,7 +56,7 @@ def lint_resource(service: EngineService, kind: str, obj: dict[str, Any], namesp
         spec = spec.get("workflowSpec") or {}
     if spec.get("entrypoint") or spec.get("workflowTemplateRef"):
         service.validate({"kind": "Workflow", "metadata": {"name": obj.get("metadata", {}).get("name", "lint")},
-                          "spec": spec}, namespace)
+                          "spec": spec}, namespace, as_template=kind != CRON_WORKFLOW)
 
 
 def _object(body: dict[str, Any], rk: ResourceKind) -> dict[str, Any]:

@@ -114,3 +114,16 @@ def test_a_workflow_template_reached_by_template_ref_sees_the_callers_parameters
     wf = workflow({"name": "main", "steps": [[{"name": "a", "templateRef": {"name": "lib", "template": "echo"}}]]},
                   arguments={"parameters": [{"name": "who", "value": "me"}]})
     validate_workflow(wf, lambda kind, name: library if (kind, name) == ("WorkflowTemplate", "lib") else None)
+
+
+def test_a_workflow_template_leaves_its_entrypoint_inputs_and_argument_values_to_submit() -> None:
+    """Argo validates a WorkflowTemplate's entrypoint with placeholder arguments and lets its parameters have no
+    value yet; a Workflow submitted from the same spec must supply both."""
+    main = {"name": "main", "inputs": {"parameters": [{"name": "x"}]},
+            "container": {"image": "busybox", "command": ["echo", "{{inputs.parameters.x}}"]}}
+    wf = workflow(main, arguments={"parameters": [{"name": "p", "value": "v"}]})
+    validate_workflow(wf, no_templates, as_template=True)
+    assert "inputs.parameters.x was not supplied" in str(refused(wf))
+    wf["spec"]["arguments"]["parameters"] = [{"name": "x"}]  # supplied, but with no value yet
+    validate_workflow(wf, no_templates, as_template=True)
+    assert refused(wf).field == "spec.arguments.x.value"  # Argo checks the arguments before the entrypoint
