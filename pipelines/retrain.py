@@ -46,7 +46,7 @@ PARAMETERS: tuple[PipelineParam, ...] = (
     from_input(TRAIN.input("batch-size"), "batch_size"),
     from_input(TRAIN.input("lr"), "lr"),
     from_input(TRAIN.input("precision"), "precision", description="training AMP precision"),
-    from_input(TRAIN.input("image-size"), "image_size", description="model input size in pixels", minimum=8),
+    from_input(TRAIN.input("image-size"), "image_size", description="model input size in pixels"),
     from_input(TRAIN.input("hflip"), "hflip",
                description="random horizontal flips in training (false for digits and text)"),
     from_input(TRAIN.input("seed"), "seed"),
