@@ -41,7 +41,7 @@ class Invoker:
         self.children = ChildRunner(rt, self.outputs, self.execute)
         leaf = LeafHandler(rt, pods)
         self.handlers: dict[str, TemplateHandler] = {
-            "container": leaf, "script": leaf, "steps": StepsHandler(rt, self.children),
+            "container": leaf, "script": leaf, "containerSet": leaf, "steps": StepsHandler(rt, self.children),
             "dag": DagHandler(rt, self.children), "suspend": SuspendHandler(rt)}
 
     def execute(self, call: Call, ref: NodeRef, outer: Scope) -> NodeRecord:

@@ -1,4 +1,4 @@
-"""Container and script templates: one process each, through :class:`aipipe.engine.pod.PodRunner`.
+"""Container, script and containerSet templates: one node each, through :class:`aipipe.engine.pod.PodRunner`.
 
 A ``daemon: true`` template's node hands back ``Running`` (``daemoned``) once its process is ready, and a
 thread of its own ends the node later (:mod:`aipipe.engine.daemons`).

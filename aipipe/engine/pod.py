@@ -17,6 +17,7 @@ from typing import Any
 from aipipe.confine import confined
 from aipipe.engine.calls import Call
 from aipipe.engine.configmaps import ConfigMapStore, unlock
+from aipipe.engine.containerset import ContainerGraph, ContainerNodes, split_set
 from aipipe.engine.daemons import DaemonRegistry, wait_ready
 from aipipe.engine.execution import ExecutionContext
 from aipipe.engine.expr import ExprError, evaluate, to_text
@@ -174,7 +175,11 @@ class PodRunner:
     def _run(self, nid: str, tmpl: dict[str, Any], scope: Scope, tree: NodeTree,
              on_ready: Callable[[], None] | None) -> dict[str, Any]:
         kind = "script" if tmpl.get("script") is not None else "container"
-        body: dict[str, Any] = tmpl[kind] or {}
+        in_set: list[dict[str, Any]] = []  # a containerSet's containers other than main
+        if tmpl.get("containerSet") is not None:
+            body, in_set = split_set(tmpl)
+        else:
+            body = tmpl[kind] or {}
         try:
             security = node_security(self.pod_security, tmpl.get("securityContext"), body.get("securityContext"),
                                      nid)
@@ -185,7 +190,8 @@ class PodRunner:
             remove_tree(node_dir)
         root = node_dir / "root"
         inits, sidecars = list(tmpl.get("initContainers") or []), list(tmpl.get("sidecars") or [])
-        private = self._private_tops(tmpl, body).union(*(self._private_tops({}, c) for c in [*inits, *sidecars]))
+        private = self._private_tops(tmpl, body).union(*(self._private_tops({}, c)
+                                                         for c in [*inits, *sidecars, *in_set]))
         root.mkdir(parents=True)
 
         def where(path: str) -> Path:
@@ -221,7 +227,7 @@ class PodRunner:
         binds, read_only = self.volumes.binds(tmpl, body), self.volumes.read_only_paths(tmpl, body)
         deadline = self._deadline(tmpl)
         gpu_count = requested_gpus(tmpl, self.ctx.settings.gpu_resource)
-        whole = pod_body(body, [*inits, *sidecars])  # every container's mounts: emptyDirs shared between them
+        whole = pod_body(body, [*inits, *sidecars, *in_set])  # every container's mounts: emptyDirs shared between them
         secret_files = self.volumes.write_secrets(tmpl, whole, where, security)
         locked: list[Path] = []
         gpu_ids: list[int] | None = None
@@ -255,6 +261,13 @@ class PodRunner:
             if problem is not None:
                 return {"phase": NodePhase.FAILED, "message": problem}
             side = Sidecars(extras.build(sidecars, "sidecars"), self.runner)
+            graph = self._start_set(nid, tmpl, body, in_set, extras, tree)
+            if graph is not None and not graph.wait_for(graph.main):
+                graph.nodes.ended(graph.main, NodePhase.FAILED, "a container it depends on did not succeed")
+                side.stop()
+                return {"phase": NodePhase.FAILED, "message": graph.finish() or "stopped"}
+            if graph is not None:
+                graph.nodes.running(graph.main)
             with self.lock:
                 if self.cancelled.is_set():
                     side.stop()
@@ -285,6 +298,12 @@ class PodRunner:
                 progress = self._poll_progress(nid, progress_path, progress, tree)
             result = handle.wait()
             sidecar_problem = side.stop()
+            if graph is not None:
+                main_ok = result.exit_code == 0 and not result.killed and not result.start_error
+                graph.main_ended(main_ok)
+                graph.nodes.ended(graph.main, NodePhase.SUCCEEDED if main_ok else NodePhase.FAILED,
+                                  None if main_ok else result.start_error or f"Error (exit code {result.exit_code})")
+                sidecar_problem = graph.finish() or sidecar_problem
             if timer is not None:
                 timer.cancel()
             out.flush()
@@ -320,6 +339,20 @@ class PodRunner:
         return {"phase": phase, "message": message, "outputs": outputs, "progress": progress}
 
     # ------------------------------------------------------------------ pieces
+
+    def _start_set(self, nid: str, tmpl: Mapping[str, Any], main: Mapping[str, Any], others: list[dict[str, Any]],
+                   extras: ExtraContainers, tree: NodeTree) -> ContainerGraph | None:
+        """A containerSet's Container nodes, and its containers other than main, started as their
+        dependencies allow (None for other templates)."""
+        if tmpl.get("containerSet") is None:
+            return None
+        name = str(main.get("name") or "main")
+        nodes = ContainerNodes(tree, nid, [*(str(c.get("name")) for c in others), name])
+        deps = {str(c.get("name")): [str(d) for d in c.get("dependencies") or []] for c in [*others, main]}
+        graph = ContainerGraph(extras.build(others, "containerSet.containers"), deps, name, self.runner, nodes,
+                               lambda container, handle: self._track(f"{nid}/{container}", handle),
+                               self.cancelled.is_set)
+        return graph
 
     def _track(self, nid: str, handle: Handle | None) -> None:
         """Let a stop reach the node's current process (an init container's, before main's)."""

@@ -11,7 +11,7 @@ a container main's volume mounts too. :class:`ExtraContainers` builds their proc
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -112,7 +112,7 @@ class ExtraContainers:
                  base: ProcessSpec, pod_fields: Mapping[str, str]) -> None:
         self.pods, self.nid, self.tmpl, self.main, self.base, self.pod_fields = pods, nid, tmpl, main, base, pod_fields
 
-    def build(self, containers: list[Mapping[str, Any]], field: str) -> list[Extra]:
+    def build(self, containers: Sequence[Mapping[str, Any]], field: str) -> list[Extra]:
         pods = self.pods
         built = []
         for i, container in enumerate(containers):

@@ -159,3 +159,34 @@ def test_a_failing_init_container_fails_the_node_and_main_never_runs(engine: Eng
     assert out["status"]["phase"] == "Failed"
     assert only(out, "d")["message"] == "prep: Error (exit code 2)"
     assert "main ran" not in engine.log_text()
+
+
+def test_a_container_set_runs_its_graph_in_one_node_with_container_children(engine: EngineRun) -> None:
+    """a, then b and c (in parallel), then main: all in one node's files; main's stdout is the result."""
+    def step(name: str, deps: list[str]) -> dict[str, Any]:
+        return {"name": name, "image": "busybox", "dependencies": deps,
+                "command": ["sh", "-c", f"echo {name} >> /work/log" + ("; sort /work/log" if name == "main" else "")]}
+    main = {"name": "main", "volumes": [{"name": "work", "emptyDir": {}}],
+            "containerSet": {"volumeMounts": [{"name": "work", "mountPath": "/work"}], "containers": [
+                step("a", []), step("b", ["a"]), step("c", ["a"]), step("main", ["b", "c"])]},
+            "outputs": {"parameters": [{"name": "log", "valueFrom": {"path": "/work/log"}}]}}
+    out = engine.run(wf(main))
+    assert out["status"]["phase"] == "Succeeded", out["status"]
+    pod = only(out, "d")
+    assert pod["type"] == "Pod" and pod["outputs"]["result"] == "a\nb\nc\nmain"
+    assert pod["outputs"]["parameters"][0]["value"].splitlines()[0] == "a"
+    children = [out["status"]["nodes"][c] for c in pod["children"]]
+    assert sorted((c["displayName"], c["type"], c["phase"]) for c in children) == [
+        (n, "Container", "Succeeded") for n in ("a", "b", "c", "main")]
+    assert only(out, "a")["finishedAt"] <= only(out, "b")["startedAt"]
+
+
+def test_a_failing_container_of_a_set_fails_the_node_and_its_dependants_never_run(engine: EngineRun) -> None:
+    main = {"name": "main", "containerSet": {"containers": [
+        {"name": "a", "image": "busybox", "command": ["sh", "-c", "exit 5"]},
+        {"name": "main", "image": "busybox", "command": ["sh", "-c", "echo main ran"], "dependencies": ["a"]}]}}
+    out = engine.run(wf(main))
+    assert out["status"]["phase"] == "Failed"
+    assert only(out, "d")["message"] == "a: Error (exit code 5)"
+    assert only(out, "a")["phase"] == only(out, "main")["phase"] == "Failed"
+    assert "main ran" not in engine.log_text()

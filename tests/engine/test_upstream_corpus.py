@@ -79,11 +79,6 @@ KNOWN_GAPS: dict[str, str] = {
         ".RFC3339, workflow.labels.json, workflow.annotations.json and workflow.priority; "
         "wfmeta.workflow_variables gives the full set and wfmeta.creation_variables the time forms (for plain tags "
         "only: expressions keep workflow.creationTimestamp as text): the scope should take them from there",
-    "container-set-graph.yaml":
-        "validate.py LOCAL_KINDS refuses containerSet because the core has no handler for it; Argo runs the "
-        "containers of one pod in the order of their `dependencies` (one node of type Container per container, "
-        "children of the Pod node), the pod failing when one fails. Add a TemplateHandler, then add containerSet "
-        "to LOCAL_KINDS",
     "skipped-volume-default.yaml":
         "pod.py builds NodeVolumes once from spec.volumes, unrendered (PodRunner.__init__), while it renders the "
         "template itself with the node's scope (render_deep at ~line 148); Argo substitutes the node's scope in the "

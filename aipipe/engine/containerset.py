@@ -1,0 +1,128 @@
+"""containerSet templates: several containers of one node (one pod), run as their ``dependencies`` allow.
+
+The node is a Pod node with one child of type ``Container`` per container (``<node>.<container>``). The container
+named ``main`` (else the last one) is the node's main process, run by :class:`aipipe.engine.pod.PodRunner` as for a
+container template (its inputs, outputs, stdout result, deadline); the others run beside it here, each once
+every container it depends on has succeeded. A container that fails fails the node (``<name>: Error (exit code
+N)``); the containers that depend on it never start and their nodes end Failed, as Argo ends the unfinished
+container nodes of a failed pod.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from aipipe.engine.nodes import NodeTree, node_id, now_iso
+from aipipe.engine.phases import NodePhase, NodeType
+from aipipe.engine.runners.base import Handle
+from aipipe.engine.runners.local import LocalRunner
+from aipipe.engine.sidecars import Extra, failure
+from aipipe.errors import UserError
+
+Track = Callable[[str, Handle | None], None]  # (container name, running handle or None once it ended)
+
+
+def split_set(tmpl: Mapping[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The main container (with the set's volume mounts) and the others, each with them too."""
+    cset = tmpl.get("containerSet") or {}
+    shared = list(cset.get("volumeMounts") or [])
+    containers = [{**c, "volumeMounts": [*shared, *(c.get("volumeMounts") or [])]}
+                  for c in cset.get("containers") or []]
+    if not containers:
+        raise UserError("a containerSet needs at least one container", field="containerSet.containers")
+    names = [str(c.get("name") or "") for c in containers]
+    for container in containers:
+        unknown = [d for d in container.get("dependencies") or [] if d not in names]
+        if unknown:
+            raise UserError(f"container {container.get('name')!r} depends on unknown container(s) {unknown}",
+                            field="containerSet.containers.dependencies")
+    main = next((c for c in containers if c.get("name") == "main"), containers[-1])
+    return main, [c for c in containers if c is not main]
+
+
+class ContainerNodes:
+    """The Container child nodes of a containerSet's Pod node."""
+
+    def __init__(self, tree: NodeTree, pod_id: str, names: list[str]) -> None:
+        self.tree, self.pod_id = tree, pod_id
+        pod = tree.get(pod_id) or {}
+        self.ids: dict[str, str] = {}
+        for name in names:
+            full = f"{pod.get('name', pod_id)}.{name}"
+            cid = self.ids[name] = node_id(tree.workflow_name, full)
+            tree.put(cid, id=cid, name=full, displayName=name,
+                     type=NodeType.CONTAINER, phase=NodePhase.PENDING, boundaryID=pod.get("boundaryID"),
+                     templateName=pod.get("templateName"), startedAt=now_iso(), finishedAt=None)
+            tree.add_child(pod_id, cid)
+        tree.commit()
+
+    def running(self, name: str) -> None:
+        self.tree.put(self.ids[name], phase=NodePhase.RUNNING, startedAt=now_iso())
+        self.tree.commit()
+
+    def ended(self, name: str, phase: NodePhase, message: str | None = None) -> None:
+        record = self.tree.get(self.ids[name]) or {}
+        if record.get("phase") in (NodePhase.SUCCEEDED, NodePhase.FAILED, NodePhase.ERROR):
+            return
+        self.tree.put(self.ids[name], phase=phase, finishedAt=now_iso(), **({"message": message} if message else {}))
+        self.tree.commit()
+
+
+class ContainerGraph:
+    """Runs the containers other than main, each in a thread once its dependencies have succeeded."""
+
+    def __init__(self, extras: list[Extra], deps: Mapping[str, list[str]], main: str, runner: LocalRunner,
+                 nodes: ContainerNodes, track: Track, stopped: Callable[[], bool]) -> None:
+        self.extras, self.deps, self.main, self.runner = extras, deps, main, runner
+        self.nodes, self.track, self.stopped = nodes, track, stopped
+        self.done = {name: threading.Event() for name in [*(e.name for e in extras), main]}
+        self.ok: dict[str, bool] = {}
+        self.problems: list[str] = []
+        self.threads = [threading.Thread(target=self._run, args=(e,), daemon=True) for e in extras]
+        for thread in self.threads:
+            thread.start()
+
+    def wait_for(self, name: str) -> bool:
+        """Wait for the containers ``name`` depends on; True when they all succeeded."""
+        for dep in self.deps.get(name) or []:
+            self.done[dep].wait()
+        return all(self.ok.get(dep) for dep in self.deps.get(name) or [])
+
+    def main_ended(self, ok: bool) -> None:
+        self.ok[self.main] = ok
+        self.done[self.main].set()
+
+    def finish(self) -> str | None:
+        """Wait for every container; the first failure's message (None when all succeeded)."""
+        if not self.done[self.main].is_set():
+            self.main_ended(False)
+        for thread in self.threads:
+            thread.join()
+        return self.problems[0] if self.problems else None
+
+    def _run(self, extra: Extra) -> None:
+        ok = False
+        try:
+            if not self.wait_for(extra.name) or self.stopped():
+                self.nodes.ended(extra.name, NodePhase.FAILED, "a container it depends on did not succeed")
+                return
+            self.nodes.running(extra.name)
+            handle = self.runner.start(extra.spec)
+            self.track(extra.name, handle)
+            try:
+                result = handle.wait()
+            finally:
+                self.track(extra.name, None)
+                extra.on_end()
+            ok = not result.start_error and result.exit_code == 0 and not result.killed
+            if ok:
+                self.nodes.ended(extra.name, NodePhase.SUCCEEDED)
+            else:
+                message = "stopped" if result.killed else failure(extra.name, result.exit_code, result.start_error)
+                self.problems.append(message)
+                self.nodes.ended(extra.name, NodePhase.FAILED, message)
+        finally:
+            self.ok[extra.name] = ok
+            self.done[extra.name].set()
