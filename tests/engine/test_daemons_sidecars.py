@@ -8,6 +8,8 @@ end with main; init containers run in order before main.
 from __future__ import annotations
 
 import socket
+import threading
+import time
 from typing import Any
 
 from tests.engine.conftest import EngineRun, nodes_by_display
@@ -190,3 +192,26 @@ def test_a_failing_container_of_a_set_fails_the_node_and_its_dependants_never_ru
     assert only(out, "d")["message"] == "a: Error (exit code 5)"
     assert only(out, "a")["phase"] == only(out, "main")["phase"] == "Failed"
     assert "main ran" not in engine.log_text()
+
+
+def test_stopping_the_run_ends_a_running_daemon(engine: EngineRun) -> None:
+    port = free_port()
+    stop = threading.Event()
+
+    def stop_once_served() -> None:
+        deadline = time.monotonic() + 30
+        while not port_open(port) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(0.5)
+        stop.set()
+
+    main = {"name": "main", "steps": [[{"name": "server", "template": "server"}],
+                                      [{"name": "wait", "template": "wait"}]]}
+    wait = {"name": "wait", "container": {"image": "busybox", "command": ["sleep", "60"]}}
+    threading.Thread(target=stop_once_served, daemon=True).start()
+    started = time.monotonic()
+    out = engine.run(wf(main, server(port), wait), stop=stop)
+    assert time.monotonic() - started < 30
+    assert out["status"]["phase"] == "Failed"
+    assert only(out, "server")["phase"] == "Failed" and "daemoned" not in only(out, "server")
+    assert not port_open(port)
