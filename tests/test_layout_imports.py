@@ -115,3 +115,18 @@ def test_no_import_cycle_in_mlkit_or_steps() -> None:
                       if name in names and name != module}
              for path, module, is_package in modules}
     assert find_cycle(graph) == []
+
+
+def test_every_step_folder_imports_itself_relatively() -> None:
+    """A copy of any step folder is a step of its own: no module names its own folder absolutely
+    (``from steps.train.x import …``), which would make the copy run the original's code."""
+    found = []
+    for folder in sorted(p for p in (REPO / "steps").iterdir() if (p / "contract.py").is_file()):
+        for path in folder.rglob("*.py"):
+            tree = ast.parse(path.read_text(), str(path))
+            for node in ast.walk(tree):
+                names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                         else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+                found += [f"{path.relative_to(REPO)}:{node.lineno} {name}" for name in names
+                          if name == f"steps.{folder.name}" or name.startswith(f"steps.{folder.name}.")]
+    assert not found, found

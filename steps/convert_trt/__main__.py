@@ -10,10 +10,11 @@ from aipipe.config import load_config
 from aipipe.errors import UserError
 from aipipe.stepkit import parse_step_args, run_step
 from mlkit.engine.inspect import parse_profile
-from steps.convert_trt.config import DEFAULT_ATOL, DEFAULT_ERROR_STAT, DEFAULT_RTOL, ErrorStat
-from steps.convert_trt.contract import CONTRACT, ConvertFlags
-from steps.convert_trt.convert import REPORT_NAME, ConvertArgs, convert
-from steps.convert_trt.debugger.strategies import Strategy
+
+from .config import DEFAULT_ATOL, DEFAULT_ERROR_STAT, DEFAULT_RTOL, ErrorStat
+from .contract import CONTRACT, ConvertFlags
+from .convert import REPORT_NAME, ConvertArgs, convert
+from .debugger.strategies import Strategy
 
 
 class ConvertStepFlags(ConvertFlags):

@@ -11,7 +11,8 @@ from typing import Any
 from aipipe.contract import CLASSES_FILE, ENGINE_MANIFEST, MODEL_CONFIG, PRECISION_CONFIG, PREPROCESS_FILE
 from mlkit.engine.backends.base import BuiltEngine
 from mlkit.engine.inspect import ModelInfo
-from steps.convert_trt.config import PrecisionConfig
+
+from .config import PrecisionConfig
 
 
 def write_engine_bundle(dest: Path, *, engine: BuiltEngine, info: ModelInfo, config: PrecisionConfig,

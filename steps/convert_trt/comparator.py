@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from steps.convert_trt.config import ERROR_STATS
+from .config import ERROR_STATS
 
 _STATS: dict[str, Callable[[np.ndarray], Any]] = {"mean": np.mean, "median": np.median, "max": np.max}
 

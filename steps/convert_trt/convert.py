@@ -30,13 +30,14 @@ from aipipe.stepkit import report_progress, write_outputs, write_report
 from aipipe.storage import Storage, join
 from mlkit.engine.backends.base import Backend, BuiltEngine, Evaluator, PrecisionPlan
 from mlkit.engine.inspect import Profile, inspect_model, load_onnx, resolve_pins
-from steps.convert_trt.bundle import update_manifest, write_engine_bundle
-from steps.convert_trt.comparator import Tolerance
-from steps.convert_trt.config import PrecisionConfig
-from steps.convert_trt.contract import CONTRACT
-from steps.convert_trt.debugger.loop import debug_precision
-from steps.convert_trt.measure import measure_in_subprocess
-from steps.convert_trt.validate import require_passed, validate_engine
+
+from .bundle import update_manifest, write_engine_bundle
+from .comparator import Tolerance
+from .config import PrecisionConfig
+from .contract import CONTRACT
+from .debugger.loop import debug_precision
+from .measure import measure_in_subprocess
+from .validate import require_passed, validate_engine
 
 REPORT_NAME = "precision-report.json"
 
@@ -118,10 +119,11 @@ def _evaluator(model: Any, model_bundle: Path, device: str) -> Evaluator:
     """PyTorch on a GPU when the bundle has weights, else the ONNX reference evaluator (real FP16 on CPU)."""
     if device == "cuda" and (model_bundle / MODEL_WEIGHTS).is_file():
         from mlkit.engine.backends.torch_backend import load_module
-        from steps.convert_trt.evaluators.torch_evaluator import TorchEvaluator
+
+        from .evaluators.torch_evaluator import TorchEvaluator
 
         return TorchEvaluator(load_module(model_bundle), device="cuda")
-    from steps.convert_trt.evaluators.onnx_reference import OnnxReferenceEvaluator
+    from .evaluators.onnx_reference import OnnxReferenceEvaluator
 
     return OnnxReferenceEvaluator(model)
 
@@ -150,7 +152,8 @@ def _source_logits(model_bundle: Path, model: Any, device: str) -> Any:
         import torch
 
         from mlkit.engine.backends.torch_backend import load_module
-        from steps.convert_trt.evaluators.torch_evaluator import no_tf32
+
+        from .evaluators.torch_evaluator import no_tf32
 
         module = load_module(model_bundle).to(device)
 
@@ -220,7 +223,7 @@ def convert(args: ConvertArgs, cfg: Config) -> dict[str, Any]:
                              overrides=dict(args.profiles))
         report["model"] = {"input": info.input.__dict__, "output": info.output.__dict__, "layers": len(info.layers),
                            "opset": info.opset, "profiles": {k: v.__dict__ for k, v in info.profiles.items()}}
-        from steps.convert_trt.samples import load_samples
+        from .samples import load_samples
 
         samples = load_samples(storage, args.dataset_uri, preprocess, classes, work / "dataset",
                                max(args.validation_samples, args.calibration_samples))

@@ -16,8 +16,9 @@ from mlkit.engine.backends.base import Backend, PrecisionPlan
 from mlkit.engine.backends.onnx_fp16 import OnnxRuntimeBackend
 from mlkit.engine.backends.torch_backend import TorchBackend
 from mlkit.engine.inspect import inspect_model, load_onnx
-from steps.convert_trt.bundle import write_engine_bundle
-from steps.convert_trt.config import PrecisionConfig
+
+from .bundle import write_engine_bundle
+from .config import PrecisionConfig
 
 
 def write_tiny_engine_bundle(dest: Path, *, backend: str = "onnxruntime", precision: str = "fp32",

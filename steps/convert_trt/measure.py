@@ -89,7 +89,7 @@ def measure_in_subprocess(bundle: Path, device: str, timeout_s: float = 600) -> 
     """Run :func:`measure` in a fresh interpreter so the footprint is that of one replica alone."""
     root = str(Path(__file__).resolve().parents[2])  # where the ``steps`` package lives
     path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
-    proc = subprocess.run([sys.executable, "-m", "steps.convert_trt.measure", str(bundle), "--device", device],
+    proc = subprocess.run([sys.executable, "-m", f"{__package__}.measure", str(bundle), "--device", device],
                           capture_output=True, text=True, timeout=timeout_s, check=False,
                           env={**os.environ, "PYTHONPATH": path})
     if proc.returncode != 0:
@@ -98,7 +98,7 @@ def measure_in_subprocess(bundle: Path, device: str, timeout_s: float = 600) -> 
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m steps.convert_trt.measure", description=__doc__)
+    parser = argparse.ArgumentParser(prog=f"python -m {__package__}.measure", description=__doc__)
     parser.add_argument("bundle", type=Path)
     parser.add_argument("--device", default="auto")
     parser.add_argument("--iterations", type=int, default=20)

@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> None:
     from aipipe.config import load_config
     from aipipe.stepkit import run_step
 
-    parser = argparse.ArgumentParser(prog="python -m steps.deploy.fetch", description=__doc__)
+    parser = argparse.ArgumentParser(prog=f"python -m {__package__}.fetch", description=__doc__)
     parser.add_argument("--engine-uri", required=True)
     parser.add_argument("--dest", required=True)
     args = parser.parse_args(argv)

@@ -24,8 +24,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aipipe.errors import AuthError, ConflictError, ServiceUnavailable, UserError
-from steps.deploy.health import HealthResult, Transport, gate
-from steps.deploy.render import FIELD_MANAGER, ServiceSpec
+
+from .health import HealthResult, Transport, gate
+from .render import FIELD_MANAGER, ServiceSpec
 
 REVISION = "deployment.kubernetes.io/revision"
 TEMPLATE_HASH = "pod-template-hash"

@@ -34,8 +34,9 @@ from typing import Any
 
 from aipipe.errors import NotFoundError, UserError
 from aipipe.services.process import free_port
-from steps.deploy.health import HealthResult, gate, http_transport
-from steps.deploy.sizing import Sizing
+
+from .health import HealthResult, gate, http_transport
+from .sizing import Sizing
 
 CURRENT = "current.json"
 LOG_FILE = "server.log"
@@ -153,7 +154,7 @@ class LocalDeployments:
         port = free_port()
         folder = engine_dir.parent
         log_path = folder / LOG_FILE
-        argv = [sys.executable, "-m", "steps.deploy.server", "--engine-dir", str(engine_dir),
+        argv = [sys.executable, "-m", f"{__package__}.server", "--engine-dir", str(engine_dir),
                 "--host", "127.0.0.1", "--port", str(port), "--gpu-procs", str(sizing.replicas),
                 "--cpu-workers", str(sizing.cpu_workers),
                 "--gpu-memory-mb-per-proc", str(sizing.gpu_memory_mb_per_replica), "--device", device]

@@ -12,11 +12,12 @@ import json
 
 from aipipe.config import load_config
 from aipipe.stepkit import run_step
-from steps.deploy.local import LocalDeployments
+
+from .local import LocalDeployments
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m steps.deploy.manage", description=__doc__)
+    parser = argparse.ArgumentParser(prog=f"python -m {__package__}.manage", description=__doc__)
     parser.add_argument("action", choices=("status", "stop"))
     parser.add_argument("name", nargs="?", default=None, help="deployment name; status: all when omitted")
     args = parser.parse_args(argv)

@@ -17,9 +17,10 @@ from urllib.parse import urlparse
 
 from aipipe.config import KEYS_BY_NAME
 from aipipe.errors import UserError
-from steps.deploy.contract import DEPLOYER_ACCOUNT
-from steps.deploy.providers import GpuShare, get_provider
-from steps.deploy.sizing import Sizing
+
+from .contract import DEPLOYER_ACCOUNT
+from .providers import GpuShare, get_provider
+from .sizing import Sizing
 
 FIELD_MANAGER = "aipipe"
 SERVICE_PORT = 80
@@ -94,7 +95,7 @@ def _secret_env(secret_name: str) -> list[dict[str, Any]]:
 
 def _server_args(spec: ServiceSpec) -> list[str]:
     s = spec.sizing
-    return ["python", "-m", "steps.deploy.server", "--engine-dir", ENGINE_MOUNT, "--host", "0.0.0.0",
+    return ["python", "-m", f"{__package__}.server", "--engine-dir", ENGINE_MOUNT, "--host", "0.0.0.0",
             "--port", str(CONTAINER_PORT), "--gpu-procs", str(s.replicas), "--cpu-workers", str(s.cpu_workers),
             "--gpu-memory-mb-per-proc", str(s.gpu_memory_mb_per_replica), "--device", "cuda"]
 
@@ -133,7 +134,7 @@ def render_deployment(spec: ServiceSpec) -> dict[str, Any]:
     fetch = {
         "name": "fetch-engine",
         "image": spec.image,
-        "command": ["python", "-m", "steps.deploy.fetch", "--engine-uri", spec.engine_uri, "--dest", ENGINE_MOUNT],
+        "command": ["python", "-m", f"{__package__}.fetch", "--engine-uri", spec.engine_uri, "--dest", ENGINE_MOUNT],
         "env": [{"name": k, "value": v} for k, v in sorted(spec.storage_env.items())] + _secret_env(spec.secret_name),
         "resources": {"requests": {"cpu": "500m", "memory": "512Mi"}, "limits": {"memory": "512Mi"}},
         "volumeMounts": [{"name": "engine", "mountPath": ENGINE_MOUNT}],

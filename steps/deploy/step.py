@@ -21,11 +21,12 @@ from aipipe.config import Config, load_config
 from aipipe.errors import UserError
 from aipipe.stepkit import parse_step_args, report_progress, write_outputs, write_report
 from aipipe.storage import Storage
-from steps.deploy.contract import CONTRACT, DeployFlags
-from steps.deploy.fetch import fetch_engine, read_manifest
-from steps.deploy.providers import GpuShare, ShareBy, get_provider
-from steps.deploy.render import ServiceSpec, render_rbac, render_service, validate
-from steps.deploy.sizing import (
+
+from .contract import CONTRACT, DeployFlags
+from .fetch import fetch_engine, read_manifest
+from .providers import GpuShare, ShareBy, get_provider
+from .render import ServiceSpec, render_rbac, render_service, validate
+from .sizing import (
     DEFAULT_CPU_WORKERS_PER_GPU,
     DEFAULT_HEADROOM_PERCENT,
     Sizing,
@@ -142,7 +143,7 @@ def _finish(report: dict[str, Any], outputs: dict[str, Any], error: str = "") ->
 
 
 def deploy_kubernetes(args: DeployStepFlags, cfg: Config, storage: Storage, report: dict[str, Any]) -> None:
-    from steps.deploy.kube import KubeApi, KubeDeployer
+    from .kube import KubeApi, KubeDeployer
 
     manifest = read_manifest(storage, args.engine_uri)
     name = _service_name(args, manifest, args.engine_uri)
@@ -181,7 +182,7 @@ def deploy_kubernetes(args: DeployStepFlags, cfg: Config, storage: Storage, repo
 
 
 def deploy_local(args: DeployStepFlags, cfg: Config, storage: Storage, report: dict[str, Any]) -> None:
-    from steps.deploy.local import LocalDeployments
+    from .local import LocalDeployments
 
     manifest = read_manifest(storage, args.engine_uri)
     name = _service_name(args, manifest, args.engine_uri)

@@ -7,8 +7,9 @@ import argparse
 from aipipe.config import load_config
 from aipipe.errors import AipipeError
 from aipipe.stepkit import parse_step_args, run_step, write_outputs, write_report
-from steps.export_annotations.contract import CONTRACT
-from steps.export_annotations.export import ExportStepFlags, ZeroUsable, parse_options, run_export
+
+from .contract import CONTRACT
+from .export import ExportStepFlags, ZeroUsable, parse_options, run_export
 
 REPORT_NAME = "export-report.json"
 

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from aipipe.errors import UserError
-from steps.export_annotations.dataset import CLASSIFICATION, DETECTION, Box
-from steps.export_annotations.skips import SkippedTask
+
+from .dataset import CLASSIFICATION, DETECTION, Box
+from .skips import SkippedTask
 
 CONTROL_KINDS = {"RectangleLabels": DETECTION, "Choices": CLASSIFICATION}
 

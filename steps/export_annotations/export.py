@@ -18,11 +18,12 @@ from aipipe.config import Config
 from aipipe.errors import UserError
 from aipipe.stepkit import report_progress
 from aipipe.storage import Storage, join, parse_uri
-from steps.export_annotations.annotations import BadLabel, LabelSpec, choose_annotation
-from steps.export_annotations.client import LabelStudioSource, Retry
-from steps.export_annotations.contract import ExportFlags
-from steps.export_annotations.dataset import DETECTION, Box, Item, build_manifest, publish, slugify, stage_image
-from steps.export_annotations.images import ImageFetcher, ImageProblem, decode
+
+from .annotations import BadLabel, LabelSpec, choose_annotation
+from .client import LabelStudioSource, Retry
+from .contract import ExportFlags
+from .dataset import DETECTION, Box, Item, build_manifest, publish, slugify, stage_image
+from .images import ImageFetcher, ImageProblem, decode
 
 MAX_EXAMPLES = 20  # task ids kept per problem in the report
 LS_CONVERSIONS = ("COCO", "YOLO")  # Label Studio's own conversions, kept with detection datasets

@@ -14,7 +14,8 @@ from pathlib import Path
 import numpy as np
 
 from aipipe.storage import Storage, parse_uri
-from steps.export_annotations.dataset import CLASSIFICATION, Item, build_manifest, publish, stage_image
+
+from .dataset import CLASSIFICATION, Item, build_manifest, publish, stage_image
 
 TINY_PROJECT = "tiny-digits"
 

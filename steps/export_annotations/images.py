@@ -19,8 +19,9 @@ from urllib.parse import unquote_to_bytes, urljoin, urlparse
 
 from aipipe.errors import AipipeError, NotFoundError, ServiceUnavailable
 from aipipe.storage import Storage
-from steps.export_annotations.client import Retry, call_with_retries
-from steps.export_annotations.skips import SkippedTask
+
+from .client import Retry, call_with_retries
+from .skips import SkippedTask
 
 FORMAT_EXTENSIONS = {"PNG": "png", "JPEG": "jpg", "GIF": "gif", "BMP": "bmp", "WEBP": "webp", "TIFF": "tiff"}
 MAX_IMAGE_BYTES = 64 << 20

@@ -21,8 +21,9 @@ import numpy as np
 
 from aipipe.errors import UserError
 from aipipe.stepkit import run_step
-from steps.export_annotations.client import LabelStudioSource, Retry
-from steps.export_annotations.fixtures import digit_images
+
+from .client import LabelStudioSource, Retry
+from .fixtures import digit_images
 
 DIGITS = tuple(str(d) for d in range(10))
 IMAGE_FIELD = "image"
@@ -189,7 +190,7 @@ def seed_project(source: LabelStudioSource, *, images: int, title: str = "aipipe
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m steps.export_annotations.seed", description=__doc__,
+    parser = argparse.ArgumentParser(prog=f"python -m {__package__}.seed", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--url", default=os.environ.get("LABEL_STUDIO_URL", "http://127.0.0.1:8080"),
                         help="Label Studio URL (default: $LABEL_STUDIO_URL or http://127.0.0.1:8080)")

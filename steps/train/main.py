@@ -28,9 +28,10 @@ from mlkit.accel.prefetch import DevicePlacer
 from mlkit.data import CROP_SCALE, DatasetVersion, ImageDataset, open_dataset
 from mlkit.export import onnx_max_abs_diff, write_model_bundle
 from mlkit.model import ARCHS, IMAGENET_MEAN, IMAGENET_STD, model_config, preprocess_spec
-from steps.train.checkpoint import CheckpointStore, checkpoint_prefix
-from steps.train.contract import CONTRACT, TrainFlags
-from steps.train.trainer import TrainConfig, TrainResult, train
+
+from .checkpoint import CheckpointStore, checkpoint_prefix
+from .contract import CONTRACT, TrainFlags
+from .trainer import TrainConfig, TrainResult, train
 
 log = logging.getLogger("aipipe.train")
 
@@ -96,7 +97,7 @@ def launch_torchrun(nproc: int, argv: list[str]) -> None:
     """Re-run this step under torchrun with ``nproc`` ranks; exit with the ranks' contract exit code."""
     with tempfile.TemporaryDirectory(prefix="aipipe-ranks-") as exit_dir:
         cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc-per-node={nproc}",
-               "-m", "steps.train", *argv]
+               "-m", str(__package__), *argv]
         proc = subprocess.run(cmd, env={**os.environ, EXIT_DIR_ENV: exit_dir}, check=False)
         codes = [int(p.read_text()) for p in sorted(Path(exit_dir).glob("rank-*"))]
     contract = [c for c in codes if c in (2, 3)]

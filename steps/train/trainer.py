@@ -57,9 +57,10 @@ from mlkit.accel.seeding import seed_worker
 from mlkit.data import CROP_SCALE, DatasetVersion, ImageDataset
 from mlkit.export import plain_module
 from mlkit.model import IMAGENET_MEAN, IMAGENET_STD, build_model, load_pretrained, state_dict_for_save
-from steps.train.checkpoint import CheckpointStore
-from steps.train.evaluation import reduce_scores, score
-from steps.train.progress import EpochProgress
+
+from .checkpoint import CheckpointStore
+from .evaluation import reduce_scores, score
+from .progress import EpochProgress
 
 log = logging.getLogger("aipipe.train")
 

@@ -18,10 +18,11 @@ from typing import Any
 import numpy as np
 
 from mlkit.engine.backends.base import Evaluator, PrecisionPlan
-from steps.convert_trt.comparator import Comparison, Tolerance, compare
-from steps.convert_trt.config import PrecisionConfig
-from steps.convert_trt.debugger.interventions import interventions_for
-from steps.convert_trt.debugger.strategies import make_strategy
+
+from ..comparator import Comparison, Tolerance, compare
+from ..config import PrecisionConfig
+from .interventions import interventions_for
+from .strategies import make_strategy
 
 
 class BudgetExhausted(Exception):

@@ -12,7 +12,7 @@ a fixed shared-memory slot pool (:mod:`.slots`) with small control records (:mod
 
 from __future__ import annotations
 
-from steps.deploy.server.config import ServerConfig
-from steps.deploy.server.launcher import RunningServer, launch
+from .config import ServerConfig
+from .launcher import RunningServer, launch
 
 __all__ = ["RunningServer", "ServerConfig", "launch"]

@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 
 from aipipe.stepkit import run_step
-from steps.deploy.server.app import serve
-from steps.deploy.server.config import parse_config
+
+from .app import serve
+from .config import parse_config
 
 
 def main() -> None:

@@ -10,10 +10,11 @@ import sys
 from aiohttp import web
 
 from aipipe.errors import UserError
-from steps.deploy.server.config import ServerConfig, load_serving_spec
-from steps.deploy.server.launcher import LISTENING
-from steps.deploy.server.proxy import build_app
-from steps.deploy.server.service import Service
+
+from .config import ServerConfig, load_serving_spec
+from .launcher import LISTENING
+from .proxy import build_app
+from .service import Service
 
 
 async def serve(config: ServerConfig) -> None:

@@ -68,7 +68,7 @@ class ServerConfig:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m steps.deploy.server",
+        prog=f"python -m {__package__}",
         description="Serve an engine bundle: async HTTP proxy, CPU pre/post-processing workers, GPU model "
                     "replicas with dynamic batching, tensors through shared memory.")
     defaults = ServerConfig(engine_dir="")

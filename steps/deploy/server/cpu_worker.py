@@ -29,10 +29,10 @@ from typing import Any
 
 import orjson
 
-from steps.deploy.server import protocol as p
-from steps.deploy.server.imaging import CHEAP_WORK_NS, BadRequest, Opened, Preprocessor, parse_json_request, top_k
-from steps.deploy.server.procs import child_setup
-from steps.deploy.server.slots import SHM_DIR, PoolLayout, SlotPool
+from . import protocol as p
+from .imaging import CHEAP_WORK_NS, BadRequest, Opened, Preprocessor, parse_json_request, top_k
+from .procs import child_setup
+from .slots import SHM_DIR, PoolLayout, SlotPool
 
 CHEAP_BODY_BYTES = 256 * 1024  # larger bodies are parsed in the slow lane too
 SLOW_LANE_DEPTH = 8  # requests queued or decoding in one worker's slow lane (at most 1/8 of the slots); more: 503

@@ -6,7 +6,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
-from steps.deploy.server.config import ServerConfig
+from .config import ServerConfig
 
 
 @dataclass

@@ -36,10 +36,10 @@ from typing import Any
 
 import numpy as np
 
-from steps.deploy.server import protocol as p
-from steps.deploy.server.preload import server_state
-from steps.deploy.server.procs import child_setup
-from steps.deploy.server.slots import PoolLayout, SlotPool
+from . import protocol as p
+from .preload import server_state
+from .procs import child_setup
+from .slots import PoolLayout, SlotPool
 
 MIB = 1024 * 1024
 UPGRADE_POLL_S = 0.05  # while the compiled engine is prepared, an idle batcher wakes this often to take it

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from aipipe.errors import ServiceUnavailable
-from steps.deploy.server.config import ServerConfig
+
+from .config import ServerConfig
 
 LISTENING = "aipipe-serve: listening on "
 
@@ -92,7 +93,7 @@ def launch(config: ServerConfig, *, wait_ready: bool = True, timeout_s: float = 
     repo_root = Path(__file__).resolve().parents[3]
     child_env = dict(os.environ if env is None else env)
     child_env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(repo_root), child_env.get("PYTHONPATH")]))
-    cmd = [python, "-m", "steps.deploy.server", *config.to_argv()]
+    cmd = [python, "-m", str(__package__), *config.to_argv()]
     process = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log if log is not None else None, text=True,
                                env=child_env, cwd=repo_root, start_new_session=True)
     found, box = threading.Event(), list[str]()

@@ -23,9 +23,9 @@ TORCH_MODULES = ("numpy", "torch", "mlkit.engine.runtime", "mlkit.engine.backend
 COMPILER_MODULES = ("torch._dynamo", "torch._functorch.aot_autograd", "torch._inductor.compile_fx",
                     "torch._inductor.codecache", "torch._inductor.runtime.triton_heuristics",
                     "torch._inductor.codegen.triton", "torch.compiler", "mlkit.engine.compiled")
-SERVER_ENTRY = "steps.deploy.server.preload_server"
-TORCH_ENTRY = "steps.deploy.server.preload_torch"
-COMPILER_ENTRY = "steps.deploy.server.preload_compiler"
+SERVER_ENTRY = f"{__package__}.preload_server"
+TORCH_ENTRY = f"{__package__}.preload_torch"
+COMPILER_ENTRY = f"{__package__}.preload_compiler"
 
 # filled in the fork server by the entry modules; a replica forked from it inherits it
 STATE: dict[str, Any] = {}

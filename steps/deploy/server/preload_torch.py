@@ -1,5 +1,5 @@
 """Fork-server preload entry: torch and the PyTorch engine runtime (see :mod:`.preload`)."""
 
-from steps.deploy.server.preload import TORCH_MODULES, preload
+from .preload import TORCH_MODULES, preload
 
 preload(TORCH_MODULES)

@@ -10,9 +10,9 @@ from collections.abc import Awaitable, Callable
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST
 
-from steps.deploy.server import protocol as p
-from steps.deploy.server.imaging import BadRequest, parse_top_k
-from steps.deploy.server.service import Service
+from . import protocol as p
+from .imaging import BadRequest, parse_top_k
+from .service import Service
 
 IMAGE_TYPES = frozenset({"image/jpeg", "image/jpg", "image/png", "image/webp", "image/bmp", "image/gif",
                          "image/tiff", "application/octet-stream"})

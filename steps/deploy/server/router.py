@@ -14,10 +14,10 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from steps.deploy.server import protocol as p
-from steps.deploy.server.config import ServerConfig
-from steps.deploy.server.fleet import Fleet
-from steps.deploy.server.metrics import ServiceMetrics
+from . import protocol as p
+from .config import ServerConfig
+from .fleet import Fleet
+from .metrics import ServiceMetrics
 
 
 def error_body(message: str) -> bytes:

@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from steps.deploy.server.config import ServerConfig, ServingSpec
-from steps.deploy.server.fleet import Child, Fleet
-from steps.deploy.server.metrics import ServiceMetrics
-from steps.deploy.server.router import Router
-from steps.deploy.server.supervisor import Supervisor
+from .config import ServerConfig, ServingSpec
+from .fleet import Child, Fleet
+from .metrics import ServiceMetrics
+from .router import Router
+from .supervisor import Supervisor
 
 
 class Service:

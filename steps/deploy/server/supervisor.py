@@ -34,14 +34,14 @@ from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any, Protocol
 
-from steps.deploy.server import protocol as p
-from steps.deploy.server.config import ServerConfig, ServingSpec
-from steps.deploy.server.cpu_worker import WorkerArgs, worker_main
-from steps.deploy.server.fleet import Child, Fleet
-from steps.deploy.server.gpu_worker import GpuArgs, gpu_main
-from steps.deploy.server.metrics import ServiceMetrics
-from steps.deploy.server.preload import modules_for
-from steps.deploy.server.slots import PoolLayout, SlotPool, new_prefix, remove_segments, remove_stale_segments
+from . import protocol as p
+from .config import ServerConfig, ServingSpec
+from .cpu_worker import WorkerArgs, worker_main
+from .fleet import Child, Fleet
+from .gpu_worker import GpuArgs, gpu_main
+from .metrics import ServiceMetrics
+from .preload import modules_for
+from .slots import PoolLayout, SlotPool, new_prefix, remove_segments, remove_stale_segments
 
 CTX = mp.get_context("spawn")  # CPU workers; also GPU processes where no fork server can start
 GPU_CTX = mp.get_context("forkserver")  # forks from a server that imported torch without touching CUDA
