@@ -20,13 +20,13 @@ from aipipe.engine.configmaps import ConfigMapStore, unlock
 from aipipe.engine.containerset import ContainerGraph, ContainerNodes, split_set
 from aipipe.engine.daemons import DaemonRegistry, wait_ready
 from aipipe.engine.execution import ExecutionContext
-from aipipe.engine.expr import ExprError, evaluate, to_text
 from aipipe.engine.gpu import GpuPool, requested_gpus
 from aipipe.engine.images import ImageMap
-from aipipe.engine.io import ArtifactError, load_input, save_output
+from aipipe.engine.io import ArtifactError, load_input
 from aipipe.engine.nodes import NodeTree
 from aipipe.engine.phases import NodePhase
 from aipipe.engine.podenv import PROGRESS_FILE, ContainerEnv, pod_fields
+from aipipe.engine.podoutputs import collect_outputs
 from aipipe.engine.retry import parse_duration
 from aipipe.engine.runners.base import Handle, ProcessSpec, host_path
 from aipipe.engine.runners.local import NEVER_PRIVATE, NODE_ENV, LocalHandle, LocalRunner, end_leftovers
@@ -332,7 +332,10 @@ class PodRunner:
         if phase == NodePhase.SUCCEEDED and sidecar_problem:
             phase, message = NodePhase.FAILED, sidecar_problem
         try:
-            self._collect_outputs(nid, tmpl, scope, own, outputs, failed=phase != NodePhase.SUCCEEDED)
+            problems = collect_outputs(self.ctx, f"{self.workflow_name}/{nid}", tmpl, scope, own, outputs,
+                                       failed=phase != NodePhase.SUCCEEDED)
+            if problems:
+                raise NodeError("; ".join(problems))
         except (NodeError, ArtifactError, UserError) as exc:
             return {"phase": NodePhase.ERROR if phase == NodePhase.SUCCEEDED else phase, "message": message or str(exc),
                     "outputs": outputs, "progress": progress}
@@ -409,60 +412,3 @@ class PodRunner:
             tree.put(nid, progress=text)
             tree.commit()
         return text
-
-    def _collect_outputs(self, nid: str, tmpl: Mapping[str, Any], scope: Scope, own: Any,
-                         outputs: dict[str, Any], failed: bool) -> None:
-        declared = tmpl.get("outputs") or {}
-        params = []
-        errors = []
-        for spec in declared.get("parameters") or []:
-            value_from = spec.get("valueFrom") or {}
-            default = value_from.get("default")
-            value: str | None = None
-            if value_from.get("path"):
-                path = own(str(value_from["path"]))
-                if path.is_file():
-                    value = path.read_text(errors="replace").strip()  # Argo trims parameter files
-            elif "expression" in value_from:
-                env_scope = scope.child({"outputs.result": outputs.get("result", ""),
-                                         "exitCode": outputs.get("exitCode", "")})
-                try:
-                    value = to_text(evaluate(str(value_from["expression"]), env_scope.env()))
-                except ExprError as exc:
-                    if default is None:
-                        errors.append(f"outputs.parameters.{spec['name']}: {exc}")
-            elif "value" in spec:
-                value = str(spec["value"])
-            if value is None and default is not None:
-                value = str(default)
-            if value is None:
-                if not failed:
-                    errors.append(f"outputs.parameters.{spec['name']}: {value_from.get('path') or 'no value'} "
-                                  "not found and no default given")
-                continue
-            value = self.ctx.secrets.mask(value)
-            params.append({"name": spec["name"], "value": value, **({"valueFrom": value_from} if value_from else {})})
-            if spec.get("globalName"):
-                params[-1]["globalName"] = spec["globalName"]
-        artifacts = []
-        for spec in declared.get("artifacts") or []:
-            if not spec.get("path"):
-                continue
-            default_key = f"{self.workflow_name}/{nid}/{spec['name']}" + ("" if "none" in (spec.get("archive") or {})
-                                                                           else ".tgz")
-            try:
-                record = save_output(spec, own(str(spec["path"])), self.ctx.storage, self.ctx.artifact_root,
-                                     default_key)
-            except ArtifactError as exc:
-                if failed:
-                    continue
-                errors.append(str(exc))
-                continue
-            if record is not None:
-                artifacts.append(record)
-        if params:
-            outputs["parameters"] = params
-        if artifacts:
-            outputs["artifacts"] = artifacts
-        if errors:
-            raise NodeError("; ".join(errors))

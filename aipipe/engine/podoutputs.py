@@ -1,0 +1,72 @@
+"""A container/script node's declared outputs, read from its own folders once its process has ended:
+parameters (``valueFrom.path``, ``expression``, ``value``, ``default``) and artifacts (saved to the store)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from aipipe.engine.execution import ExecutionContext
+from aipipe.engine.expr import ExprError, evaluate, to_text
+from aipipe.engine.io import ArtifactError, save_output
+from aipipe.engine.template import Scope
+
+
+def collect_outputs(ctx: ExecutionContext, key_prefix: str, tmpl: dict[str, Any], scope: Scope,
+                    own: Callable[[str], Path], outputs: dict[str, Any], failed: bool) -> list[str]:
+    """Add the node's ``parameters`` and ``artifacts`` to ``outputs``; returns the problems (an absent file
+    without a default…), which a node that had already failed does not report. ``key_prefix`` is
+    ``<workflow>/<node id>``, where artifacts without a key go."""
+    declared = tmpl.get("outputs") or {}
+    params = []
+    errors = []
+    for spec in declared.get("parameters") or []:
+        value_from = spec.get("valueFrom") or {}
+        default = value_from.get("default")
+        value: str | None = None
+        if value_from.get("path"):
+            path = own(str(value_from["path"]))
+            if path.is_file():
+                value = path.read_text(errors="replace").strip()  # Argo trims parameter files
+        elif "expression" in value_from:
+            env_scope = scope.child({"outputs.result": outputs.get("result", ""),
+                                     "exitCode": outputs.get("exitCode", "")})
+            try:
+                value = to_text(evaluate(str(value_from["expression"]), env_scope.env()))
+            except ExprError as exc:
+                if default is None:
+                    errors.append(f"outputs.parameters.{spec['name']}: {exc}")
+        elif "value" in spec:
+            value = str(spec["value"])
+        if value is None and default is not None:
+            value = str(default)
+        if value is None:
+            if not failed:
+                errors.append(f"outputs.parameters.{spec['name']}: {value_from.get('path') or 'no value'} "
+                              "not found and no default given")
+            continue
+        value = ctx.secrets.mask(value)
+        params.append({"name": spec["name"], "value": value, **({"valueFrom": value_from} if value_from else {})})
+        if spec.get("globalName"):
+            params[-1]["globalName"] = spec["globalName"]
+    artifacts = []
+    for spec in declared.get("artifacts") or []:
+        if not spec.get("path"):
+            continue
+        default_key = f"{key_prefix}/{spec['name']}" + ("" if "none" in (spec.get("archive") or {}) else ".tgz")
+        try:
+            record = save_output(spec, own(str(spec["path"])), ctx.storage, ctx.artifact_root,
+                                 default_key)
+        except ArtifactError as exc:
+            if failed:
+                continue
+            errors.append(str(exc))
+            continue
+        if record is not None:
+            artifacts.append(record)
+    if params:
+        outputs["parameters"] = params
+    if artifacts:
+        outputs["artifacts"] = artifacts
+    return errors
