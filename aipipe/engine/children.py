@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -48,6 +49,7 @@ class ChildRunner:
     def _run_unguarded(self, step: dict[str, Any], ref: NodeRef, scope: Scope, tset: TemplateSet,
                        prefix: str) -> NodeRecord:
         """One step or task (after loop expansion): when, arguments, the template, its exit/expression hooks."""
+        scope = self.rt.with_global_outputs(scope)  # what earlier nodes published as workflow.outputs.*
         try:
             call = self.rt.resolve_call(step, tset)
         except NodeFailure as exc:
@@ -71,12 +73,12 @@ class ChildRunner:
             hooks = {**hooks, "exit": {"template": step["onExit"]}}
         if hooks and len(hooks) > (1 if "exit" in hooks else 0):
             hook_scope = scope.child({f"{prefix}.{step['name']}.status": NodePhase.RUNNING.value})
-            self.fire_hooks(hooks, hook_scope, ref.name, ref.parent)
+            self.fire_hooks(hooks, hook_scope, ref.name, ref.parent, ref.boundary)
         node = self.invoke(call, ref, scope)
         if hooks:
             after = scope.child()
             self.outputs.register(f"{prefix}.{step['name']}", step, [node], after, tset)
-            self.fire_hooks(hooks, after, ref.name, ref.parent)
+            self.fire_hooks(hooks, after, ref.name, ref.parent, ref.boundary)
             if hooks.get("exit"):
                 self._run_exit(hooks["exit"], ref, after, tset)
         return node
@@ -93,13 +95,16 @@ class ChildRunner:
             return
         self.invoke(call, ref, scope)
 
-    def fire_hooks(self, hooks: Mapping[str, Any], scope: Scope, owner_name: str, parent: str | None) -> None:
-        """Start each expression hook whose expression is true now (each fires at most once)."""
+    def fire_hooks(self, hooks: Mapping[str, Any], scope: Scope, owner_name: str, parent: str | None,
+                   boundary: str = "") -> None:
+        """Start each expression hook whose expression is true now (each fires at most once); ``boundary`` is
+        the id of the steps/DAG node a step's or task's hook belongs to ("" for the workflow's hooks)."""
         rt = self.rt
         for hook_name, hook in hooks.items():
             if hook_name == "exit" or not hook.get("expression"):
                 continue
-            ref = rt.ref(f"{owner_name}.hooks.{hook_name}", f"{owner_name}.hooks.{hook_name}", parent)
+            name = f"{owner_name}.hooks.{hook_name}"
+            ref = rt.ref(name, self._hook_display(name, boundary), parent)
             with rt.tree.lock:
                 if ref.id in rt.tree.nodes:
                     continue
@@ -112,13 +117,21 @@ class ChildRunner:
             with rt.tree.lock:
                 if ref.id in rt.tree.nodes:
                     continue
-                rt.tree.put(ref.id, id=ref.id, name=ref.name, displayName=ref.name, type=NodeType.POD,
+                rt.tree.put(ref.id, id=ref.id, name=ref.name, displayName=ref.display, type=NodeType.POD,
                             phase=NodePhase.PENDING)
                 if parent is not None:  # as Argo, a step's or task's hook hangs off that node
                     rt.edges.from_node(ref.name, owner_name)
             thread = threading.Thread(target=self._run_hook, args=(hook, ref, scope), daemon=True)
             self.hook_threads.append(thread)
             thread.start()
+
+    def _hook_display(self, name: str, boundary: str) -> str:
+        """A hook node's display name as Argo's initializeNode derives it: the name without its boundary node's
+        name and a leading ``[n].`` or ``.`` (``step-1.hooks.running``); workflow-level hooks keep their name."""
+        owner = (self.rt.tree.get(boundary) or {}).get("name") if boundary else None
+        if not owner or not name.startswith(str(owner)):
+            return name
+        return re.sub(r"^(\[\d+\])?\.", "", name[len(str(owner)):]) or name
 
     def _run_hook(self, hook: Mapping[str, Any], ref: NodeRef, scope: Scope) -> None:
         try:
@@ -134,7 +147,7 @@ class ChildRunner:
 
     def expand_items(self, step: Mapping[str, Any], scope: Scope, where: str) -> list[Any] | None:
         """A step's or task's loop items (None without a loop); a loop that would pass engine.max_nodes is refused."""
-        items = _loop_items(step, scope, where)
+        items = _loop_items(step, self.rt.with_global_outputs(scope), where)
         if items is not None:
             self.rt.reserve_nodes(len(items))
         return items

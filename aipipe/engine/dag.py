@@ -94,6 +94,12 @@ class _DagRun:
             return {"phase": NodePhase.FAILED, "message": self.rt.abort_reason}
         with self.rt.tree.lock:  # as Argo, only a Succeeded DAG gets outbound nodes: its target (or leaf) tasks'
             nodes = dict(self.rt.tree.nodes)
+        branch = branch_phases(nodes, self.node.id, {self.task_ref(t).id for t in self.targets})
+        for tname in self.targets:
+            reached = branch.get(self.task_ref(tname).id)
+            if reached in FAILED_PHASES and not (self.tasks[tname].get("continueOn") or {}).get(
+                    "failed" if reached == NodePhase.FAILED else "error"):
+                return {"phase": NodePhase(reached)}
         outbound = [o for t in self.targets for o in outbound_nodes(nodes, self.task_ref(t).id)]
         return {"phase": NodePhase.SUCCEEDED, "outputs": self.children.outputs.of_template(self.call, self.scope),
                 "outboundNodes": outbound}
@@ -234,6 +240,30 @@ class _DagRun:
         if state.phase == NodePhase.ERROR:
             return task not in self.handled and not state.continue_error
         return False
+
+
+def branch_phases(nodes: Mapping[str, NodeRecord], dag_id: str, targets: set[str]) -> dict[str, str]:
+    """Each target task's phase as Argo's assessDAGPhase deduces it: walking the node graph from the DAG's
+    children, a completed node sets its branch's phase and a Skipped or Omitted one inherits it (a failure
+    wins over a success reached by another path); a Retry node leads on from its last attempt."""
+    found: dict[str, str] = {}
+    queue = [(c, str(NodePhase.SUCCEEDED)) for c in (nodes.get(dag_id) or {}).get("children", [])]
+    seen: set[tuple[str, str]] = set()
+    while queue:
+        nid, phase = queue.pop(0)
+        if (nid, phase) in seen or nid not in nodes:
+            continue
+        seen.add((nid, phase))
+        node = nodes[nid]
+        if node.get("phase") in (NodePhase.SUCCEEDED, *FAILED_PHASES):
+            phase = str(node["phase"])
+        if nid in targets and found.get(nid) not in FAILED_PHASES:
+            found[nid] = phase
+        children = node.get("children", [])
+        if node.get("type") == NodeType.RETRY and children:
+            children = (nodes.get(children[-1]) or {}).get("children", [])
+        queue.extend((c, phase) for c in children)
+    return found
 
 
 def _missing_as_omitted(tree: Any, states: Mapping[str, graph.TaskState]) -> dict[str, graph.TaskState]:

@@ -20,7 +20,7 @@ from aipipe.engine.noderef import NodeRef
 from aipipe.engine.outputs import Outputs
 from aipipe.engine.phases import DONE_PHASES, PASSED_PHASES, NodePhase, NodeType, plain
 from aipipe.engine.pod import PodRunner
-from aipipe.engine.retry import RetryStrategy, render_strategy
+from aipipe.engine.retry import LAST_RETRY_VARS, RetryStrategy, render_strategy
 from aipipe.engine.runtime import NodeRecord, Runtime
 from aipipe.engine.steps import StepsHandler
 from aipipe.engine.suspend import SuspendHandler
@@ -62,8 +62,8 @@ class Invoker:
             return rt.fail_node(ref, exc, call)
         if rt.cancelled.is_set():
             return rt.fail_node(ref, NodeFailure(rt.stop_reason, NodePhase.FAILED), call)
-        try:
-            if call.template.get("retryStrategy"):
+        try:  # as Argo's woc.retryStrategy: a template's own strategy, else the workflow's spec.retryStrategy
+            if call.template.get("retryStrategy") or rt.spec.get("retryStrategy"):
                 return self._execute_retry(call, ref, scope, inputs)
             return self._execute_once(call, ref, scope, inputs)
         except OverBudget as over:
@@ -75,20 +75,21 @@ class Invoker:
         if kept is not None:
             return kept
         try:
-            strategy = RetryStrategy.parse(render_strategy(call.template["retryStrategy"], scope,
-                                                           f"{ref.display}.retryStrategy"))
+            raw = call.template.get("retryStrategy") or rt.spec["retryStrategy"]
+            strategy = RetryStrategy.parse(render_strategy(raw, scope, f"{ref.display}.retryStrategy"))
         except (UserError, TemplateError) as exc:
             return rt.finish_node(nid, NodePhase.ERROR, str(exc))
         assert strategy is not None
         started = time.monotonic()
         attempt = 0
+        previous = dict.fromkeys(LAST_RETRY_VARS, "")  # lastRetry.*: empty on the first attempt
         while True:
             child = ref.attempt(attempt)
             prior = rt.tree.get(child.id)
             if prior is not None and prior.get("phase") in DONE_PHASES:
                 last = prior
             else:
-                last = self._execute_once(call, child, scope.child({"retries": str(attempt)}), inputs)
+                last = self._execute_once(call, child, scope.child({"retries": str(attempt), **previous}), inputs)
             rt.tree.add_child(nid, child.id)
             if last.get("daemoned") and self.pods.daemons.follow(child.id, nid, functools.partial(
                     rt.tree.put, nid, phase=NodePhase.RUNNING, daemoned=True, podIP=last.get("podIP"))):
@@ -103,13 +104,13 @@ class Invoker:
             exit_code = (last.get("outputs") or {}).get("exitCode", "")
             last_retry = {"exitCode": int(exit_code) if str(exit_code).lstrip("-").isdigit() else -1,
                           "status": plain(phase), "duration": node_duration(last), "message": last.get("message", "")}
+            previous = {f"lastRetry.{k}": str(v) for k, v in last_retry.items()}
             try:
-                again = strategy.should_retry(attempt, phase, time.monotonic() - started, last_retry)
+                stop = strategy.stop_message(attempt, phase, time.monotonic() - started, last_retry)
             except UserError as exc:
                 return rt.finish_node(nid, NodePhase.ERROR, str(exc))
-            if not again:
-                message = last.get("message") or "No more retries left"
-                return rt.finish_node(nid, phase, message, outputs=last.get("outputs"))
+            if stop is not None:
+                return rt.finish_node(nid, phase, stop, outputs=last.get("outputs"))
             delay = strategy.delay(attempt)
             if delay and rt.cancelled.wait(delay):
                 return rt.finish_node(nid, NodePhase.FAILED, rt.stop_reason)

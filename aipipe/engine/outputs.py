@@ -31,6 +31,9 @@ class Outputs:
                 return
             scope.set(f"{prefix}.status", node.get("phase", ""))
             scope.set(f"{prefix}.id", node.get("id", ""))
+            for key in ("startedAt", "finishedAt", "hostNodeName"):  # as Argo's buildLocalScope
+                if node.get(key):
+                    scope.set(f"{prefix}.{key}", str(node[key]))
             if node.get("podIP"):  # a daemon's address (Argo's steps.X.ip / tasks.X.ip)
                 scope.set(f"{prefix}.ip", node["podIP"])
             self._node_outputs_into(prefix, node, step, scope, tset)

@@ -40,8 +40,10 @@ def parse_duration(value: Any, field: str = "duration") -> float:
     return total
 
 
+# the previous attempt's variables a retried template reads (docs/variables.md, "Container/Script Templates")
+LAST_RETRY_VARS = tuple(f"lastRetry.{k}" for k in ("exitCode", "status", "duration", "message"))
 # ``{{lastRetry.x}}`` inside an expression reads the same as the bare ``lastRetry.x`` it is evaluated with
-_LAST_RETRY_AS_NAMES = {f"lastRetry.{k}": f"lastRetry.{k}" for k in ("exitCode", "status", "duration", "message")}
+_LAST_RETRY_AS_NAMES = {name: name for name in LAST_RETRY_VARS}
 
 
 def render_strategy(raw: Mapping[str, Any], scope: Scope, where: str) -> dict[str, Any]:
@@ -98,24 +100,30 @@ class RetryStrategy:
         return min(wait, self.cap) if self.cap else wait
 
     def should_retry(self, attempts: int, phase: str, elapsed: float, last_retry: Mapping[str, Any]) -> bool:
-        """Whether another attempt follows ``attempts`` finished ones, the last ending in ``phase``.
+        """Whether another attempt follows ``attempts`` finished ones, the last ending in ``phase``."""
+        return self.stop_message(attempts, phase, elapsed, last_retry) is None
+
+    def stop_message(self, attempts: int, phase: str, elapsed: float, last_retry: Mapping[str, Any]) -> str | None:
+        """None when another attempt follows ``attempts`` finished ones, the last ending in ``phase``; else the
+        Retry node's message, checked in the order of Argo's processNodeRetries (maxDuration, retryPolicy — the
+        last attempt's message —, expression, limit).
 
         The embedded engine has no transient errors (a node its driver's death interrupted runs again on
         resume as the same attempt), so ``OnTransientError`` retries nothing.
         """
-        if self.limit is not None and attempts > self.limit:
-            return False
-        if phase == "Failed" and self.policy not in ("Always", "OnFailure"):
-            return False
-        if phase == "Error" and self.policy not in ("Always", "OnError"):
-            return False
         if self.max_duration is not None and elapsed + self.delay(attempts) > self.max_duration:
-            return False
+            return "Max duration limit exceeded"
+        if (phase == "Failed" and self.policy not in ("Always", "OnFailure")) or (
+                phase == "Error" and self.policy not in ("Always", "OnError")):
+            return str(last_retry.get("message") or "")
         if self.expression:
             try:
                 result = evaluate(self.expression, {"lastRetry": dict(last_retry)})
             except ExprError as exc:
                 raise UserError(f"cannot evaluate {self.expression!r}: {exc}",
                                 field="retryStrategy.expression") from exc
-            return result is True
-        return True
+            if result is not True:
+                return "retryStrategy.expression evaluated to false"
+        if self.limit is not None and attempts > self.limit:
+            return "No more retries left"
+        return None

@@ -4,7 +4,6 @@ resolution and the workflow-level scope. Handlers receive it explicitly (no mixi
 from __future__ import annotations
 
 import copy
-import json
 import threading
 import uuid
 from collections.abc import Callable, Mapping
@@ -29,6 +28,7 @@ from aipipe.engine.phases import NodePhase, NodeType, plain
 from aipipe.engine.runcontrol import RunControl
 from aipipe.engine.template import Scope
 from aipipe.engine.validate import TEMPLATE_KINDS
+from aipipe.engine.wfmeta import creation_variables, workflow_variables
 from aipipe.errors import UserError
 from aipipe.validation import check_name
 
@@ -114,32 +114,25 @@ class Runtime:
     # ------------------------------------------------------------------ scope
 
     def workflow_scope(self) -> Scope:
-        """``workflow.*`` variables as they read now."""
-        meta = self.workflow["metadata"]
-        params = [{"name": p["name"], "value": str(p.get("value", ""))}
-                  for p in (self.spec.get("arguments") or {}).get("parameters") or []]
+        """``workflow.*`` variables as they read now (``wfmeta``'s set, the run's duration and status, the
+        global outputs so far); the creation time's other forms are for plain tags only."""
         values: dict[str, Any] = {
-            "workflow.name": self.name,
-            "workflow.namespace": meta.get("namespace", ""),
-            "workflow.uid": meta.get("uid", ""),
-            "workflow.creationTimestamp": meta.get("creationTimestamp", ""),
-            "workflow.serviceAccountName": self.spec.get("serviceAccountName", ""),
-            "workflow.mainEntrypoint": self.spec.get("entrypoint", ""),
-            "workflow.parameters.json": json.dumps(params, separators=(",", ":")),
+            **workflow_variables(self.workflow, self.spec),
             "workflow.duration": f"{self.clock.elapsed():.6f}",
             "workflow.status": self.status.get("phase", NodePhase.RUNNING.value),
         }
-        for p in params:
-            values[f"workflow.parameters.{p['name']}"] = p["value"]
-        for key, val in (meta.get("labels") or {}).items():
-            values[f"workflow.labels.{key}"] = str(val)
-        for key, val in (meta.get("annotations") or {}).items():
-            values[f"workflow.annotations.{key}"] = str(val)
+        tags = creation_variables(str(self.workflow["metadata"].get("creationTimestamp") or ""))
+        return self.with_global_outputs(Scope(values, tags=tags))
+
+    def with_global_outputs(self, scope: Scope) -> Scope:
+        """``scope`` with the ``workflow.outputs.*`` published so far (Argo's addOutputsToGlobalScope: every
+        later resolution sees them)."""
         with self.tree.lock:
-            for key, val in self.global_params.items():
-                values[f"workflow.outputs.parameters.{key}"] = val
+            if not self.global_params and not self.global_artifacts:
+                return scope
+            values = {f"workflow.outputs.parameters.{k}": v for k, v in self.global_params.items()}
             artifacts = {f"workflow.outputs.artifacts.{k}": v for k, v in self.global_artifacts.items()}
-        return Scope(values, artifacts)
+        return scope.child(values, artifacts)
 
     # ------------------------------------------------------------------ template resolution
 

@@ -43,15 +43,16 @@ class Scope:
     """Flat variable map (``steps.a.outputs.result`` -> text or ABSENT) plus artifacts by the same naming."""
 
     def __init__(self, values: Mapping[str, Any] | None = None, artifacts: Mapping[str, dict] | None = None,
-                 raw: Mapping[str, Any] | None = None) -> None:
+                 raw: Mapping[str, Any] | None = None, tags: Mapping[str, str] | None = None) -> None:
         self.values: dict[str, Any] = dict(values or {})
+        self.tags: dict[str, str] = dict(tags or {})  # for {{…}} tags only, not expressions (creationTimestamp.Y)
         self.artifacts: dict[str, Any] = dict(artifacts or {})  # artifact records, or ABSENT
         self.raw: dict[str, Any] = dict(raw or {})  # typed values for expressions (e.g. item = 3)
         self._env: dict[str, Any] | None = None
 
     def child(self, values: Mapping[str, Any] | None = None, artifacts: Mapping[str, dict] | None = None,
               raw: Mapping[str, Any] | None = None) -> Scope:
-        out = Scope(self.values, self.artifacts, self.raw)
+        out = Scope(self.values, self.artifacts, self.raw, self.tags)
         out.values.update(values or {})
         out.artifacts.update(artifacts or {})
         out.raw.update(raw or {})
@@ -109,7 +110,7 @@ def lookup(name: str, scope: Scope) -> Any:
     """The value of a simple tag, ABSENT, or None when unresolvable."""
     if name in scope.values:
         return scope.values[name]
-    return None
+    return scope.tags.get(name)
 
 
 def render(text: str, scope: Scope, where: str = "") -> str:

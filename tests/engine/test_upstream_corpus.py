@@ -31,54 +31,7 @@ CASE_TIMEOUT_S = 90.0
 WORKERS = 6  # most cases sleep or wait on short processes; the machine has 2 cores
 
 # case -> why the engine misses upstream's outcome today, and where the fix belongs (files of the typed core)
-_GLOBAL_SNAPSHOT = (
-    "executor.py (run entry) passes rt.workflow_scope() once and children.py renders each step's/task's "
-    "arguments (render_arguments) with scopes derived from that snapshot, so a global output an earlier step set "
-    "is unknown there; Argo adds each completed node's globalName outputs to woc.globalParams "
-    "(addOutputsToGlobalScope) and every later resolution sees workflow.outputs.parameters/artifacts.X. Overlay "
-    "rt.workflow_scope()'s workflow.outputs.* when children.py renders arguments (template bodies already re-read "
-    "the live scope: global-outputs-dag passes)")
-_HOOK_DISPLAY = (
-    "children.py (expression hooks): rt.ref(name, display=name) gives a hook node its full name as display "
-    "name (`<wf>[0].step-1.hooks.running`); Argo's initializeNode trims the boundary node's name and a leading "
-    "`[n].` or `.`, so a step's or task's hook shows as `step-1.hooks.running` / `t1.hooks.failed` (workflow-level "
-    "hooks keep `<wf>.hooks.<name>`, which passes)")
-_DAG_BRANCH_PHASE = (
-    "dag.py (the DAG's phase, ~line 85): a Skipped or Omitted target task counts as passed; Argo's assessDAGPhase "
-    "walks the node graph from the DAG's children carrying a branch phase, and a Skipped/Omitted node (not "
-    "Completed) keeps its parent's (Failed/Error preferred), so a target below a failed task fails the DAG unless "
-    "the target itself has continueOn for that phase (examples/dag-continue-on-fail's G is the same rule and passes)")
 KNOWN_GAPS: dict[str, str] = {
-    "wf-retry-strategy.yaml":
-        "invoke.py execute (`call.template.get('retryStrategy')`): spec.retryStrategy is ignored, so {{retries}} "
-        "does not resolve; Argo's woc.retryStrategy(tmpl) falls back to the workflow's spec.retryStrategy for every "
-        "template, so the workflow node is a Retry node with attempts `<wf>(0)`, `<wf>(1)`",
-    "retry-limit-zero.yaml":
-        "invoke.py _execute_retry: when no retry is left the Retry node keeps the last attempt's message "
-        "('Error (exit code 1)'); Argo sets 'No more retries left' on the Retry node, which becomes the workflow's "
-        "message (retry_test.go TestRetryLimit asserts it)",
-    "last-retry-vars.yaml":
-        "invoke.py _execute_retry: an attempt's scope gets only {{retries}} (scope.child({'retries': ...})); Argo "
-        "also gives a retried container/script template lastRetry.exitCode/status/duration/message "
-        "(docs/variables.md, 'Container/Script Templates'), empty on the first attempt. _execute_retry already "
-        "builds that last_retry map for the expression",
-    "global-outputs-variable.yaml": _GLOBAL_SNAPSHOT,
-    "global-scope.yaml": _GLOBAL_SNAPSHOT,
-    "artifact-global-output.yaml": _GLOBAL_SNAPSHOT,
-    "hooks-step-level.yaml": _HOOK_DISPLAY,
-    "hooks-dag-task-failed.yaml": _HOOK_DISPLAY,
-    "hooks-dag-dependency.yaml": _HOOK_DISPLAY,
-    "dag-task-status-when.yaml": _DAG_BRANCH_PHASE,
-    "depends-all-failed.yaml": _DAG_BRANCH_PHASE,
-    "step-node-vars.yaml":
-        "outputs.py _node_outputs_into (the scope of a finished step or task): it sets id, status, exitCode and "
-        "outputs but not startedAt/finishedAt (nor hostNodeName); Argo's buildLocalScope adds `<prefix>.startedAt` "
-        "and `.finishedAt` (RFC 3339) and `.hostNodeName` for steps and tasks (docs/variables.md)",
-    "workflow-time-vars.yaml":
-        "runtime.py workflow_scope builds workflow.* itself and lacks workflow.creationTimestamp.<strftime char>, "
-        ".RFC3339, workflow.labels.json, workflow.annotations.json and workflow.priority; "
-        "wfmeta.workflow_variables gives the full set and wfmeta.creation_variables the time forms (for plain tags "
-        "only: expressions keep workflow.creationTimestamp as text): the scope should take them from there",
     "skipped-volume-default.yaml":
         "pod.py builds NodeVolumes once from spec.volumes, unrendered (PodRunner.__init__), while it renders the "
         "template itself with the node's scope (render_deep at ~line 148); Argo substitutes the node's scope in the "
@@ -195,9 +148,6 @@ def test_upstream_case(name: str, outcomes: dict[str, str | None]) -> None:
     assert problem is None, problem
 
 
-KNOWN_RATE = 1 - len(KNOWN_GAPS) / len(EXPECTED)  # exact while test_upstream_case passes for every case
-
-
 def test_measured_rate(outcomes: dict[str, str | None]) -> None:
     """Prints the rate (shown by ``pytest -rA``); the misses are exactly the known gaps."""
     misses = sorted(name for name, problem in outcomes.items() if problem is not None)
@@ -206,10 +156,6 @@ def test_measured_rate(outcomes: dict[str, str | None]) -> None:
     assert misses == sorted(KNOWN_GAPS)
 
 
-@pytest.mark.xfail(KNOWN_RATE < REQUIRED_RATE, strict=True,
-                   reason=f"the known gaps leave {KNOWN_RATE:.1%} < {REQUIRED_RATE:.0%}: their fixes lie in the typed "
-                   "core (invoke, children, dag, outputs, runtime, bind, pod); this becomes a plain assertion once "
-                   "enough of them are closed")
 def test_pass_rate(outcomes: dict[str, str | None]) -> None:
     """The issue's acceptance: >= 95 % of the corpus reaches upstream's outcome."""
     passed = sum(1 for problem in outcomes.values() if problem is None)

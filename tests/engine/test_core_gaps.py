@@ -1,0 +1,126 @@
+"""Argo semantics the typed core closes: live global outputs, hook display names, DAG branch phases, the
+workflow-level retry strategy, retry messages and variables, node times and workflow metadata variables."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aipipe.engine.dag import branch_phases
+from tests.engine.conftest import EngineRun, nodes_by_display
+
+
+def _wf(name: str, entry: str, templates: list[dict[str, Any]], **spec: Any) -> dict[str, Any]:
+    return {"apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow", "metadata": {"name": name},
+            "spec": {"entrypoint": entry, "templates": templates, **spec}}
+
+
+def _sh(name: str, script: str, **extra: Any) -> dict[str, Any]:
+    return {"name": name, "container": {"image": "alpine", "command": ["sh", "-c", script]}, **extra}
+
+
+def _phases(wf: dict[str, Any]) -> dict[str, list[str]]:
+    return {d: [n["phase"] for n in ns] for d, ns in nodes_by_display(wf).items()}
+
+
+def test_later_steps_see_global_outputs_in_their_arguments(engine: EngineRun) -> None:
+    publish = _sh("publish", "echo -n 42 > /tmp/v", outputs={"parameters": [
+        {"name": "v", "globalName": "answer", "valueFrom": {"path": "/tmp/v"}}]})
+    show = _sh("show", "test '{{inputs.parameters.got}}' = 42", inputs={"parameters": [{"name": "got"}]})
+    main = {"name": "main", "steps": [
+        [{"name": "pub", "template": "publish"}],
+        [{"name": "use", "template": "show",
+          "arguments": {"parameters": [{"name": "got", "value": "{{workflow.outputs.parameters.answer}}"}]}}]]}
+    out = engine.run(_wf("glob", "main", [main, publish, show]))
+    assert out["status"]["phase"] == "Succeeded", _phases(out)
+    assert _phases(out)["use"] == ["Succeeded"]
+
+
+def test_step_and_task_hooks_show_argo_display_names(engine: EngineRun) -> None:
+    ok = _sh("ok", "true")
+    hook = {"running": {"expression": "true", "template": "ok"}}
+    steps = {"name": "steps", "steps": [[{"name": "s1", "template": "ok", "hooks": hook}]]}
+    dag = {"name": "dag", "dag": {"tasks": [{"name": "t1", "template": "ok", "hooks": hook}]}}
+    main = {"name": "main", "steps": [[{"name": "a", "template": "steps"}, {"name": "b", "template": "dag"}]]}
+    out = engine.run(_wf("hk", "main", [main, steps, dag, ok]))
+    names = {n["displayName"]: n["name"] for n in out["status"]["nodes"].values()}
+    assert names.get("s1.hooks.running") == "hk[0].a[0].s1.hooks.running"
+    assert names.get("t1.hooks.running") == "hk[0].b.t1.hooks.running"
+
+
+def test_skipped_target_below_a_failed_task_fails_the_dag(engine: EngineRun) -> None:
+    dag = {"name": "g", "dag": {"tasks": [
+        {"name": "bad", "template": "fail", "continueOn": {"failed": True}},
+        {"name": "after", "depends": "bad", "template": "ok", "when": "{{tasks.bad.status}} == Succeeded"}]}}
+    out = engine.run(_wf("br", "g", [dag, _sh("fail", "exit 1"), _sh("ok", "true")]))
+    assert out["status"]["phase"] == "Failed"
+    assert _phases(out)["after"] == ["Skipped"]
+
+
+def test_branch_phase_rule() -> None:
+    nodes = {
+        "dag": {"children": ["a", "x"]},
+        "a": {"phase": "Failed", "children": ["b"]},
+        "b": {"phase": "Omitted", "children": ["c"]},
+        "c": {"phase": "Skipped", "children": []},
+        "x": {"phase": "Succeeded", "children": ["c", "y"]},
+        "y": {"phase": "Skipped", "children": []},
+        "r": {"phase": "Succeeded", "type": "Retry", "children": ["r0", "r1"]},
+    }
+    # c is reached by a failed and by a succeeded branch: the failure wins; y inherits x's success
+    assert branch_phases(nodes, "dag", {"c", "y", "a"}) == {"a": "Failed", "c": "Failed", "y": "Succeeded"}
+    nodes["dag"]["children"] = ["r"]
+    nodes["r0"] = {"phase": "Failed", "children": ["y"]}
+    nodes["r1"] = {"phase": "Succeeded", "children": ["c"]}
+    assert branch_phases(nodes, "dag", {"c", "y"}) == {"c": "Succeeded"}  # only the last attempt leads on
+
+
+def test_workflow_retry_strategy_applies_to_templates_without_their_own(engine: EngineRun) -> None:
+    main = _sh("main", "[ {{retries}} -eq 1 ]")
+    out = engine.run(_wf("wfr", "main", [main], retryStrategy={"limit": 2}))
+    assert out["status"]["phase"] == "Succeeded"
+    root = next(n for n in out["status"]["nodes"].values() if n["name"] == "wfr")
+    assert root["type"] == "Retry"
+    assert _phases(out) == {"wfr": ["Succeeded"], "wfr(0)": ["Failed"], "wfr(1)": ["Succeeded"]}
+
+
+def test_exhausted_retries_say_no_more_retries_left(engine: EngineRun) -> None:
+    main = _sh("main", "exit 1", retryStrategy={"limit": 1})
+    out = engine.run(_wf("lim", "main", [main]))
+    assert out["status"]["phase"] == "Failed"
+    assert out["status"]["message"] == "No more retries left"
+    assert _phases(out) == {"lim": ["Failed"], "lim(0)": ["Failed"], "lim(1)": ["Failed"]}
+
+
+def test_attempts_read_the_previous_attempt_as_last_retry(engine: EngineRun) -> None:
+    check = ("if [ {{retries}} -eq 0 ]; then [ -z '{{lastRetry.exitCode}}' ] && exit 3; exit 9; fi; "
+             "[ '{{lastRetry.exitCode}}' = 3 ] && [ '{{lastRetry.status}}' = Failed ]")
+    out = engine.run(_wf("lr", "main", [_sh("main", check, retryStrategy={"limit": 1})]))
+    assert _phases(out) == {"lr": ["Succeeded"], "lr(0)": ["Failed"], "lr(1)": ["Succeeded"]}
+    assert "exit code 3" in (nodes_by_display(out)["lr(0)"][0].get("message") or "")
+
+
+def test_steps_and_tasks_expose_their_times(engine: EngineRun) -> None:
+    show = _sh("show", "[ '{{inputs.parameters.s}}' \\< '{{inputs.parameters.f}}' ] || "
+               "[ '{{inputs.parameters.s}}' = '{{inputs.parameters.f}}' ]; echo '{{inputs.parameters.h}}' | grep -q .",
+               inputs={"parameters": [{"name": "s"}, {"name": "f"}, {"name": "h"}]})
+    args = {"parameters": [{"name": "s", "value": "{{tasks.a.startedAt}}"},
+                           {"name": "f", "value": "{{tasks.a.finishedAt}}"},
+                           {"name": "h", "value": "{{tasks.a.hostNodeName}}"}]}
+    dag = {"name": "g", "dag": {"tasks": [{"name": "a", "template": "ok"},
+                                          {"name": "b", "depends": "a", "template": "show", "arguments": args}]}}
+    out = engine.run(_wf("tm", "g", [dag, _sh("ok", "true"), show]))
+    assert _phases(out)["b"] == ["Succeeded"], out["status"]["nodes"]
+    b = nodes_by_display(out)["b"][0]
+    a = nodes_by_display(out)["a"][0]
+    assert {p["name"]: p["value"] for p in b["inputs"]["parameters"]}["s"] == a["startedAt"]
+
+
+def test_workflow_scope_has_creation_time_forms_labels_json_and_priority(engine: EngineRun) -> None:
+    script = ("[ '{{workflow.creationTimestamp.Y}}' = "
+              "\"$(echo '{{workflow.creationTimestamp.RFC3339}}' | cut -c1-4)\" ] "
+              "&& [ '{{workflow.labels.json}}' = '{\"team\":\"vision\"}' ] && [ '{{workflow.priority}}' = 7 ] "
+              "&& [ '{{=sprig.date(\"2006\", workflow.creationTimestamp)}}' = '{{workflow.creationTimestamp.Y}}' ]")
+    wf = _wf("ts", "main", [_sh("main", script)], priority=7)
+    wf["metadata"]["labels"] = {"team": "vision"}
+    out = engine.run(wf)
+    assert out["status"]["phase"] == "Succeeded", out["status"]["nodes"]
