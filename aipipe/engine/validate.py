@@ -313,6 +313,22 @@ def _refuse_fields(tmpl: Mapping[str, Any], where: str) -> None:
             raise UserError(message, field=f"{where}.{name}")
 
 
+def _refuse_in_containers(tmpl: Mapping[str, Any], where: str) -> None:
+    """A node's other containers (init containers, sidecars, a containerSet's) take the same env sources;
+    a containerSet's own retryStrategy (retrying one container inside the pod) is not honoured here."""
+    found = tmpl.get("containerSet")
+    cset: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
+    if cset.get("retryStrategy"):
+        raise UserError("containerSet.retryStrategy (retrying one container of the set) is not supported by the "
+                        "embedded engine; use the template's retryStrategy (the whole node runs again), or submit "
+                        "this workflow to Argo", field=f"{where}.containerSet.retryStrategy")
+    for field, containers in (("initContainers", tmpl.get("initContainers")), ("sidecars", tmpl.get("sidecars")),
+                              ("containerSet.containers", cset.get("containers"))):
+        for i, container in enumerate(containers if isinstance(containers, list) else []):
+            if isinstance(container, Mapping):
+                _refuse_env_sources(container.get("env"), f"{where}.{field}[{i}].env")
+
+
 def _refuse_in_template(tmpl: Any, where: str) -> None:
     if not isinstance(tmpl, Mapping):
         return
@@ -322,6 +338,7 @@ def _refuse_in_template(tmpl: Any, where: str) -> None:
     for kind in ("container", "script"):
         if isinstance(tmpl.get(kind), Mapping):
             _refuse_env_sources(tmpl[kind].get("env"), f"{where}.{kind}.env")
+    _refuse_in_containers(tmpl, where)
     for gi, group in enumerate(tmpl.get("steps") or []):
         for si, step in enumerate(group if isinstance(group, list) else []):
             if isinstance(step, Mapping):

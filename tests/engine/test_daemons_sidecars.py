@@ -12,6 +12,11 @@ import threading
 import time
 from typing import Any
 
+import pytest
+
+from aipipe.engine.context import no_templates
+from aipipe.engine.validate import validate_workflow
+from aipipe.errors import UserError
 from tests.engine.conftest import EngineRun, nodes_by_display
 
 SERVE = ("import http.server, os, sys\n"
@@ -215,3 +220,17 @@ def test_stopping_the_run_ends_a_running_daemon(engine: EngineRun) -> None:
     assert out["status"]["phase"] == "Failed"
     assert only(out, "server")["phase"] == "Failed" and "daemoned" not in only(out, "server")
     assert not port_open(port)
+
+
+def test_what_the_other_containers_cannot_have_is_refused_naming_the_field() -> None:
+    retried = wf({"name": "main", "containerSet": {"retryStrategy": {"retries": "2"}, "containers": [
+        {"name": "main", "image": "busybox", "command": ["true"]}]}})
+    with pytest.raises(UserError) as caught:
+        validate_workflow(retried, no_templates)
+    assert caught.value.field == "spec.templates[0].containerSet.retryStrategy"
+    sidecar = wf({"name": "main", "container": {"image": "busybox", "command": ["true"]}, "sidecars": [
+        {"name": "s", "image": "busybox",
+         "env": [{"name": "X", "valueFrom": {"fieldRef": {"fieldPath": "metadata.uid"}}}]}]})
+    with pytest.raises(UserError) as caught:
+        validate_workflow(sidecar, no_templates)
+    assert caught.value.field == "spec.templates[0].sidecars[0].env[0].valueFrom.fieldRef.fieldPath"
