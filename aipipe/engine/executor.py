@@ -27,6 +27,7 @@ from aipipe.engine.phases import FAILED_PHASES, PASSED_PHASES, NodePhase, NodeTy
 from aipipe.engine.pod import PodRunner
 from aipipe.engine.retry import parse_duration
 from aipipe.engine.runtime import Runtime
+from aipipe.engine.template import Scope
 from aipipe.engine.validate import resolve_workflow_spec, validate_workflow
 
 
@@ -151,7 +152,7 @@ class WorkflowExecutor:
 
     def _run_entry(self, invoker: Invoker) -> tuple[str, str | None]:
         rt = self.rt
-        call = self._entry_call(rt.spec["entrypoint"], rt.spec.get("arguments") or {})
+        call = self._entry_call(rt.spec["entrypoint"], self._spec_arguments())
         self._run_workflow_hooks(invoker, NodePhase.RUNNING)
         node = invoker.execute(call, rt.ref(rt.name, rt.name), rt.workflow_scope())
         phase = node.get("phase", NodePhase.ERROR)
@@ -160,6 +161,22 @@ class WorkflowExecutor:
         if phase in PASSED_PHASES:
             return NodePhase.SUCCEEDED, None
         return phase, node.get("message")
+
+    def _spec_arguments(self) -> dict[str, Any]:
+        """``spec.arguments`` with the workflow's variables substituted in its artifacts (Argo's
+        substituteGlobalVariables); as there, an artifact whose tags do not resolve stays as written."""
+        arguments = dict(self.rt.spec.get("arguments") or {})
+        if arguments.get("artifacts"):
+            scope = self.rt.workflow_scope()
+            arguments["artifacts"] = [self._rendered_artifact(a, scope) for a in arguments["artifacts"]]
+        return arguments
+
+    @staticmethod
+    def _rendered_artifact(artifact: dict[str, Any], scope: Scope) -> dict[str, Any]:
+        try:
+            return render_arguments({"artifacts": [artifact]}, scope, "spec")["artifacts"][0]
+        except NodeFailure:
+            return artifact
 
     def _run_exit_handler(self, invoker: Invoker, phase: str) -> str | None:
         rt = self.rt

@@ -124,3 +124,14 @@ def test_workflow_scope_has_creation_time_forms_labels_json_and_priority(engine:
     wf["metadata"]["labels"] = {"team": "vision"}
     out = engine.run(wf)
     assert out["status"]["phase"] == "Succeeded", out["status"]["nodes"]
+
+
+def test_workflow_artifact_arguments_see_the_workflow_parameters(engine: EngineRun) -> None:
+    main = _sh("main", "grep -qx 'hello from-params' /tmp/a && grep -qxF \"$(printf '{{%s' "
+                       "'workflow.outputs.parameters.none}}')\" /tmp/b",  # (a tag that does not resolve stays)
+               inputs={"artifacts": [{"name": "a", "path": "/tmp/a"}, {"name": "b", "path": "/tmp/b"}]})
+    arguments = {"parameters": [{"name": "who", "value": "from-params"}],
+                 "artifacts": [{"name": "a", "raw": {"data": "hello {{workflow.parameters.who}}\n"}},
+                               {"name": "b", "raw": {"data": "{{workflow.outputs.parameters.none}}\n"}}]}
+    out = engine.run(_wf("wa", "main", [main], arguments=arguments))
+    assert out["status"]["phase"] == "Succeeded", out["status"]["nodes"]

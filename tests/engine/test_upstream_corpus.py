@@ -37,10 +37,6 @@ KNOWN_GAPS: dict[str, str] = {
         "template itself with the node's scope (render_deep at ~line 148); Argo substitutes the node's scope in the "
         "whole pod spec, workflow-level volumes included (here a Skipped producer's valueFrom.default names the "
         "ConfigMap). Render the workflow volumes with the node's scope before NodeVolumes resolves the mounts",
-    "wf-artifact-argument.yaml":
-        "executor.py _run_entry: the entry call takes spec.arguments as they are (exit and hook calls go through "
-        "render_arguments); Argo substitutes the global parameters into spec.arguments (here a raw artifact's data: "
-        "test global-param-sub-with-artifacts). Render them with rt.workflow_scope() as the hooks' are",
     "memoize-steps.yaml":
         "validate.py UNSUPPORTED refuses `memoize` because the core keeps no cache; Argo looks the key up in the "
         "cache ConfigMap before running the node (a hit within maxAge reuses the stored outputs and marks the node's "
