@@ -7,12 +7,16 @@ from typing import Any
 
 from aipipe.engine.arguments import input_artifact_source, recorded_input
 from aipipe.engine.calls import Call, NodeFailure, as_text
+from aipipe.engine.configmaps import ConfigMapStore
 from aipipe.engine.template import ABSENT, Scope, TemplateError, render
+from aipipe.errors import UserError
 
 
-def bind_inputs(call: Call, outer: Scope, base: Scope) -> tuple[dict[str, Any], Scope]:
+def bind_inputs(call: Call, outer: Scope, base: Scope,
+                configmaps: ConfigMapStore | None = None) -> tuple[dict[str, Any], Scope]:
     """Match arguments to inputs and build the template's scope over ``base`` (the workflow's variables);
-    returns (the node's recorded ``inputs``, the scope)."""
+    ``configmaps`` gives the values of ``valueFrom.configMapKeyRef`` inputs. Returns (the node's recorded
+    ``inputs``, the scope)."""
     tmpl = call.template
     base.values.update({k: v for k, v in outer.values.items() if k.startswith("workflow.") and k not in
                         base.values})
@@ -20,7 +24,7 @@ def bind_inputs(call: Call, outer: Scope, base: Scope) -> tuple[dict[str, Any], 
     values: dict[str, Any] = {}
     params_out: list[dict[str, Any]] = []
     for spec in (tmpl.get("inputs") or {}).get("parameters") or []:
-        value = _parameter_value(spec, args, base.child(values))
+        value = _parameter_value(spec, args, base.child(values), configmaps)
         values[f"inputs.parameters.{spec['name']}"] = value
         params_out.append({"name": spec["name"], "value": value})
     scope_vals = dict(values)
@@ -61,11 +65,18 @@ def bind_inputs(call: Call, outer: Scope, base: Scope) -> tuple[dict[str, Any], 
     return inputs, scope
 
 
-def _parameter_value(spec: dict[str, Any], args: dict[str, dict[str, Any]], scope: Scope) -> str:
-    """One input parameter's value: its argument, else its value or default; rendered and checked against enum."""
+def _parameter_value(spec: dict[str, Any], args: dict[str, dict[str, Any]], scope: Scope,
+                     configmaps: ConfigMapStore | None) -> str:
+    """One input parameter's value: its argument, else its ConfigMap key, value or default; rendered and checked
+    against enum."""
     pname = spec["name"]
+    arg = args.get(pname) or {}
+    ref = ((arg if "value" not in arg else {}).get("valueFrom") or spec.get("valueFrom") or {}).get("configMapKeyRef")
     if pname in args and "value" in args[pname] and args[pname]["value"] is not ABSENT:
         value = args[pname]["value"]
+    elif ref and configmaps is not None:
+        value = config_map_value(configmaps, ref, (arg.get("valueFrom") or spec.get("valueFrom") or {}).get("default"),
+                                 f"inputs.parameters.{pname}", scope)
     elif "value" in spec and pname not in args:
         value = spec["value"]
     elif "default" in spec:
@@ -84,3 +95,20 @@ def _parameter_value(spec: dict[str, Any], args: dict[str, dict[str, Any]], scop
     if enum and text not in [str(e) for e in enum]:
         raise NodeFailure(f"inputs.parameters.{pname}: value {text!r} is not one of {enum}")
     return text
+
+
+def config_map_value(configmaps: ConfigMapStore, ref: dict[str, Any], default: Any, where: str, scope: Scope) -> str:
+    """A parameter's ``valueFrom.configMapKeyRef``: the key's value, else ``valueFrom.default`` (as Argo, when the
+    ConfigMap or the key is missing), else a failure saying where the key belongs."""
+    try:
+        name = render(str(ref.get("name") or ""), scope, f"{where}.valueFrom.configMapKeyRef.name")
+        key = render(str(ref.get("key") or ""), scope, f"{where}.valueFrom.configMapKeyRef.key")
+        found = configmaps.get(name, key, optional=default is not None or bool(ref.get("optional")),
+                               field=f"{where}.valueFrom.configMapKeyRef")
+    except TemplateError as exc:
+        raise NodeFailure(str(exc), terminal=exc.absent) from exc
+    except UserError as exc:
+        raise NodeFailure(f"unable to retrieve {where} from ConfigMap: {exc}") from exc
+    if found is not None:
+        return found
+    return as_text(default) if default is not None else ""

@@ -16,7 +16,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from aipipe.engine.arguments import render_arguments
+from aipipe.engine.bind import config_map_value
 from aipipe.engine.calls import STEP_DEADLINE, USER_STOP, Call, NodeFailure, Slots
+from aipipe.engine.configmaps import ConfigMapStore
 from aipipe.engine.control import TERMINATE, shutdown_message
 from aipipe.engine.execution import ExecutionContext
 from aipipe.engine.gpu import GpuPool, detect_gpu_count
@@ -29,6 +31,7 @@ from aipipe.engine.retry import parse_duration
 from aipipe.engine.runtime import Runtime
 from aipipe.engine.template import Scope
 from aipipe.engine.validate import resolve_workflow_spec, validate_workflow
+from aipipe.errors import UserError
 
 
 class WorkflowExecutor:
@@ -59,6 +62,7 @@ class WorkflowExecutor:
         rt, ctx = self.rt, self.ctx
         validate_workflow(rt.workflow, ctx.templates)
         rt.spec = spec = resolve_workflow_spec(rt.workflow, ctx.templates)
+        self._read_config_map_parameters()
         settings = ctx.settings
         pods = PodRunner(ctx, rt.name, settings.images,
                          GpuPool(ctx.gpu_count if ctx.gpu_count is not None else detect_gpu_count(),
@@ -161,6 +165,28 @@ class WorkflowExecutor:
         if phase in PASSED_PHASES:
             return NodePhase.SUCCEEDED, None
         return phase, node.get("message")
+
+    def _read_config_map_parameters(self) -> None:
+        """``spec.arguments.parameters`` given by ``valueFrom.configMapKeyRef`` take the key's value (Argo's
+        setGlobalParameters: its ``default`` when the key is missing); a missing key without one is refused."""
+        rt = self.rt
+        params = (rt.spec.get("arguments") or {}).get("parameters") or []
+        if not any((p.get("valueFrom") or {}).get("configMapKeyRef") for p in params):
+            return
+        store = ConfigMapStore.from_home(self.ctx.settings.state_dir)
+        resolved = []
+        for i, param in enumerate(params):
+            value_from = param.get("valueFrom") or {}
+            if value_from.get("configMapKeyRef") and "value" not in param:
+                where = f"spec.arguments.parameters[{i}]"
+                try:
+                    value = config_map_value(store, value_from["configMapKeyRef"], value_from.get("default"), where,
+                                             Scope())
+                except NodeFailure as exc:
+                    raise UserError(str(exc), field=f"{where}.valueFrom.configMapKeyRef") from exc
+                param = {**param, "value": value}
+            resolved.append(param)
+        rt.spec = {**rt.spec, "arguments": {**rt.spec["arguments"], "parameters": resolved}}
 
     def _spec_arguments(self) -> dict[str, Any]:
         """``spec.arguments`` with the workflow's variables substituted in its artifacts (Argo's

@@ -11,6 +11,7 @@ from aipipe.engine.bind import bind_inputs
 from aipipe.engine.bounds import MAX_DEPTH_MESSAGE, MAX_STACK_DEPTH, OverBudget
 from aipipe.engine.calls import LEAF_KINDS, Call, NodeFailure, Slots, kind_of, node_duration, node_type
 from aipipe.engine.children import ChildRunner
+from aipipe.engine.configmaps import ConfigMapStore
 from aipipe.engine.dag import DagHandler
 from aipipe.engine.handler import NodeResult, TemplateHandler
 from aipipe.engine.leaf import LeafHandler
@@ -38,6 +39,7 @@ class Invoker:
         self.pod_slots = pod_slots
         self.mutexes = mutexes
         self.outputs = Outputs(rt)
+        self.configmaps = ConfigMapStore.from_home(rt.ctx.settings.state_dir)  # valueFrom.configMapKeyRef inputs
         self.children = ChildRunner(rt, self.outputs, self.execute)
         leaf = LeafHandler(rt, pods)
         self.handlers: dict[str, TemplateHandler] = {
@@ -57,7 +59,7 @@ class Invoker:
             rt.abort(MAX_DEPTH_MESSAGE, NodePhase.ERROR)
             return rt.fail_node(ref, OverBudget(MAX_DEPTH_MESSAGE), call)
         try:
-            inputs, scope = bind_inputs(call, outer, rt.workflow_scope())
+            inputs, scope = bind_inputs(call, outer, rt.workflow_scope(), self.configmaps)
         except NodeFailure as exc:
             return rt.fail_node(ref, exc, call)
         if rt.cancelled.is_set():

@@ -266,18 +266,8 @@ def refuse_unsupported(spec: Mapping[str, Any], where: str) -> None:
     ``templateDefaults`` and inline templates), e.g. ``spec.templates[2].sidecars``."""
     _refuse_fields(spec.get("templateDefaults") or {}, f"{where}.templateDefaults")
     _refuse_volumes(spec.get("volumes"), f"{where}.volumes")
-    _refuse_config_map_parameters((spec.get("arguments") or {}).get("parameters"), f"{where}.arguments.parameters")
     for i, tmpl in enumerate(spec.get("templates") or []):
         _refuse_in_template(tmpl, f"{where}.templates[{i}]")
-
-
-def _refuse_config_map_parameters(params: Any, where: str) -> None:
-    """A parameter whose value comes from a ConfigMap is not read by the engine yet: refused, never left empty."""
-    for i, param in enumerate(params if isinstance(params, list) else []):
-        if isinstance(param, Mapping) and (param.get("valueFrom") or {}).get("configMapKeyRef"):
-            raise UserError("parameters from a ConfigMap are not supported by the embedded engine yet (containers' "
-                            "env and volumes can read local ConfigMaps); give the value (-p name=value), or submit "
-                            "this workflow to Argo", field=f"{where}[{i}].valueFrom.configMapKeyRef")
 
 
 def _refuse_env_sources(env: Any, where: str) -> None:
@@ -334,7 +324,6 @@ def _refuse_in_template(tmpl: Any, where: str) -> None:
         return
     _refuse_fields(tmpl, where)
     _refuse_volumes(tmpl.get("volumes"), f"{where}.volumes")
-    _refuse_config_map_parameters((tmpl.get("inputs") or {}).get("parameters"), f"{where}.inputs.parameters")
     for kind in ("container", "script"):
         if isinstance(tmpl.get(kind), Mapping):
             _refuse_env_sources(tmpl[kind].get("env"), f"{where}.{kind}.env")

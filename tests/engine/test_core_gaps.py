@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from aipipe.engine.dag import branch_phases
+from aipipe.errors import UserError
 from tests.engine.conftest import EngineRun, nodes_by_display
 
 
@@ -135,3 +138,36 @@ def test_workflow_artifact_arguments_see_the_workflow_parameters(engine: EngineR
                                {"name": "b", "raw": {"data": "{{workflow.outputs.parameters.none}}\n"}}]}
     out = engine.run(_wf("wa", "main", [main], arguments=arguments))
     assert out["status"]["phase"] == "Succeeded", out["status"]["nodes"]
+
+
+def _config_map(engine: EngineRun, name: str, **keys: str) -> None:
+    folder = engine.home / "configmaps" / name
+    folder.mkdir(parents=True, exist_ok=True)
+    for key, value in keys.items():
+        (folder / key).write_text(value)
+
+
+def test_parameters_come_from_config_map_keys(engine: EngineRun) -> None:
+    _config_map(engine, "settings", color="blue\n", size="3")
+    ref = {"configMapKeyRef": {"name": "settings", "key": "color"}}
+    show = _sh("show", "[ '{{inputs.parameters.c}}|{{inputs.parameters.d}}|{{workflow.parameters.s}}' = 'blue|red|3' ]",
+               inputs={"parameters": [{"name": "c", "valueFrom": ref},
+                                      {"name": "d", "valueFrom": {"configMapKeyRef": {"name": "settings", "key": "no"},
+                                                                  "default": "red"}}]})
+    arguments = {"parameters": [{"name": "s", "valueFrom": {"configMapKeyRef": {"name": "settings", "key": "size"}}}]}
+    out = engine.run(_wf("cm", "show", [show], arguments=arguments))
+    assert out["status"]["phase"] == "Succeeded", out["status"]["nodes"]
+    assert out["status"]["nodes"]["cm"]["inputs"]["parameters"][:2] == [{"name": "c", "value": "blue"},
+                                                                       {"name": "d", "value": "red"}]
+
+
+def test_a_missing_config_map_key_fails_naming_the_parameter(engine: EngineRun) -> None:
+    _config_map(engine, "settings", color="blue")
+    missing = {"configMapKeyRef": {"name": "settings", "key": "nope"}}
+    show = _sh("show", "true", inputs={"parameters": [{"name": "c", "valueFrom": missing}]})
+    out = engine.run(_wf("cmx", "show", [show]))
+    assert out["status"]["phase"] == "Error"
+    assert "inputs.parameters.c" in out["status"]["message"] and "'nope'" in out["status"]["message"]
+    with pytest.raises(UserError, match=r"spec\.arguments\.parameters\[0\]\.valueFrom\.configMapKeyRef"):
+        engine.run(_wf("cmy", "show", [_sh("show", "true")],
+                       arguments={"parameters": [{"name": "p", "valueFrom": missing}]}))

@@ -150,18 +150,6 @@ def test_volume_kinds_a_node_cannot_mount_are_refused() -> None:
     validate_workflow(fine, no_templates)
 
 
-def test_parameters_from_config_maps_are_refused_not_left_empty() -> None:
-    ref = {"valueFrom": {"configMapKeyRef": {"name": "settings", "key": "color"}}}
-    argument = workflow({"name": "leaf", "container": ECHO}, arguments={"parameters": [{"name": "a", **ref}]})
-    with pytest.raises(UserError, match=r"spec\.arguments\.parameters\[0\]\.valueFrom\.configMapKeyRef: parameters"):
-        validate_workflow(argument, no_templates)
-    given = workflow({"name": "leaf", "container": ECHO}, arguments={"parameters": [{"name": "a", "value": "x"}]})
-    validate_workflow(given, no_templates)
-    inputs = workflow({"name": "leaf", "inputs": {"parameters": [{"name": "b", **ref}]}, "container": ECHO})
-    with pytest.raises(UserError, match=r"spec\.templates\[1\]\.inputs\.parameters\[0\]\.valueFrom"):
-        validate_workflow(inputs, no_templates)
-
-
 def test_field_refs_give_the_node_its_pod_name_namespace_and_address(engine: EngineRun) -> None:
     """valueFrom.fieldRef reads what a node has locally: Argo's pod name for it, the run's namespace, this host."""
     env = [{"name": n, "valueFrom": {"fieldRef": {"fieldPath": p}}} for n, p in (

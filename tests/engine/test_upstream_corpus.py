@@ -42,11 +42,6 @@ KNOWN_GAPS: dict[str, str] = {
         "cache ConfigMap before running the node (a hit within maxAge reuses the stored outputs and marks the node's "
         "memoizationStatus hit) and saves the outputs after success. A cache in the local ConfigMap store (invoke.py, "
         "around _execute_once) would do; then drop the refusal",
-    "params-from-configmap.yaml":
-        "bind.py (input binding): an input parameter's valueFrom.configMapKeyRef is not read, so validate.py's "
-        "_refuse_config_map_parameters refuses it at submit; Argo reads the key from the ConfigMap when it binds "
-        "the inputs (its `default` when the key is missing). Once bind.py reads aipipe.engine.configmaps, drop "
-        "that refusal",
 }
 
 
