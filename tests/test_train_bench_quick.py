@@ -31,5 +31,6 @@ def test_train_bench_quick_writes_the_summary(tmp_path: Path) -> None:
 def test_gpu_check_quick_passes_its_cpu_checks(tmp_path: Path) -> None:
     doc = _run("tests/gpu/check_train_gpu.py", out=tmp_path)
     status = {row["check"]: row["status"] for row in doc["rows"]}
-    assert status == {"amp_dtype": "pass", "prefetcher_overlap": "skipped", "train_loop": "pass", "ddp_nccl": "pass"}
+    assert status == {"amp_dtype": "pass", "prefetcher_overlap": "skipped", "gpu_data_wait": "skipped",
+                      "train_loop": "pass", "ddp_nccl": "pass"}
     assert doc["summary"]["all_passed"] is True
