@@ -23,6 +23,7 @@ AREAS = (
     "aipipe.cli.deploy",  # deploy status|stop
     "aipipe.cli.demo",  # the quick start's main job
     "aipipe.cli.triggers",  # triggers apply|register-label-studio|watch, cron list|get|suspend|resume
+    "aipipe.cli.gpus",  # gpus: the machine's GPU pool
 )
 
 app = typer.Typer(

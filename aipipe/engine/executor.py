@@ -13,6 +13,7 @@ import json
 import threading
 from collections.abc import Mapping
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any
 
 from aipipe.engine.arguments import render_arguments
@@ -21,7 +22,8 @@ from aipipe.engine.calls import STEP_DEADLINE, USER_STOP, Call, NodeFailure, Slo
 from aipipe.engine.configmaps import ConfigMapStore
 from aipipe.engine.control import TERMINATE, shutdown_message
 from aipipe.engine.execution import ExecutionContext
-from aipipe.engine.gpu import GpuPool, detect_gpu_count
+from aipipe.engine.gpu import counted_inventory, detect_inventory
+from aipipe.engine.gpupool import RunGpus
 from aipipe.engine.invoke import Invoker
 from aipipe.engine.locks import MutexRegistry
 from aipipe.engine.nodes import now_iso
@@ -65,8 +67,10 @@ class WorkflowExecutor:
         self._read_config_map_parameters()
         settings = ctx.settings
         pods = PodRunner(ctx, rt.name, settings.images,
-                         GpuPool(ctx.gpu_count if ctx.gpu_count is not None else detect_gpu_count(),
-                                 settings.gpu_fallback),
+                         RunGpus(settings.state_dir, partial(counted_inventory, ctx.gpu_count)
+                                 if ctx.gpu_count is not None else partial(detect_inventory, settings.state_dir),
+                                 f"{rt.workflow['metadata']['namespace']}/{rt.name}", int(spec.get("priority") or 0),
+                                 settings.gpu_fallback, settings.gpu_resource),
                          rt.cancelled, None,  # the workflow's parallelism: the invoker's pod slots
                          [*(spec.get("volumes") or []),
                           *({"name": c.get("metadata", {}).get("name")}

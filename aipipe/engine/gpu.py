@@ -1,74 +1,234 @@
-"""GPU assignment for nodes that request ``nvidia.com/gpu``: CUDA_VISIBLE_DEVICES, queueing, CPU fallback."""
+"""GPUs of this machine and what a node asks of them: inventory, requests, placement (pure).
+
+Inventory, first found: ``<state dir>/gpus.json`` (a pinned list, ``[{"index": 0, "memory_mb": 81920}]``: to hand
+out only some GPUs, or for tests), NVML (``nvidia-ml-py``, imported only when needed), ``nvidia-smi``; when
+``CUDA_VISIBLE_DEVICES`` is set in the engine's environment only the GPUs it names (by index) are handed out.
+A GPU whose memory is unknown (``memory_mb`` 0) is only ever granted whole.
+
+Requests (limits, else requests): ``nvidia.com/gpu: N`` is N whole GPUs; with ``nvidia.com/gpumem: M`` (MiB,
+HAMi's name) it is N shares of M MiB, each on another GPU (``gpumem`` alone means one share). Fractional GPU
+counts (``"0.5"``) are refused: a share is said in memory. Placement is best fit: the GPU left with the least
+free memory that still fits, so shares pack onto as few GPUs as possible.
+"""
 
 from __future__ import annotations
 
+import importlib
+import json
 import os
 import shutil
 import subprocess
-import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from aipipe.errors import UserError
 
+GPU = "nvidia.com/gpu"
+GPUMEM = "nvidia.com/gpumem"
+INVENTORY_FILE = "gpus.json"
+FRACTION_HINT = ("a GPU share is said in memory: ask for nvidia.com/gpu: 1 and nvidia.com/gpumem: <MiB> "
+                 "(the embedded engine and HAMi pack such shares onto one GPU)")
 
-def detect_gpu_count() -> int:
-    """GPUs on this machine: CUDA_VISIBLE_DEVICES if set, else ``nvidia-smi -L``, else 0."""
+
+@dataclass(frozen=True)
+class GpuInfo:
+    """One GPU: its index (what CUDA_VISIBLE_DEVICES names), total memory in MiB (0: unknown), model."""
+
+    index: int
+    memory_mb: int = 0
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class Inventory:
+    """The GPUs the pool hands out and where that list came from."""
+
+    gpus: tuple[GpuInfo, ...]
+    source: str
+
+    def by_index(self) -> dict[int, GpuInfo]:
+        return {g.index: g for g in self.gpus}
+
+
+@dataclass(frozen=True)
+class GpuRequest:
+    """``count`` GPUs; whole ones when ``memory_mb`` is None, else a share of that many MiB on each."""
+
+    count: int
+    memory_mb: int | None = None
+
+    def describe(self) -> str:
+        if self.memory_mb is None:
+            return f"{self.count} GPU" + ("s" if self.count != 1 else "")
+        return f"{self.memory_mb} MiB" + (f" on each of {self.count} GPUs" if self.count > 1 else "")
+
+
+@dataclass(frozen=True)
+class Lease:
+    """A grant held now: ``memory_mb`` None for a whole GPU."""
+
+    gpu: int
+    memory_mb: int | None
+
+
+def _visible_indices() -> list[int] | None:
+    """The indices CUDA_VISIBLE_DEVICES names in the engine's environment, None when unset or not indices."""
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
-    if visible is not None:
-        return len([d for d in visible.split(",") if d.strip() and d.strip() != "-1"])
+    if visible is None:
+        return None
+    parts = [d.strip() for d in visible.split(",") if d.strip()]
+    if "-1" in parts:
+        parts = parts[:parts.index("-1")]
+    return [int(p) for p in parts] if all(p.isdigit() for p in parts) else None
+
+
+def _from_file(path: Path) -> list[GpuInfo] | None:
+    if not path.is_file():
+        return None
+    try:
+        rows = json.loads(path.read_text())
+        return [GpuInfo(int(r["index"]), int(r.get("memory_mb") or 0), str(r.get("name") or "")) for r in rows]
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        raise UserError(f"must be a JSON list of {{\"index\": N, \"memory_mb\": MiB}} ({exc})",
+                        field=str(path)) from exc
+
+
+def _from_nvml() -> list[GpuInfo] | None:
+    try:
+        nvml: Any = importlib.import_module("pynvml")
+    except ImportError:
+        return None
+    try:
+        nvml.nvmlInit()
+    except nvml.NVMLError:  # no driver, or no library behind the bindings
+        return None
+    try:
+        found = []
+        for i in range(nvml.nvmlDeviceGetCount()):
+            handle = nvml.nvmlDeviceGetHandleByIndex(i)
+            name = nvml.nvmlDeviceGetName(handle)
+            found.append(GpuInfo(i, int(nvml.nvmlDeviceGetMemoryInfo(handle).total) // 2**20,
+                                 name.decode() if isinstance(name, bytes) else str(name)))
+        return found
+    finally:
+        nvml.nvmlShutdown()
+
+
+def _from_nvidia_smi() -> list[GpuInfo]:
     if shutil.which("nvidia-smi") is None:
-        return 0
+        return []
     try:
-        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=10, check=False)
+        out = subprocess.run(["nvidia-smi", "--query-gpu=index,memory.total,name", "--format=csv,noheader,nounits"],
+                             capture_output=True, text=True, timeout=10, check=False)
     except (OSError, subprocess.SubprocessError):
-        return 0
-    return sum(1 for line in out.stdout.splitlines() if line.startswith("GPU "))
+        return []
+    found = []
+    for line in out.stdout.splitlines():
+        parts = [p.strip() for p in line.split(",", 2)]
+        if len(parts) == 3 and parts[0].isdigit():
+            found.append(GpuInfo(int(parts[0]), int(parts[1]) if parts[1].isdigit() else 0, parts[2]))
+    return found
 
 
-def requested_gpus(template: Mapping[str, Any], resource: str) -> int:
-    """GPUs a container/script template asks for (limits, else requests)."""
+def detect_inventory(state_dir: Path) -> Inventory:
+    """This machine's GPUs as the pool sees them (see the module docstring for the order)."""
+    pinned = _from_file(state_dir / INVENTORY_FILE)
+    if pinned is not None:
+        return Inventory(tuple(pinned), str(state_dir / INVENTORY_FILE))
+    visible = _visible_indices()
+    nvml = _from_nvml()
+    gpus, source = (nvml, "nvml") if nvml is not None else (_from_nvidia_smi(), "nvidia-smi")
+    if visible is not None:
+        known = {g.index: g for g in gpus}
+        gpus = [known.get(i, GpuInfo(i)) for i in visible]
+        source += " (CUDA_VISIBLE_DEVICES)"
+    return Inventory(tuple(gpus), source)
+
+
+def counted_inventory(count: int) -> Inventory:
+    """``count`` GPUs of unknown memory (an entry point that says how many GPUs there are)."""
+    return Inventory(tuple(GpuInfo(i) for i in range(count)), "given count")
+
+
+def _whole(raw: Any, field: str) -> int:
+    text = str(raw).strip()
+    if not text.isdigit():
+        try:
+            float(text)
+        except ValueError:
+            raise UserError(f"must be a whole number, got {raw!r}", field=field) from None
+        raise UserError(f"must be a whole number of GPUs, got {raw!r}; {FRACTION_HINT}", field=field)
+    return int(text)
+
+
+def gpu_request(template: Mapping[str, Any], resource: str = GPU, where: str = "resources") -> GpuRequest | None:
+    """What a container/script template asks for (limits, else requests), None for nothing; UserError when the
+    request is one the engine cannot honour."""
     body = template.get("container") or template.get("script") or {}
-    resources = body.get("resources") or {}
-    raw = (resources.get("limits") or {}).get(resource, (resources.get("requests") or {}).get(resource, 0))
+    resources = body.get("resources") if isinstance(body, Mapping) else None
+    if not isinstance(resources, Mapping):
+        return None
+    limits, requests = resources.get("limits") or {}, resources.get("requests") or {}
+    section = "limits" if resource in limits or GPUMEM in limits else "requests"
+    chosen = limits if section == "limits" else requests
+    raw_count, raw_mem = chosen.get(resource), chosen.get(GPUMEM)
+    count = _whole(raw_count, f"{where}.{section}.{resource}") if raw_count is not None else None
+    if raw_mem is None:
+        return GpuRequest(count) if count else None
+    memory = _whole(raw_mem, f"{where}.{section}.{GPUMEM}")
+    if memory <= 0:
+        raise UserError(f"must be a positive number of MiB, got {raw_mem!r}", field=f"{where}.{section}.{GPUMEM}")
+    if count == 0:
+        raise UserError(f"is 0 while {GPUMEM} asks for memory; drop one of them", field=f"{where}.{section}.{resource}")
+    return GpuRequest(count or 1, memory)
+
+
+def request_problem(template: Mapping[str, Any], where: str) -> UserError | None:
+    """The error ``template``'s GPU request would end its node with (checked at submit and lint; a request
+    with ``{{…}}`` in it is checked when the node runs)."""
+    body = template.get("container") or template.get("script") or {}
+    if "{{" in json.dumps(body.get("resources") if isinstance(body, Mapping) else None, default=str):
+        return None
     try:
-        return int(str(raw))
-    except ValueError as exc:
-        raise UserError(f"{resource} must be a whole number, got {raw!r}", field="resources.limits") from exc
+        gpu_request(template, GPU, f"{where}.{'script' if template.get('script') else 'container'}.resources")
+    except UserError as exc:
+        return exc
+    return None
 
 
-class GpuPool:
-    """Hands out GPU indices; a request waits while not enough are free."""
+def fits_at_all(inventory: Inventory, request: GpuRequest) -> str:
+    """Why ``request`` can never be granted on ``inventory`` ("" when it can)."""
+    if request.count > len(inventory.gpus):
+        return f"the step requests {request.describe()} but this machine has {len(inventory.gpus)} GPU(s)"
+    if request.memory_mb is not None:
+        big = sorted((g.memory_mb or 0 for g in inventory.gpus), reverse=True)[request.count - 1]
+        if big and big < request.memory_mb:
+            return f"the step requests {request.describe()} but the largest GPU here has {big} MiB"
+    return ""
 
-    def __init__(self, count: int, fallback: str = "cpu") -> None:
-        if fallback not in ("cpu", "fail"):
-            raise UserError(f"must be cpu or fail, got {fallback!r}", field="engine.gpu_fallback")
-        self.count = count
-        self.fallback = fallback
-        self.free = list(range(count))
-        self.cond = threading.Condition()
 
-    def acquire(self, n: int, cancelled: threading.Event) -> tuple[list[int] | None, str]:
-        """(indices, warning). No GPU on the machine: (None, warning) for cpu fallback, UserError for fail."""
-        if self.count == 0:
-            if self.fallback == "fail":
-                raise UserError(f"the step requests {n} GPU(s) but this machine has none "
-                                "(set engine.gpu_fallback=cpu to run it on CPU)", field="resources")
-            return None, f"warning: {n} GPU(s) requested but none found; running on CPU (engine.gpu_fallback=cpu)"
-        if n > self.count:
-            raise UserError(f"the step requests {n} GPU(s) but this machine has {self.count}", field="resources")
-        with self.cond:
-            while len(self.free) < n and not cancelled.is_set():
-                self.cond.wait(0.5)
-            if cancelled.is_set():
-                return [], ""
-            taken, self.free = self.free[:n], self.free[n:]
-            return taken, ""
-
-    def release(self, indices: list[int] | None) -> None:
-        if not indices:
-            return
-        with self.cond:
-            self.free.extend(indices)
-            self.free.sort()
-            self.cond.notify_all()
+def place(inventory: Inventory, leases: Iterable[Lease], request: GpuRequest) -> list[Lease] | None:
+    """Where ``request`` goes now given the ``leases`` held (best fit), or None when it does not fit yet."""
+    whole: set[int] = set()
+    used: dict[int, int] = {}
+    for lease in leases:
+        if lease.memory_mb is None:
+            whole.add(lease.gpu)
+        else:
+            used[lease.gpu] = used.get(lease.gpu, 0) + lease.memory_mb
+    free = [g for g in inventory.gpus if g.index not in whole]
+    if request.memory_mb is None:
+        empty = [g.index for g in free if g.index not in used]
+        return [Lease(i, None) for i in empty[:request.count]] if len(empty) >= request.count else None
+    choices = []
+    for g in free:
+        if not g.memory_mb:  # unknown memory: a share takes it whole, and only when nobody else is on it
+            if g.index not in used:
+                choices.append((True, 0, g.index, Lease(g.index, None)))  # the last resort
+        elif g.memory_mb - used.get(g.index, 0) >= request.memory_mb:
+            choices.append((False, g.memory_mb - used.get(g.index, 0) - request.memory_mb, g.index,
+                            Lease(g.index, request.memory_mb)))
+    choices.sort(key=lambda c: c[:3])
+    return [c[3] for c in choices[:request.count]] if len(choices) >= request.count else None

@@ -20,7 +20,7 @@ from aipipe.engine.configmaps import ConfigMapStore, unlock
 from aipipe.engine.containerset import ContainerGraph, ContainerNodes, split_set
 from aipipe.engine.daemons import DaemonRegistry, wait_ready
 from aipipe.engine.execution import ExecutionContext
-from aipipe.engine.gpu import GpuPool, requested_gpus
+from aipipe.engine.gpupool import GPU_MEMORY_ENV, Grant, RunGpus
 from aipipe.engine.images import ImageMap
 from aipipe.engine.io import ArtifactError, load_input
 from aipipe.engine.nodes import NodeTree
@@ -101,7 +101,7 @@ def _give_folders(root: Path, private: frozenset[str], security: NodeSecurity) -
 class PodRunner:
     """Starts leaf nodes and tracks their processes so stop/deadlines can kill them."""
 
-    def __init__(self, ctx: ExecutionContext, workflow_name: str, images: ImageMap, gpus: GpuPool,
+    def __init__(self, ctx: ExecutionContext, workflow_name: str, images: ImageMap, gpus: RunGpus,
                  cancelled: threading.Event, parallelism: int | None,
                  workflow_volumes: list[dict[str, Any]] | None = None,
                  pod_security: Mapping[str, Any] | None = None) -> None:
@@ -226,22 +226,24 @@ class PodRunner:
         env[NODE_ENV] = f"{self.ctx.work_dir.name}/{nid}"
         binds, read_only = self.volumes.binds(tmpl, body), self.volumes.read_only_paths(tmpl, body)
         deadline = self._deadline(tmpl)
-        gpu_count = requested_gpus(tmpl, self.ctx.settings.gpu_resource)
+        gpu_need = self.gpus.request(tmpl)
         whole = pod_body(body, [*inits, *sidecars, *in_set])  # every container's mounts: emptyDirs shared between them
         secret_files = self.volumes.write_secrets(tmpl, whole, where, security)
         locked: list[Path] = []
-        gpu_ids: list[int] | None = None
+        grant: Grant | None = None
         warning = ""
         try:  # what was written for the node goes when anything before its start fails
             locked = self.volumes.write_own(tmpl, whole, root, where, security)
             _give_folders(root, private, security)
-            if gpu_count:
-                gpu_ids, warning = self.gpus.acquire(gpu_count, self.cancelled)
+            if gpu_need is not None:
+                grant, warning = self.gpus.acquire(gpu_need, nid, tree, self.cancelled)
         except BaseException:
             _clean_up(secret_files, locked)
             raise
-        if gpu_count:
-            env["CUDA_VISIBLE_DEVICES"] = ",".join(map(str, gpu_ids)) if gpu_ids else ""
+        if gpu_need is not None:
+            env["CUDA_VISIBLE_DEVICES"] = grant.devices if grant else ""
+            if grant and gpu_need.memory_mb is not None:
+                env[GPU_MEMORY_ENV] = str(gpu_need.memory_mb)  # the step's cap on its share
             if warning:
                 self.ctx.on_log(nid, warning + "\n")
         if self.pod_slots is not None:
@@ -313,7 +315,7 @@ class PodRunner:
                 self.running.pop(nid, None)
             if self.pod_slots is not None:
                 self.pod_slots.release()
-            self.gpus.release(gpu_ids)
+            self.gpus.release(grant)
             _clean_up(secret_files, locked)
         outputs: dict[str, Any] = {"exitCode": str(result.exit_code)}
         kept = result.stdout[:safe_cut(result.stdout, [v.encode() for v in self.ctx.secrets.values()],

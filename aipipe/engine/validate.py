@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NoReturn
 
 from aipipe.engine import graph
+from aipipe.engine.gpu import request_problem
 from aipipe.engine.semaphores import sync_problems
 from aipipe.errors import UserError
 
@@ -328,6 +329,9 @@ def _refuse_in_template(tmpl: Any, where: str) -> None:
         if isinstance(tmpl.get(kind), Mapping):
             _refuse_env_sources(tmpl[kind].get("env"), f"{where}.{kind}.env")
     _refuse_in_containers(tmpl, where)
+    problem = request_problem(tmpl, where)
+    if problem is not None:
+        raise problem
     for gi, group in enumerate(tmpl.get("steps") or []):
         for si, step in enumerate(group if isinstance(group, list) else []):
             if isinstance(step, Mapping):

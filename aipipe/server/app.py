@@ -23,6 +23,7 @@ from aipipe.server.cron import CronController
 from aipipe.server.errors import errors_middleware
 from aipipe.server.events import EventDispatcher
 from aipipe.server.events import routes as event_routes
+from aipipe.server.gpus import routes as gpu_routes
 from aipipe.server.limits import DEFAULT_MAX_BODY_MIB
 from aipipe.server.page import routes as page_routes
 from aipipe.server.resources import add_resource_routes
@@ -91,6 +92,7 @@ def create_app(service: EngineService, token: str | None, max_body_mib: float = 
     app.add_routes(artifact_routes)
     add_resource_routes(app)
     app.add_routes(event_routes)
+    app.add_routes(gpu_routes)
 
     async def on_shutdown(app: web.Application) -> None:
         if app["event_tasks"]:
