@@ -16,8 +16,8 @@ point configures) and ``execution`` (the run's context; ``context`` builds both 
 ``template`` ({{…}} substitution), ``expr`` over ``grammar/`` (one lark grammar for expr-lang, govaluate
 ``when`` and ``depends``), ``graph`` (depends logic), ``pod`` (one container/script node; its environment in
 ``podenv``, its outputs in ``podoutputs``) with ``volumes`` over ``runners.local`` (mount namespaces), ``io``
-(artifacts), ``images`` (image -> local runtime, shims in ``shims/bin``), ``secrets``, ``configmaps``, ``gpu``,
-``locks`` and ``semaphores`` (synchronization), ``retry``, ``nodes`` (status tree), ``validate``, ``wfmeta``
-(``workflowMetadata``, ``labelsFrom``). ``store``, ``service`` and ``names`` are the run store and process model
-built on top.
+(artifacts), ``images`` (image -> local runtime, shims in ``shims/bin``), ``secrets``, ``configmaps``, ``gpu``
+and ``gpupool`` (the machine's GPU leases and queue), ``locks`` and ``semaphores`` (synchronization), ``retry``,
+``nodes`` (status tree), ``validate``, ``wfmeta`` (``workflowMetadata``, ``labelsFrom``). ``store``, ``service``
+and ``names`` are the run store and process model built on top.
 """

@@ -21,7 +21,9 @@ def test_retrain_carries_its_templates_and_fails_clearly_without_the_secret(engi
     assert step_templates <= {t["name"] for t in run["spec"]["templates"]}
     (run,) = store.list_workflows()
     nodes = {n["displayName"]: n for n in run["status"]["nodes"].values()}
-    export = nodes["export-annotations"]
-    assert export["phase"] in ("Error", "Failed") and "label-studio-api-key" in export["message"]
+    export = nodes["export-annotations"]  # the Retry node: Argo's message once its limit is spent
+    assert export["phase"] in ("Error", "Failed") and export["message"] == "No more retries left"
+    attempts = [run["status"]["nodes"][child] for child in export["children"]]
+    assert attempts and all("label-studio-api-key" in a["message"] for a in attempts)  # each says what is missing
     assert all(nodes[step]["phase"] == "Omitted" for step in ("train", "evaluate", "convert-trt", "deploy"))
     assert run["status"]["phase"] in ("Error", "Failed")

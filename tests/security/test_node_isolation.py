@@ -271,6 +271,12 @@ def test_end_leftovers_ends_a_tree_whose_supervisor_died_too(home: Path) -> None
         main = next(int(p) for p in os.listdir("/proc") if p.isdigit() and _tag(int(p)).endswith(b"/tree")
                     and _parent(_parent(int(p))) == driver.pid)
         supervisor = _parent(main)
+
+        def recorded() -> bool:  # the driver stores the node's pid just after the start: wait for it under load
+            nodes = (_service(home).store.find_workflow("tree").get("status") or {}).get("nodes") or {}
+            return any(n.get("type") == "Pod" and n.get("pid") for n in nodes.values())
+
+        _wait_for(recorded, 10, "the running node's record with its pid")
         os.kill(driver.pid, signal.SIGKILL)
         os.kill(supervisor, signal.SIGKILL)
         driver.wait(10)
