@@ -14,21 +14,18 @@ import signal
 import subprocess
 import sys
 import textwrap
-import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from aipipe.config import load_config
-from aipipe.engine.context import default_context, no_templates
-from aipipe.engine.executor import WorkflowExecutor
+from aipipe.engine.context import no_templates
 from aipipe.engine.gpu import GpuInfo, GpuRequest, Inventory, Lease, detect_inventory, place
 from aipipe.engine.gpupool import pool_report
 from aipipe.engine.validate import validate_workflow
 from aipipe.errors import UserError
+from tests.engine.concurrency import executor, in_thread, max_overlap, wait_for
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 NS = "argo"
@@ -63,33 +60,12 @@ def ran(status: dict[str, Any]) -> list[tuple[float, float, str, str]]:
     return sorted(out)
 
 
-def max_overlap(spans: list[tuple[float, float, str, str]]) -> int:
-    events = sorted([(s[1], -1) for s in spans] + [(s[0], 1) for s in spans])
-    level = peak = 0
-    for _, delta in events:
-        level += delta
-        peak = max(peak, level)
-    return peak
 
 
-def executor(home: Path, wf: dict[str, Any], changes: list[dict[str, Any]]) -> WorkflowExecutor:
-    ctx = default_context(load_config(env={"AIPIPE_HOME": str(home)}), home / "runs" / wf["metadata"]["name"],
-                          on_change=changes.append)
-    return WorkflowExecutor(wf, ctx)
 
 
-def in_thread(target: Callable[[], dict[str, Any]]) -> tuple[threading.Thread, dict[str, Any]]:
-    box: dict[str, Any] = {}
-    thread = threading.Thread(target=lambda: box.setdefault("out", target()), daemon=True)
-    thread.start()
-    return thread, box
 
 
-def wait_for(check: Callable[[], bool], seconds: float = 30) -> None:
-    deadline = time.monotonic() + seconds
-    while not check():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.05)
 
 
 def other_driver(home: Path, wf: dict[str, Any]) -> subprocess.Popen[str]:
@@ -139,7 +115,7 @@ def test_two_engine_processes_never_hold_one_gpu_at_once(tmp_path: Path) -> None
     assert mine["status"]["phase"] == "Succeeded"
     spans = ran(mine["status"]) + ran(theirs)
     assert len(spans) == 4 and {s[2] for s in spans} == {"0"} and {s[3] for s in spans} == {"-"}
-    assert max_overlap(spans) == 1
+    assert max_overlap((s[0], s[1]) for s in spans) == 1
     assert waits(changes)  # my nodes showed their place in the queue while the other process held the GPU
     final = [n for n in mine["status"]["nodes"].values() if n["type"] == "Pod"]
     assert all(not WAITING.fullmatch(str(n.get("message") or "")) for n in final)
@@ -169,7 +145,7 @@ def test_memory_shares_pack_onto_one_gpu_and_a_third_waits(tmp_path: Path) -> No
     assert out["status"]["phase"] == "Succeeded"
     spans = ran(out["status"])
     assert {s[2] for s in spans} == {"0"} and {s[3] for s in spans} == {"32768"}
-    assert max_overlap(spans) == 2 and spans[2][0] >= min(spans[0][1], spans[1][1])
+    assert max_overlap((s[0], s[1]) for s in spans) == 2 and spans[2][0] >= min(spans[0][1], spans[1][1])
     seen_waits = waits(changes)  # three nodes ask at once: under load one may stand further back for a moment
     assert seen_waits and seen_waits[-1][1] == 1  # the one left over waits first in line until a share frees
 

@@ -14,17 +14,15 @@ import sys
 import textwrap
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from aipipe.config import load_config
-from aipipe.engine.context import default_context, no_templates
-from aipipe.engine.executor import WorkflowExecutor
+from aipipe.engine.context import no_templates
 from aipipe.engine.validate import validate_workflow
 from aipipe.errors import UserError
+from tests.engine.concurrency import executor, in_thread, max_overlap, wait_for
 from tests.engine.conftest import EngineRun
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -63,33 +61,12 @@ def spans(wf: dict[str, Any]) -> list[tuple[float, float]]:
     return sorted((s, e) for s, e in out)
 
 
-def max_overlap(intervals: list[tuple[float, float]]) -> int:
-    events = sorted([(e, -1) for _, e in intervals] + [(s, 1) for s, _ in intervals])
-    level = peak = 0
-    for _, delta in events:
-        level += delta
-        peak = max(peak, level)
-    return peak
 
 
-def executor(home: Path, wf: dict[str, Any], run: str, changes: list[dict[str, Any]]) -> WorkflowExecutor:
-    ctx = default_context(load_config(env={"AIPIPE_HOME": str(home)}), home / "runs" / run,
-                          on_change=changes.append)
-    return WorkflowExecutor(wf, ctx)
 
 
-def in_thread(target: Callable[[], dict[str, Any]]) -> tuple[threading.Thread, dict[str, Any]]:
-    box: dict[str, Any] = {}
-    thread = threading.Thread(target=lambda: box.setdefault("out", target()), daemon=True)
-    thread.start()
-    return thread, box
 
 
-def wait_for(check: Callable[[], bool], seconds: float = 30) -> None:
-    deadline = time.monotonic() + seconds
-    while not check():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.02)
 
 
 def waiting_nodes(changes: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -230,8 +207,8 @@ def test_a_workflow_level_semaphore_queues_whole_workflows(tmp_path: Path) -> No
     sync = {"synchronization": semaphore("workflow")}
     first_changes: list[dict[str, Any]] = []
     second_changes: list[dict[str, Any]] = []
-    first = executor(home, fan_out("wf-first", 1, 1.5, **sync), "first", first_changes)
-    second = executor(home, fan_out("wf-second", 1, 0.2, **sync), "second", second_changes)
+    first = executor(home, fan_out("wf-first", 1, 1.5, **sync), first_changes, "first")
+    second = executor(home, fan_out("wf-second", 1, 0.2, **sync), second_changes, "second")
     t1, box1 = in_thread(first.run)
     wait_for(lambda: any(n.get("type") == "Pod" for c in first_changes for n in c["status"]["nodes"].values()))
     t2, box2 = in_thread(second.run)
@@ -288,9 +265,9 @@ def test_higher_priority_waiters_go_first(tmp_path: Path) -> None:
     set_limit(home, "queue", "1")
     sync = {"synchronization": semaphore("queue")}
     changes: dict[str, list[dict[str, Any]]] = {"holder": [], "low": [], "high": []}
-    runs = {"holder": executor(home, fan_out("q-holder", 1, 1.5, **sync), "holder", changes["holder"]),
-            "low": executor(home, fan_out("q-low", 1, 0.2, **sync, priority=0), "low", changes["low"]),
-            "high": executor(home, fan_out("q-high", 1, 0.2, **sync, priority=5), "high", changes["high"])}
+    runs = {"holder": executor(home, fan_out("q-holder", 1, 1.5, **sync), changes["holder"], "holder"),
+            "low": executor(home, fan_out("q-low", 1, 0.2, **sync, priority=0), changes["low"], "low"),
+            "high": executor(home, fan_out("q-high", 1, 0.2, **sync, priority=5), changes["high"], "high")}
 
     def pending(name: str) -> bool:
         return any(c["status"].get("phase") == "Pending" for c in changes[name])
