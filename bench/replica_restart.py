@@ -57,7 +57,8 @@ def measure_rolling_restart(engine_dir: Path, *, replicas: int = 2, workers: int
                             device: str = "auto", timeout_s: float = 240.0, log: Any = None,
                             kill: bool = False) -> dict[str, Any]:
     """Start the service, load it, SIGHUP it, wait for every replica's next generation; the counts."""
-    from bench.serve_bench import Payload, make_jpegs, start_ours
+    from bench.loadgen import Payload, make_jpegs
+    from bench.serve_bench import start_ours
 
     cache_dirs = tempfile.TemporaryDirectory(prefix="aipipe-empty-caches-")
     os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(Path(cache_dirs.name) / "inductor")
@@ -147,7 +148,7 @@ def _kill_and_wait(server: Any, timeout_s: float) -> dict[str, Any]:
 
 def _until(url: str, payloads: Any, concurrency: int, stop_at: list[float]) -> Any:
     """Closed-loop clients until ``stop_at[0]`` (read on every request: the main thread moves it)."""
-    from bench.serve_bench import _post_loop
+    from bench.loadgen import _post_loop
 
     async def run() -> list[tuple[str, bool, int, float, float]]:
         import aiohttp

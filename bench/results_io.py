@@ -35,9 +35,18 @@ def machine_name() -> str:
     return f"cpu:{model}"
 
 
+def cpu_mhz() -> float | None:
+    """The first core's clock now (``/proc/cpuinfo``'s "cpu MHz"); None where it is not reported."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("cpu MHz"):
+                return round(float(line.split(":", 1)[1]), 1)
+    return None
+
+
 def host_info() -> dict[str, Any]:
     """The machine a result belongs to: GPU (name, count, driver) and host CPU (model, cores this process may use)."""
-    info: dict[str, Any] = {"cpu_model": cpu_model(), "cpu_cores": os.cpu_count()}
+    info: dict[str, Any] = {"cpu_model": cpu_model(), "cpu_cores": os.cpu_count(), "cpu_mhz": cpu_mhz()}
     with contextlib.suppress(AttributeError):  # not Linux
         info["cpu_cores_usable"] = len(os.sched_getaffinity(0))
     try:
@@ -82,12 +91,13 @@ def _fmt(value: Any) -> str:
 
 
 def write_result(benchmark: str, rows: Sequence[Mapping[str, Any]], summary: Mapping[str, Any],
-                 out_dir: Path | None = None) -> Path:
-    """Print the table and summary, and write ``<benchmark>_<machine>_<date>.json``."""
+                 out_dir: Path | None = None, extra: Mapping[str, Any] | None = None) -> Path:
+    """Print the table and summary, and write ``<benchmark>_<machine>_<date>.json`` (``extra``: more top-level
+    keys, e.g. how the run was set up)."""
     machine = machine_name()
     now = dt.datetime.now(dt.UTC)
     doc = {"benchmark": benchmark, "machine": machine, "host": host_info(), "date": now.isoformat(timespec="seconds"),
-           "commit": commit_id(), "rows": list(rows), "summary": dict(summary)}
+           "commit": commit_id(), **(extra or {}), "rows": list(rows), "summary": dict(summary)}
     print_table(rows)
     print("summary:", json.dumps(doc["summary"]))
     slug = "".join(ch if ch.isalnum() else "-" for ch in machine.lower()).strip("-")[:40]

@@ -2,7 +2,7 @@
 
 ``clients`` good clients (a 40x40 PNG each request) run throughout in one process; windows alternate
 between good clients alone and ``attackers`` more clients sending one worst-case body (a process per
-attack), all closed loops on loopback (:func:`bench.serve_bench._client_process`). Attacks:
+attack), all closed loops on loopback (:func:`bench.loadgen._client_process`). Attacks:
 
 - ``deep-json``: 100 KB of ``[`` (a JSON nesting bomb);
 - ``huge-body``: a body just over the size limit;
@@ -38,7 +38,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from bench.serve_bench import CTX, Payload, _client_process, _load  # noqa: E402
+from bench.loadgen import CTX, Payload, _client_process, _load  # noqa: E402
 
 ATTACKS = ("deep-json", "huge-body", "pixel-bomb", "png-40mp", "png-budget", "jpeg-40mp")
 

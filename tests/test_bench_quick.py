@@ -45,8 +45,14 @@ def test_engine_bench_quick_writes_its_result(tmp_path: Path) -> None:
 def test_serve_bench_quick_writes_its_result(tmp_path: Path) -> None:
     doc = run_quick("bench/serve_bench.py", "serve_bench_quick", tmp_path, timeout_s=360)
     summary = doc["summary"]
-    assert summary["errors"] == []
+    assert doc["errors"] == [] and doc["plan"]["cpu_workers"] >= 1
+    assert doc["host"]["cpu_model"] and doc["host"]["cpu_cores"] >= 1
     packing_key = f"packing_ratio_{summary['packing_services']}"  # packing_ratio_4 in the full run, 2 in --quick
-    for key in ("qps_ratio_fp32", "qps_ratio_fp16", "p99_fp16_over_naive_p50", packing_key):
+    for key in ("qps_fp16_c8", "p99_ms_fp16_c8", "qps_ratio_vs_naive_copies", "qps_ratio_vs_naive",
+                "fp16_over_fp32_qps", "front_ceiling_qps", "cpu_ms_per_request", "p50_ms_fp16_c1", packing_key):
         assert math.isfinite(summary[key]) and summary[key] > 0, (key, summary[key])
-    assert {"a-naive-fp32", "b-ours-fp32", "c-ours-fp16", "d-one-service"} <= {row["config"] for row in doc["rows"]}
+    configs = {row["config"] for row in doc["rows"]}
+    assert {"a-naive", "f-front-ceiling", "ours-fp32-worker", "ours-fp32-replica", "ours-fp16-worker",
+            "ours-fp16-replica", "d-one-service"} <= configs
+    assert any(c.startswith("a-peer-x") for c in configs)
+    assert any(row.get("open_loop") and row["offered_qps"] > 0 for row in doc["rows"])

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from bench.serve_bench import Payload, run_mixed
+from bench.loadgen import Payload, run_mixed
 from steps.deploy.server import ServerConfig, launch
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]

@@ -37,6 +37,8 @@ class EngineRunner(Protocol):
 
     def infer(self, batch: np.ndarray) -> np.ndarray: ...
 
+    def infer_tensor(self, batch: Any) -> np.ndarray: ...
+
     def close(self) -> None: ...
 
 
@@ -109,6 +111,10 @@ class _RunnerBase:
         parts = [self._run(array[i:i + self.max_batch]) for i in range(0, array.shape[0], self.max_batch)]
         return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
+    def infer_tensor(self, batch: Any) -> np.ndarray:
+        """Run a float32 NCHW torch tensor (on any device; e.g. decoded on the GPU); logits as numpy."""
+        return self.infer(batch.cpu().numpy())
+
     def close(self) -> None:
         """Release the engine (the base holds nothing)."""
 
@@ -169,6 +175,15 @@ class TorchRunner(_RunnerBase):
 
     def _run(self, batch: np.ndarray) -> np.ndarray:
         return self._engine.infer(batch)
+
+    def infer_tensor(self, batch: Any) -> np.ndarray:
+        """A tensor already on the engine's device goes straight in (no host round trip)."""
+        if batch.ndim != 4 or tuple(batch.shape[1:]) != self.input_shape or batch.shape[0] == 0:
+            raise ValueError(f"expected a batch of shape (N, {', '.join(map(str, self.input_shape))}), "
+                             f"got {tuple(batch.shape)}")
+        parts = [self._engine.forward(batch[i:i + self.max_batch]).cpu().numpy()
+                 for i in range(0, int(batch.shape[0]), self.max_batch)]
+        return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
     def close(self) -> None:
         self._engine.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
@@ -12,6 +13,8 @@ from aipipe.contract import CLASSES_FILE, ENGINE_MANIFEST, PREPROCESS_FILE
 from aipipe.errors import UserError
 
 DEVICES = ("auto", "cpu", "cuda")
+DECODERS = ("auto", "worker", "replica")
+CHOICES = {"device": DEVICES, "decode": DECODERS}
 MAX_QUEUE = 16384  # keeps twice the in-flight control records within a 1 MiB pipe buffer
 
 
@@ -32,6 +35,10 @@ class ServerConfig:
     request_timeout_s: float = 10.0
     max_body_mb: float = 8.0
     default_top_k: int = 5
+    # where JPEGs are decoded: "worker" (PIL in the CPU workers), "replica" (the model replica batch-decodes
+    # on its device: nvJPEG on CUDA), "auto" (the replica on CUDA with torchvision, the workers otherwise)
+    decode: str = "auto"
+    encoded_slot_kb: int = 256  # a JPEG larger than this is decoded by the worker
 
     def __post_init__(self) -> None:
         checks = [
@@ -42,6 +49,8 @@ class ServerConfig:
             ("max_delay_ms", self.max_delay_ms >= 0, "must be >= 0"),
             ("queue_size", 1 <= self.queue_size <= MAX_QUEUE, f"must be in 1..{MAX_QUEUE}"),
             ("device", self.device in DEVICES, f"must be one of {', '.join(DEVICES)}"),
+            ("decode", self.decode in DECODERS, f"must be one of {', '.join(DECODERS)}"),
+            ("encoded_slot_kb", 1 <= self.encoded_slot_kb <= 16384, "must be in 1..16384"),
             ("request_timeout_s", self.request_timeout_s > 0, "must be > 0"),
             ("max_body_mb", self.max_body_mb > 0, "must be > 0"),
             ("default_top_k", self.default_top_k >= 1, "must be >= 1"),
@@ -50,6 +59,13 @@ class ServerConfig:
         for name, ok, reason in checks:
             if not ok:
                 raise UserError(f"{reason}, got {getattr(self, name)!r}", field=name.replace("_", "-"))
+
+    def replica_decodes(self) -> bool:
+        """Whether the replicas may decode JPEGs (and the pool needs a byte area): "replica", or "auto" where
+        the device may be CUDA and torchvision is installed (each replica then says whether it does)."""
+        if self.decode != "auto":
+            return self.decode == "replica"
+        return self.device != "cpu" and importlib.util.find_spec("torchvision") is not None
 
     @property
     def max_body_bytes(self) -> int:
@@ -79,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
             continue
         default = getattr(defaults, item.name)
         kind = type(default)
-        extra: dict[str, Any] = {"choices": DEVICES} if item.name == "device" else {}
+        extra: dict[str, Any] = {"choices": CHOICES[item.name]} if item.name in CHOICES else {}
         parser.add_argument(flag, type=kind, default=default, help=f"(default: {default})", **extra)
     return parser
 

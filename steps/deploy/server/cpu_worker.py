@@ -1,6 +1,11 @@
 """A CPU worker process: decode + preprocess into a shared-memory slot, hand the slot to a GPU
 process, and turn the logits it writes back into the JSON answer (softmax, top-k, label map).
 
+When the chosen replica decodes JPEGs itself (``JobHeader.device_decode``), a baseline JPEG that fits
+the slot's byte area only has its header read and checked here (the same bounds) and its bytes copied
+into the slot: the replica batch-decodes on its device. An image its decoder refuses comes back
+(``RESULT_UNDECODED``) and is decoded here instead.
+
 Inputs: job frames from the proxy (its own pipe) and result records from the GPU processes (its
 result pipe). Requests wait in ``pending`` only between the hand-off and the result, so a worker
 keeps many requests in flight and the GPU processes can batch across all workers.
@@ -27,6 +32,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import orjson
 
 from . import protocol as p
@@ -59,6 +65,7 @@ class _Pending:
     gpu: int
     gpu_gen: int
     top_k: int
+    encoded_len: int = 0  # the replica was sent this many JPEG bytes to decode (0: a tensor)
 
 
 @dataclass
@@ -152,8 +159,9 @@ class CpuWorker:
         self.slow = SlowLane(self._slow_work, SHM_DIR / args.layout.input_name, depth)
         self.dead_gpu_gen: dict[int, int] = {}  # replica → the newest generation known dead
 
-    def answer(self, req_id: int, status: int, body: bytes, batch_size: int = 0) -> None:
-        self.replies.send_bytes(p.pack_reply(p.REPLY_ANSWER, req_id, status, batch_size, body))
+    def answer(self, req_id: int, status: int, body: bytes, batch_size: int = 0,
+               decoded_by: int = p.DECODED_NONE) -> None:
+        self.replies.send_bytes(p.pack_reply(p.REPLY_ANSWER, req_id, status, batch_size, body, decoded_by))
 
     def _unforeseen(self, req_id: int, exc: Exception) -> str:
         """An error no check foresaw: log it; returns the message for the 500 answer."""
@@ -181,6 +189,10 @@ class CpuWorker:
                 return
             image, k = self._parse(head, body)
             opened = self.pre.open(image)
+            if head.device_decode and opened.replica_decodable(len(image), self.pool.layout.encoded_bytes):
+                self.pool.encoded[head.slot, :len(image)] = np.frombuffer(image, dtype=np.uint8)
+                self._hand_off(head, k, len(image))
+                return
             if opened.work_ns > CHEAP_WORK_NS:
                 self._defer(_SlowJob(head, b"", opened, k, time.monotonic()))
                 return
@@ -193,10 +205,30 @@ class CpuWorker:
             return
         self._hand_off(head, k)
 
-    def _hand_off(self, head: p.JobHeader, k: int) -> None:
-        self.pending[head.req_id] = _Pending(head.slot, head.gpu, head.gpu_gen, k)
-        record = p.pack_request(head.gpu_gen, head.req_id, head.slot, self.args.index, self.args.generation)
+    def _hand_off(self, head: p.JobHeader, k: int, encoded_len: int = 0) -> None:
+        self.pending[head.req_id] = _Pending(head.slot, head.gpu, head.gpu_gen, k, encoded_len)
+        record = p.pack_request(head.gpu_gen, head.req_id, head.slot, self.args.index, self.args.generation,
+                                encoded_len)
         p.write_records(self.inboxes[head.gpu], [record])
+
+    def _decode_refused(self, rec: p.ResultRecord, item: _Pending) -> None:
+        """The replica's decoder refused the JPEG in the slot: decode it here (the slow lane when costly)
+        and hand the tensor to the same replica."""
+        head = p.JobHeader(rec.req_id, p.JOB_RAW, item.slot, item.gpu, item.gpu_gen, item.top_k)
+        image = self.pool.encoded[item.slot, :item.encoded_len].tobytes()
+        try:
+            opened = self.pre.open(image)
+            if opened.work_ns > CHEAP_WORK_NS:
+                self._defer(_SlowJob(head, b"", opened, item.top_k, time.monotonic()))
+                return
+            self.pre.write(opened, self.pool.inputs[item.slot])
+        except BadRequest as exc:
+            self.answer(rec.req_id, 400, _error(str(exc)))
+            return
+        except Exception as exc:
+            self.answer(rec.req_id, 500, _error(self._unforeseen(rec.req_id, exc)))
+            return
+        self._hand_off(head, item.top_k)
 
     def _defer(self, job: _SlowJob) -> None:
         if not self.slow.submit(job):
@@ -249,6 +281,9 @@ class CpuWorker:
             item = self.pending.pop(rec.req_id, None)
             if item is None:
                 continue
+            if rec.status == p.RESULT_UNDECODED:
+                self._decode_refused(rec, item)
+                continue
             if rec.status == p.RESULT_BAD_OUTPUT:
                 self.answer(rec.req_id, 500, _error(
                     f"model replica {rec.gpu} returned {rec.rows} output row(s) for a batch, not one per request: "
@@ -263,7 +298,8 @@ class CpuWorker:
                 self.answer(rec.req_id, 500, _error(str(exc)))
                 continue
             body = orjson.dumps({"model_version": self.args.model_version, "predictions": predictions})
-            self.answer(rec.req_id, 200, body, rec.batch_size)
+            by = p.DECODED_BY_REPLICA if item.encoded_len else p.DECODED_BY_WORKER
+            self.answer(rec.req_id, 200, body, rec.batch_size, by)
 
 
 def worker_main(args: WorkerArgs, jobs: Connection, replies: Connection, results: Connection,

@@ -59,6 +59,8 @@ class GpuArgs:
     memory_cap_mb: int
     forked: bool = False  # forked from the service's fork server (torch etc. already imported)
     tiered_start: bool = True  # CUDA + a compiled engine: ready uncompiled first, compiled swapped in later
+    decode: str = "worker"  # ServerConfig.decode: whether this replica decodes JPEGs (:mod:`.replica_decode`)
+    preprocess: dict[str, Any] = field(default_factory=dict)
 
 
 def nvml_process_mb(pid: int | None = None) -> float | None:
@@ -163,6 +165,7 @@ class Batcher:
     pinned: bool = False  # stage batches in page-locked memory (CUDA): faster, asynchronous host-to-device copies
     pending: list[tuple[float, p.InboxRecord]] = field(default_factory=list)
     upgrading: bool = False  # a background thread is preparing the compiled engine (see upgrade_replica)
+    decoder: Any = None  # a JpegDecoder when this replica decodes the JPEGs it is sent
     _next: tuple[Any, dict[str, Any]] | None = None  # (runner, event) handed over by that thread
     staging: np.ndarray = field(init=False)
 
@@ -181,7 +184,7 @@ class Batcher:
         for rec in p.iter_inbox(data):
             if rec.kind == p.INBOX_FENCE:
                 self.flush()
-                self.control.send_bytes(json.dumps({"event": "fence", "id": rec.fence_id}).encode())
+                self.control.send_bytes(json.dumps({"event": "fence", "id": rec.aux}).encode())
             elif rec.gpu_gen == self.args.generation:
                 self.pending.append((now, rec))
             # else: meant for a dead predecessor; the worker already failed that request
@@ -223,20 +226,18 @@ class Batcher:
     def run_batch(self) -> None:
         taken, self.pending = self.pending[:self.batch_limit], self.pending[self.batch_limit:]
         records = [rec for _, rec in taken]
-        slots = np.fromiter((rec.slot for rec in records), dtype=np.int64, count=len(records))
-        batch = self.staging[:len(records)]
-        np.take(self.pool.inputs, slots, axis=0, out=batch)
+        refused: list[p.InboxRecord] = []
         status, rows = p.RESULT_OK, 0
         try:
-            logits = self.runner.infer(batch)
-            expected = (len(records), self.args.layout.num_classes)
-            if tuple(np.shape(logits)) != expected:  # never broadcast one row into every request's slot
-                status, rows = p.RESULT_BAD_OUTPUT, int(np.shape(logits)[0]) if np.ndim(logits) else 0
-                print(f"gpu-proc {self.args.index}: batch of {len(records)} failed: the engine returned logits "
-                      f"of shape {tuple(np.shape(logits))}, expected {expected} (one row per request)",
-                      file=sys.stderr, flush=True)
+            if any(rec.kind == p.INBOX_ENCODED for rec in records):
+                records, refused, logits = self._run_decoding(records)
             else:
-                self.pool.outputs[slots] = logits
+                slots = np.fromiter((rec.slot for rec in records), dtype=np.int64, count=len(records))
+                batch = self.staging[:len(records)]
+                np.take(self.pool.inputs, slots, axis=0, out=batch)
+                logits = self.runner.infer(batch)
+            if records:
+                status, rows = self._store(records, logits)
         except Exception as exc:  # e.g. torch.cuda.OutOfMemoryError at the cap: this replica fails alone
             print(f"gpu-proc {self.args.index}: batch of {len(records)} failed: {type(exc).__name__}: {exc}",
                   file=sys.stderr, flush=True)
@@ -246,8 +247,45 @@ class Batcher:
         for n, rec in enumerate(records):
             by_worker[rec.worker].append(p.pack_result(rec.req_id, rec.slot, status, len(records) if n == 0 else 0,
                                                        self.args.index, rec.worker_gen, rows))
+        for rec in refused:
+            by_worker[rec.worker].append(p.pack_result(rec.req_id, rec.slot, p.RESULT_UNDECODED, 0, self.args.index,
+                                                       rec.worker_gen))
         for worker, recs in by_worker.items():
             p.write_records(self.result_fds[worker], recs)
+
+    def _store(self, records: list[p.InboxRecord], logits: np.ndarray) -> tuple[int, int]:
+        """Write each request's logits row into its slot; (status, rows) for the result records."""
+        expected = (len(records), self.args.layout.num_classes)
+        if tuple(np.shape(logits)) != expected:  # never broadcast one row into every request's slot
+            print(f"gpu-proc {self.args.index}: batch of {len(records)} failed: the engine returned logits "
+                  f"of shape {tuple(np.shape(logits))}, expected {expected} (one row per request)",
+                  file=sys.stderr, flush=True)
+            return p.RESULT_BAD_OUTPUT, int(np.shape(logits)[0]) if np.ndim(logits) else 0
+        slots = np.fromiter((rec.slot for rec in records), dtype=np.int64, count=len(records))
+        self.pool.outputs[slots] = logits
+        return p.RESULT_OK, 0
+
+    def _run_decoding(self, records: list[p.InboxRecord]) -> tuple[list[p.InboxRecord], list[p.InboxRecord], Any]:
+        """A batch holding encoded JPEGs: decode them on the device, add the tensors the workers wrote, run the
+        engine on the device batch. Returns (the records run, the records whose JPEG was refused, logits)."""
+        import torch
+
+        encoded = [i for i, rec in enumerate(records) if rec.kind == p.INBOX_ENCODED]
+        decoded = self.decoder.decode([self.pool.encoded[records[i].slot, :records[i].aux] for i in encoded])
+        tensors = [i for i, rec in enumerate(records) if rec.kind != p.INBOX_ENCODED]
+        batch = torch.empty((len(records), *self.args.layout.input_shape), dtype=torch.float32,
+                            device=decoded.batch.device)
+        batch[encoded] = decoded.batch
+        if tensors:
+            staged = self.staging[:len(tensors)]
+            np.take(self.pool.inputs, [records[i].slot for i in tensors], axis=0, out=staged)
+            batch[tensors] = torch.from_numpy(staged).to(batch.device, non_blocking=True)
+        refused_rows = {encoded[j] for j in decoded.refused}
+        if not refused_rows:
+            return records, [], self.runner.infer_tensor(batch)
+        kept = [i for i in range(len(records)) if i not in refused_rows]
+        logits = self.runner.infer_tensor(batch[kept]) if kept else None
+        return [records[i] for i in kept], [records[i] for i in sorted(refused_rows)], logits
 
     def loop(self, inbox_fd: int) -> None:
         reader = p.RecordReader(inbox_fd)
@@ -311,6 +349,33 @@ def load_replica(args: GpuArgs) -> tuple[Any, dict[str, Any]]:
     return runner, info
 
 
+def make_decoder(args: GpuArgs, device: str) -> tuple[Any, str]:
+    """This replica's JPEG decoder (None where the workers decode) and a word on it for the ready event.
+
+    ``decode="replica"`` without torchvision is a load error (said, not silently ignored); ``"auto"`` decodes
+    on CUDA only, where it takes the work off the CPU workers."""
+    from .replica_decode import decoder_for
+
+    if args.decode == "worker" or not args.layout.encoded_bytes or (args.decode == "auto" and device != "cuda"):
+        return None, "the CPU workers decode (PIL)"
+    decoder, what = decoder_for(device, args.preprocess)
+    if decoder is None and args.decode == "replica":
+        raise ValueError(f"--decode replica: {what}")
+    if decoder is not None:
+        decoder.decode([_sample_jpeg(args.layout.input_shape[1])])  # nvJPEG's first call sets it up
+    return decoder, what
+
+
+def _sample_jpeg(size: int) -> np.ndarray:
+    import io
+
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (size, size), (128, 64, 32)).save(buffer, format="JPEG")
+    return np.frombuffer(buffer.getvalue(), dtype=np.uint8).copy()  # writable, as torch.from_numpy wants
+
+
 def warm(runner: Any, batch_limit: int) -> None:
     """Run every batch size once (e.g. one CUDA graph per bucket, captured before it serves)."""
     shape = tuple(runner.input_shape)
@@ -350,13 +415,15 @@ def gpu_main(args: GpuArgs, inbox: Connection, results: list[Connection], contro
     started = time.monotonic()
     try:
         runner, info = load_replica(args)
+        decoder, info["decoder"] = make_decoder(args, info["device"])
+        info["decodes_jpeg"] = decoder is not None
         info["fork_server"] = server_state()
     except Exception as exc:  # reported to the supervisor, which restarts with back-off
         control.send_bytes(json.dumps({"event": "error", "error": f"{type(exc).__name__}: {exc}"}).encode())
         sys.exit(1)
     control.send_bytes(json.dumps({"event": "ready", "pid": os.getpid(), **info}).encode())
     batcher = Batcher(args, runner, pool, [c.fileno() for c in results], control, info["batch_limit"],
-                      pinned=info["device"] == "cuda" and _has_torch(), upgrading=info["tiered"])
+                      pinned=info["device"] == "cuda" and _has_torch(), upgrading=info["tiered"], decoder=decoder)
     if info["tiered"]:
         threading.Thread(target=upgrade_replica, args=(args, batcher, started), name="aipipe-upgrade",
                          daemon=True).start()

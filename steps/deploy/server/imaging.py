@@ -80,12 +80,25 @@ def parse_json_request(payload: bytes | memoryview, default_top_k: int) -> tuple
     return data, parse_top_k(doc.get("top_k"), default_top_k)
 
 
+REPLICA_DECODE_MAX_PIXELS = 4_200_000  # larger JPEGs are decoded by the worker (bounds a replica's batch memory)
+REPLICA_DECODE_MODES = ("RGB", "L")  # YCbCr and grayscale JPEGs; CMYK/YCCK go to the worker
+
+
 @dataclass
 class Opened:
     """An image whose header is read and checked; ``work_ns`` estimates what decoding it costs."""
 
     image: Image.Image
     work_ns: int
+    pixels: int = 0  # declared in the header (before any draft scaling)
+
+    def replica_decodable(self, size: int, capacity: int) -> bool:
+        """Whether a replica's batch JPEG decoder may take it: a baseline JPEG of ``size`` bytes that fits
+        the slot's byte area (``capacity``), in a colour mode it converts, of at most
+        :data:`REPLICA_DECODE_MAX_PIXELS` pixels."""
+        image = self.image
+        return (image.format == "JPEG" and not image.info.get("progressive") and 0 < size <= capacity
+                and image.mode in REPLICA_DECODE_MODES and self.pixels <= REPLICA_DECODE_MAX_PIXELS)
 
 
 class Preprocessor:
@@ -127,7 +140,7 @@ class Preprocessor:
             raise BadRequest(f"image: decoding this {width}x{height} {image.format} would take about "
                              f"{work / 1e6:.0f} ms of CPU, over the {WORK_BUDGET_NS / 1e6:.0f} ms budget per "
                              f"request; send a smaller image (or a baseline JPEG)")
-        return Opened(image, work)
+        return Opened(image, work, width * height)
 
     def finish(self, opened: Opened) -> Image.Image:
         """Decode an opened image to RGB at the input size; undecodable data raises :class:`BadRequest`."""

@@ -6,6 +6,8 @@ from typing import Protocol
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
+from . import protocol as p
+
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 BATCH_BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 
@@ -28,6 +30,8 @@ class ServiceMetrics:
                                  buckets=LATENCY_BUCKETS, registry=r)
         self.batch_size = Histogram("aipipe_serving_batch_size", "Requests per engine batch", buckets=BATCH_BUCKETS,
                                     registry=r)
+        self.decoded = Counter("aipipe_serving_images_decoded", "Images served, by who decoded them (the CPU "
+                               "workers, or the model replica on its device)", ["by"], registry=r)
         self.queue_depth = Gauge("aipipe_serving_queue_depth", "Requests in flight (shared-memory slots in use)",
                                  registry=r)
         self.queue_capacity = Gauge("aipipe_serving_queue_capacity", "Shared-memory slots (in-flight bound)",
@@ -43,6 +47,8 @@ class ServiceMetrics:
         self.queue_depth.set_function(state.in_flight)
         self.queue_capacity.set(capacity)
         self.replicas_ready.set_function(state.replicas_ready)
+        for by in p.DECODED_BY.values():
+            self.decoded.labels(by=by)
         for index in range(replicas):
             self.gpu_restarts.labels(replica=str(index))
         for index in range(workers):

@@ -30,8 +30,9 @@ F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
 # --- records to a GPU process's inbox -------------------------------------------------------
 INBOX_REQUEST = 0  # a preprocessed tensor is in `slot`
 INBOX_FENCE = 1  # sent by the proxy: answer once every record before this one is finished
+INBOX_ENCODED = 2  # the encoded JPEG (`aux` bytes) is in `slot`'s byte area: the replica decodes it
 
-_INBOX = struct.Struct("<iiqiiii")  # kind, gpu_gen, req_id, slot, worker, worker_gen, fence_id
+_INBOX = struct.Struct("<iiqiiii")  # kind, gpu_gen, req_id, slot, worker, worker_gen, aux
 
 
 class InboxRecord(NamedTuple):
@@ -41,11 +42,13 @@ class InboxRecord(NamedTuple):
     slot: int
     worker: int
     worker_gen: int
-    fence_id: int
+    aux: int  # INBOX_FENCE: the fence id; INBOX_ENCODED: the encoded image's length in bytes
 
 
-def pack_request(gpu_gen: int, req_id: int, slot: int, worker: int, worker_gen: int) -> bytes:
-    return _INBOX.pack(INBOX_REQUEST, gpu_gen, req_id, slot, worker, worker_gen, 0)
+def pack_request(gpu_gen: int, req_id: int, slot: int, worker: int, worker_gen: int, encoded_len: int = 0) -> bytes:
+    """A request record: the tensor is in ``slot`` (``encoded_len`` 0), or that many JPEG bytes are."""
+    kind = INBOX_ENCODED if encoded_len else INBOX_REQUEST
+    return _INBOX.pack(kind, gpu_gen, req_id, slot, worker, worker_gen, encoded_len)
 
 
 def pack_fence(fence_id: int) -> bytes:
@@ -56,6 +59,7 @@ def pack_fence(fence_id: int) -> bytes:
 RESULT_OK = 0
 RESULT_FAILED = 1  # inference raised (e.g. the replica hit its memory cap)
 RESULT_BAD_OUTPUT = 2  # the engine returned other than one output row per request; ``rows`` says how many
+RESULT_UNDECODED = 3  # the replica's decoder refused the encoded image: the worker decodes it instead
 
 _RESULT = struct.Struct("<qiiiiii")  # req_id, slot, status, batch_size (0 unless first of batch), gpu, worker_gen, rows
 
@@ -132,7 +136,7 @@ JOB_RAW = 0  # payload: the encoded image
 JOB_JSON = 1  # payload: {"image": base64, "top_k": k}
 JOB_GPU_DOWN = 2  # a GPU process died: fail what is pending on (gpu, gpu_gen)
 
-_JOB = struct.Struct("<qiiiii")  # req_id, kind, slot, gpu, gpu_gen, top_k
+_JOB = struct.Struct("<qiiiiii")  # req_id, kind, slot, gpu, gpu_gen, top_k, device_decode
 
 
 @dataclass(frozen=True)
@@ -143,10 +147,12 @@ class JobHeader:
     gpu: int
     gpu_gen: int
     top_k: int
+    device_decode: int = 0  # 1: the chosen replica decodes JPEGs itself (send the bytes, not a tensor)
 
 
 def pack_job(header: JobHeader, payload: bytes = b"") -> bytes:
-    return _JOB.pack(header.req_id, header.kind, header.slot, header.gpu, header.gpu_gen, header.top_k) + payload
+    return _JOB.pack(header.req_id, header.kind, header.slot, header.gpu, header.gpu_gen, header.top_k,
+                     header.device_decode) + payload
 
 
 def unpack_job(frame: bytes) -> tuple[JobHeader, memoryview]:
@@ -158,7 +164,12 @@ def unpack_job(frame: bytes) -> tuple[JobHeader, memoryview]:
 REPLY_ANSWER = 0  # an HTTP answer for req_id
 REPLY_READY = 1  # the worker is up
 
-_REPLY = struct.Struct("<iqii")  # kind, req_id, http status, batch size (0 = not the first of its batch)
+DECODED_NONE = 0  # answered before any decode (an error), or a failed batch
+DECODED_BY_WORKER = 1
+DECODED_BY_REPLICA = 2
+DECODED_BY = {DECODED_BY_WORKER: "worker", DECODED_BY_REPLICA: "replica"}
+
+_REPLY = struct.Struct("<iqiii")  # kind, req_id, http status, batch size (0 = not the first of its batch), decoded by
 
 
 class Reply(NamedTuple):
@@ -167,15 +178,17 @@ class Reply(NamedTuple):
     status: int
     batch_size: int
     body: bytes
+    decoded_by: int = DECODED_NONE
 
 
-def pack_reply(kind: int, req_id: int, status: int, batch_size: int, body: bytes) -> bytes:
-    return _REPLY.pack(kind, req_id, status, batch_size) + body
+def pack_reply(kind: int, req_id: int, status: int, batch_size: int, body: bytes,
+               decoded_by: int = DECODED_NONE) -> bytes:
+    return _REPLY.pack(kind, req_id, status, batch_size, decoded_by) + body
 
 
 def unpack_reply(frame: bytes) -> Reply:
-    kind, req_id, status, batch_size = _REPLY.unpack_from(frame)
-    return Reply(kind, req_id, status, batch_size, bytes(frame[_REPLY.size:]))
+    kind, req_id, status, batch_size, decoded_by = _REPLY.unpack_from(frame)
+    return Reply(kind, req_id, status, batch_size, bytes(frame[_REPLY.size:]), decoded_by)
 
 
 def frame(payload: bytes) -> bytes:

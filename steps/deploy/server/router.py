@@ -69,7 +69,8 @@ class Router:
         self.requests[req_id] = req
         worker.outstanding += 1
         gpu.outstanding += 1
-        header = p.JobHeader(req_id, kind, req.slot, gpu.index, gpu.generation, top_k)
+        header = p.JobHeader(req_id, kind, req.slot, gpu.index, gpu.generation, top_k,
+                             int(bool(gpu.info.get("decodes_jpeg"))))
         jobs[worker.index].write(p.frame(p.pack_job(header, payload)))
         return await req.future
 
@@ -81,6 +82,8 @@ class Router:
             return
         if reply.batch_size:
             self.metrics.batch_size.observe(reply.batch_size)
+        if reply.decoded_by in p.DECODED_BY:
+            self.metrics.decoded.labels(by=p.DECODED_BY[reply.decoded_by]).inc()
         self._resolve(req, reply.status, reply.body)
         self._release(req)
 

@@ -1,7 +1,8 @@
 """The shared-memory slot pool through which CPU workers and GPU processes exchange tensors.
 
-Two segments are allocated once at start, with a fixed size: ``<prefix>-in`` holds one float32
-input tensor (C, H, W) per slot and ``<prefix>-out`` one logits row per slot. The proxy owns the
+Segments are allocated once at start, with a fixed size: ``<prefix>-in`` holds one float32
+input tensor (C, H, W) per slot, ``<prefix>-out`` one logits row per slot and, when the replicas decode
+JPEGs themselves, ``<prefix>-enc`` one encoded image of at most ``encoded_bytes`` per slot. The proxy owns the
 free list (a slot per in-flight request, so the pool size is the service's queue bound); workers
 and GPU processes only attach and read/write the slot a control message names. The segments
 belong to the supervisor: a child that dies owns nothing, and the per-service prefix
@@ -39,10 +40,15 @@ class PoolLayout:
     slots: int
     input_shape: tuple[int, int, int]
     num_classes: int
+    encoded_bytes: int = 0  # per slot, for JPEGs the replica decodes; 0 = no such segment
 
     @property
     def input_name(self) -> str:
         return f"{self.prefix}-in"
+
+    @property
+    def encoded_name(self) -> str:
+        return f"{self.prefix}-enc"
 
     @property
     def output_name(self) -> str:
@@ -56,32 +62,41 @@ class PoolLayout:
 
 
 class SlotPool:
-    """Views over the two segments: ``inputs[slot]`` (C, H, W) and ``outputs[slot]`` (classes,)."""
+    """Views over the segments: ``inputs[slot]`` (C, H, W), ``outputs[slot]`` (classes,) and
+    ``encoded[slot]`` (encoded_bytes,) uint8."""
 
     def __init__(self, layout: PoolLayout, *, create: bool) -> None:
         self.layout = layout
         self._owner = create
-        self._in = shared_memory.SharedMemory(layout.input_name, create=create, size=layout.input_bytes())
+        sizes = [(layout.input_name, layout.input_bytes()), (layout.output_name, layout.output_bytes())]
+        if layout.encoded_bytes:
+            sizes.append((layout.encoded_name, layout.slots * layout.encoded_bytes))
+        self._segments: list[shared_memory.SharedMemory] = []
         try:
-            self._out = shared_memory.SharedMemory(layout.output_name, create=create, size=layout.output_bytes())
+            for name, size in sizes:
+                self._segments.append(shared_memory.SharedMemory(name, create=create, size=size))
         except BaseException:
-            self._release(self._in)
+            for segment in self._segments:
+                self._release(segment)
             raise
         if create:
             self._reserve()
         self.inputs: np.ndarray = np.ndarray((layout.slots, *layout.input_shape), dtype=np.float32,
-                                             buffer=self._in.buf)
+                                             buffer=self._segments[0].buf)
         self.outputs: np.ndarray = np.ndarray((layout.slots, layout.num_classes), dtype=np.float32,
-                                              buffer=self._out.buf)
+                                              buffer=self._segments[1].buf)
+        self.encoded: np.ndarray = (np.ndarray((layout.slots, layout.encoded_bytes), dtype=np.uint8,
+                                               buffer=self._segments[2].buf)
+                                    if layout.encoded_bytes else np.empty((0, 0), dtype=np.uint8))
 
     def _reserve(self) -> None:
         """Back every page now: a /dev/shm too small fails here with a clear error, not SIGBUS later."""
-        for segment in (self._in, self._out):
+        for segment in self._segments:
             try:
                 os.posix_fallocate(segment._fd, 0, segment.size)  # type: ignore[attr-defined]
             except OSError as exc:
                 self.close()
-                total = (self.layout.input_bytes() + self.layout.output_bytes()) / 2**20
+                total = sum(s.size for s in self._segments) / 2**20
                 raise UserError(f"cannot reserve {total:.0f} MiB of shared memory in {SHM_DIR} for "
                                 f"{self.layout.slots} slots ({exc.strerror}); lower --queue-size or enlarge /dev/shm",
                                 field="queue-size") from None
@@ -103,7 +118,8 @@ class SlotPool:
     def close(self) -> None:
         """Drop the views and detach; the creator also unlinks the segments."""
         self.inputs = self.outputs = np.empty(0, dtype=np.float32)
-        for segment in (self._in, self._out):
+        self.encoded = np.empty((0, 0), dtype=np.uint8)
+        for segment in self._segments:
             self._release(segment)
 
 

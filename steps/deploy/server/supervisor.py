@@ -98,7 +98,8 @@ class Supervisor:
         self.fleet = fleet
         self.metrics = metrics
         self.requests = requests
-        self.layout = PoolLayout(new_prefix(), config.queue_size, spec.input_shape, len(spec.classes))
+        self.layout = PoolLayout(new_prefix(), config.queue_size, spec.input_shape, len(spec.classes),
+                                 config.encoded_slot_kb * 1024 if config.replica_decodes() else 0)
         self.pool: SlotPool | None = None
         self.stopping = False
         self.on_fatal: Callable[[str], None] | None = None  # called once the service cannot serve at all
@@ -223,7 +224,8 @@ class Supervisor:
 
         def start(ctx: Any) -> Any:
             args = GpuArgs(gpu.index, gpu.generation, os.getpid(), self.layout, cfg.engine_dir, cfg.device,
-                           cfg.max_batch, cfg.max_delay_ms, cfg.gpu_memory_mb_per_proc, forked=ctx is GPU_CTX)
+                           cfg.max_batch, cfg.max_delay_ms, cfg.gpu_memory_mb_per_proc, forked=ctx is GPU_CTX,
+                           decode=cfg.decode, preprocess=self.spec.preprocess)
             proc = ctx.Process(target=gpu_main, name=f"aipipe-gpu-proc-{gpu.index}", daemon=True,
                                args=(args, self._inboxes[gpu.index][0], [w for _, w in self._results], control_w))
             proc.start()

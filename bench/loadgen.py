@@ -1,0 +1,208 @@
+"""The loopback load generator of the serving benchmarks and tests: photo-like JPEGs, closed-loop clients
+in separate processes (optionally pinned to their own cores), and an open-loop client that sends at a fixed
+rate and measures each latency from the moment the request was due (no coordinated omission)."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import math
+import multiprocessing as mp
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+CTX = mp.get_context("spawn")
+
+
+# --- requests ---------------------------------------------------------------------------------------
+def make_jpegs(count: int, size: int = 320, seed: int = 0) -> list[bytes]:
+    """Photo-like JPEGs (smooth gradients, shapes and noise), quality 90."""
+    from PIL import Image, ImageDraw
+
+    rng = np.random.default_rng(seed)
+    out = []
+    yy, xx = np.mgrid[0:size, 0:size].astype(np.float32) / size
+    for _ in range(count):
+        base = np.stack([np.sin(xx * rng.uniform(1, 6) + rng.uniform(0, 6)) * 0.5 + 0.5 for _ in range(3)], axis=-1)
+        base = base * rng.uniform(0.4, 1.0, size=3) + (yy[..., None] * rng.uniform(-0.3, 0.3, size=3))
+        noise = rng.normal(0, 0.04, size=base.shape)
+        image = Image.fromarray((np.clip(base + noise, 0, 1) * 255).astype(np.uint8))
+        draw = ImageDraw.Draw(image)
+        for _ in range(6):
+            x0, y0 = rng.integers(0, size - 40, size=2)
+            w, h = rng.integers(20, size // 2, size=2)
+            color = tuple(int(v) for v in rng.integers(0, 255, 3))
+            draw.ellipse((int(x0), int(y0), int(x0 + w), int(y0 + h)), fill=color)
+        buf = io.BytesIO()
+        image.save(buf, "JPEG", quality=90)
+        out.append(buf.getvalue())
+    return out
+
+
+# --- load generator ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Payload:
+    """One request body; ``good`` ones must get 200, bad ones a 4xx."""
+
+    data: bytes
+    content_type: str
+    good: bool = True
+    label: str = "good"
+
+
+async def _post_loop(session: Any, url: str, payloads: Sequence[Payload], offset: int, next_index: Callable[[], int],
+                     record: Callable[[Payload, int, float, float], None], stop_at: float | None) -> None:
+    import aiohttp
+
+    while True:
+        i = next_index()
+        if i < 0 or (stop_at is not None and time.monotonic() >= stop_at):
+            return
+        payload = payloads[(i + offset) % len(payloads)]
+        started = time.monotonic()
+        try:
+            async with session.post(url, data=payload.data, headers={"Content-Type": payload.content_type}) as resp:
+                await resp.read()
+                status = resp.status
+        except (TimeoutError, aiohttp.ClientError):
+            status = -1
+        record(payload, status, started, time.monotonic())
+
+
+async def _load(url: str, payloads: Sequence[Payload], concurrency: int, *, total: int | None = None,
+                stop_at: float | None = None, offset: int = 0, timeout_s: float = 60.0,
+                on_count: Callable[[int], None] | None = None) -> list[tuple[str, bool, int, float, float]]:
+    """Run ``concurrency`` clients until ``total`` requests were sent or ``stop_at`` (monotonic) passed."""
+    import aiohttp
+
+    counter = iter(range(total if total is not None else 1 << 62))
+    records: list[tuple[str, bool, int, float, float]] = []
+
+    def next_index() -> int:
+        return next(counter, -1)
+
+    def record(payload: Payload, status: int, started: float, ended: float) -> None:
+        records.append((payload.label, payload.good, status, started, ended))
+        if on_count is not None:
+            on_count(len(records))
+
+    connector = aiohttp.TCPConnector(limit=0, force_close=False)
+    timeout = aiohttp.ClientTimeout(total=timeout_s)
+    async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
+        await asyncio.gather(*(_post_loop(session, url, payloads, offset + k, next_index, record, stop_at)
+                               for k in range(concurrency)))
+    return records
+
+
+def run_mixed(url: str, payloads: Sequence[Payload], concurrency: int, total: int,
+              on_count: Callable[[int], None] | None = None) -> list[tuple[str, bool, int, float, float]]:
+    """Send ``total`` requests (payloads in turn) at ``concurrency``; returns (label, good, status, start, end)."""
+    return asyncio.run(_load(url + "/v1/predict", payloads, concurrency, total=total, on_count=on_count))
+
+
+def _client_process(url: str, payloads: list[Payload], concurrency: int, offset: int, start_at: float,
+                    stop_at: float, conn: Any, cores: Sequence[int] = ()) -> None:
+    if cores:
+        os.sched_setaffinity(0, set(cores))
+    while time.monotonic() < start_at - 0.001:
+        time.sleep(min(0.05, start_at - time.monotonic()))
+    records = asyncio.run(_load(url, payloads, concurrency, stop_at=stop_at, offset=offset))
+    conn.send([(r[2], r[3], r[4]) for r in records])
+    conn.close()
+
+
+def measure(url: str, payloads: list[Payload], concurrency: int, *, warmup_s: float, duration_s: float,
+            procs: int, cores: Sequence[int] = ()) -> dict[str, Any]:
+    """Closed-loop load from ``procs`` client processes (on ``cores`` when given); QPS and latency over the
+    measured window."""
+    procs = max(1, min(procs, concurrency))
+    start_at = time.monotonic() + 1.5  # let the clients import
+    window = (start_at + warmup_s, start_at + warmup_s + duration_s)
+    children = []
+    for k in range(procs):
+        share = concurrency // procs + (1 if k < concurrency % procs else 0)
+        read, write = CTX.Pipe(duplex=False)
+        proc = CTX.Process(target=_client_process, args=(url + "/v1/predict", payloads, share, k * 7919, start_at,
+                                                         window[1], write, tuple(cores)), daemon=True)
+        proc.start()
+        write.close()
+        children.append((proc, read))
+    records: list[tuple[int, float, float]] = []
+    for proc, read in children:
+        records += read.recv()
+        proc.join(30)
+    inside = [(s, a, b) for s, a, b in records if window[0] <= b <= window[1]]  # completions in the window
+    return {"concurrency": concurrency, **_stats([(s, b - a) for s, a, b in inside], duration_s)}
+
+
+def _stats(results: list[tuple[int, float]], duration_s: float) -> dict[str, Any]:
+    ok = np.array([t for s, t in results if s == 200])
+    return {"requests": len(results), "errors": sum(1 for s, _ in results if s != 200),
+            "qps": round(len(ok) / duration_s, 1),
+            "p50_ms": round(float(np.percentile(ok, 50)) * 1000, 2) if len(ok) else math.nan,
+            "p99_ms": round(float(np.percentile(ok, 99)) * 1000, 2) if len(ok) else math.nan}
+
+
+async def _open_loop(url: str, payloads: Sequence[Payload], rate: float, start_at: float, warmup_s: float,
+                     duration_s: float) -> list[tuple[int, float]]:
+    """Send at ``rate`` per second from ``start_at``; each latency counts from when its request was due."""
+    import aiohttp
+
+    results: list[tuple[int, float]] = []
+    window = (start_at + warmup_s, start_at + warmup_s + duration_s)
+    connector = aiohttp.TCPConnector(limit=0)
+    async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=60)) as session:
+
+        async def one(i: int, due: float) -> None:
+            payload = payloads[i % len(payloads)]
+            try:
+                async with session.post(url, data=payload.data,
+                                        headers={"Content-Type": payload.content_type}) as resp:
+                    await resp.read()
+                    status = resp.status
+            except (TimeoutError, aiohttp.ClientError):
+                status = -1
+            if window[0] <= due < window[1]:
+                results.append((status, time.monotonic() - due))
+
+        tasks = []
+        for i in range(int(rate * (warmup_s + duration_s))):
+            due = start_at + i / rate
+            delay = due - time.monotonic()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            tasks.append(asyncio.ensure_future(one(i, due)))
+        await asyncio.gather(*tasks)
+    return results
+
+
+def _open_process(url: str, payloads: list[Payload], rate: float, start_at: float, warmup_s: float, duration_s: float,
+                  conn: Any, cores: Sequence[int]) -> None:
+    if cores:
+        os.sched_setaffinity(0, set(cores))
+    conn.send(asyncio.run(_open_loop(url, payloads, rate, start_at, warmup_s, duration_s)))
+    conn.close()
+
+
+def measure_open(url: str, payloads: list[Payload], rate: float, *, warmup_s: float, duration_s: float, procs: int,
+                 cores: Sequence[int] = ()) -> dict[str, Any]:
+    """Open-loop load: ``rate`` requests per second in all, from ``procs`` client processes."""
+    start_at = time.monotonic() + 1.5
+    children = []
+    for _ in range(max(1, procs)):
+        read, write = CTX.Pipe(duplex=False)
+        proc = CTX.Process(target=_open_process, args=(url + "/v1/predict", payloads, rate / max(1, procs), start_at,
+                                                       warmup_s, duration_s, write, tuple(cores)), daemon=True)
+        proc.start()
+        write.close()
+        children.append((proc, read))
+    results: list[tuple[int, float]] = []
+    for proc, read in children:
+        results += read.recv()
+        proc.join(30)
+    return {"offered_qps": round(rate, 1), **_stats(results, duration_s)}
