@@ -18,22 +18,25 @@ console = Console()
 
 def _gpu_table(report: dict[str, Any]) -> Table:
     table = Table(title=f"GPUs ({report['inventorySource']})")
-    for column in ("GPU", "MODEL", "MEMORY MiB", "GRANTED MiB", "FREE MiB", "LEASES"):
+    for column in ("GPU", "MODEL", "MEMORY MiB", "GRANTED MiB", "FREE MiB", "FREE COMPUTE %", "LEASES"):
         table.add_column(column)
     for gpu in report["gpus"]:
-        leases = "\n".join(f"{lease['run']} {lease['node']} ({lease['share']})" for lease in gpu["leases"])
+        leases = "\n".join(f"{lease['run']} {lease['node']} ({lease['share']}, priority {lease['priority']}"
+                           + (", preemptible" if lease["preemptible"] else "")
+                           + (", preempting" if lease["preempting"] else "") + ")" for lease in gpu["leases"])
         table.add_row(str(gpu["index"]), gpu["name"], str(gpu["memoryMiB"] or "?"),
-                      "whole" if gpu["wholeGranted"] else str(gpu["grantedMiB"]), str(gpu["freeMiB"]), leases or "-")
+                      "whole" if gpu["wholeGranted"] else str(gpu["grantedMiB"]), str(gpu["freeMiB"]),
+                      str(gpu["freeCores"]), leases or "-")
     return table
 
 
 def _queue_table(report: dict[str, Any]) -> Table:
     table = Table(title="Queue")
-    for column in ("POSITION", "PRIORITY", "RUN", "NODE", "REQUEST"):
+    for column in ("POSITION", "PRIORITY", "AGED", "RUN", "NODE", "REQUEST"):
         table.add_column(column)
     for waiter in report["queue"]:
-        table.add_row(str(waiter["position"]), str(waiter["priority"]), waiter["run"], waiter["node"],
-                      waiter["request"])
+        table.add_row(str(waiter["position"]), str(waiter["priority"]), str(waiter["effectivePriority"]),
+                      waiter["run"], waiter["node"], waiter["request"])
     return table
 
 

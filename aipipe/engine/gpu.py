@@ -1,16 +1,17 @@
-"""GPUs of this machine and what a node asks of them: inventory, requests, placement (pure).
+"""GPUs of this machine and what a node asks of them: inventory and requests (placement: :mod:`gpupolicy`).
 
 Inventory, first found: ``<state dir>/gpus.json`` (a pinned list, ``[{"index": 0, "memory_mb": 81920}]``: to hand
 out only some GPUs, or for tests), NVML (``nvidia-ml-py``, imported only when needed), ``nvidia-smi``; when
 ``CUDA_VISIBLE_DEVICES`` is set in the engine's environment only the GPUs it names (by index) are handed out.
 A GPU whose memory is unknown (``memory_mb`` 0) is only ever granted whole.
 
-Requests (limits, else requests): ``nvidia.com/gpu: N`` is N whole GPUs; with ``nvidia.com/gpumem: M`` (MiB,
-HAMi's name) it is N shares of M MiB, each on another GPU (``gpumem`` alone means one share). Fractional GPU
-counts (``"0.5"``) are refused: a share is said in memory. Placement is best fit: the GPU left with the least
-free memory that still fits, so shares pack onto as few GPUs as possible.
+Requests (limits, else requests), HAMi's names: ``nvidia.com/gpu: N`` is N whole GPUs; with
+``nvidia.com/gpumem: M`` (MiB) and/or ``nvidia.com/gpucores: C`` (percent of the GPU's compute) it is N shares,
+each on another GPU (``gpumem``/``gpucores`` alone mean one share; a compute share without memory takes all of
+the GPU's memory). Fractional GPU counts (``"0.5"``) are refused: a share is said in memory and compute.
+A node may be preempted only when its template says so: ``metadata.annotations["aipipe.dev/preemptible"]:
+"true"`` (it checkpoints on SIGTERM), within ``aipipe.dev/preemption-grace-seconds`` (default 30) before SIGKILL.
 """
-
 from __future__ import annotations
 
 import importlib
@@ -18,7 +19,7 @@ import json
 import os
 import shutil
 import subprocess
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,9 +28,14 @@ from aipipe.errors import UserError
 
 GPU = "nvidia.com/gpu"
 GPUMEM = "nvidia.com/gpumem"
+GPUCORES = "nvidia.com/gpucores"
+PREEMPTIBLE = "aipipe.dev/preemptible"
+GRACE = "aipipe.dev/preemption-grace-seconds"
+DEFAULT_GRACE_S = 30.0
 INVENTORY_FILE = "gpus.json"
 FRACTION_HINT = ("a GPU share is said in memory: ask for nvidia.com/gpu: 1 and nvidia.com/gpumem: <MiB> "
-                 "(the embedded engine and HAMi pack such shares onto one GPU)")
+                 "(and nvidia.com/gpucores: <percent> for compute; the embedded engine and HAMi pack such "
+                 "shares onto one GPU)")
 
 
 @dataclass(frozen=True)
@@ -54,23 +60,34 @@ class Inventory:
 
 @dataclass(frozen=True)
 class GpuRequest:
-    """``count`` GPUs; whole ones when ``memory_mb`` is None, else a share of that many MiB on each."""
+    """``count`` GPUs; whole ones when ``memory_mb`` and ``cores`` are None, else a share on each of that many
+    MiB (None: all the memory) and that percent of compute (None: no claim, time-sliced)."""
 
     count: int
     memory_mb: int | None = None
+    cores: int | None = None
+    preemptible: bool = False
 
     def describe(self) -> str:
-        if self.memory_mb is None:
+        if self.memory_mb is None and self.cores is None:
             return f"{self.count} GPU" + ("s" if self.count != 1 else "")
-        return f"{self.memory_mb} MiB" + (f" on each of {self.count} GPUs" if self.count > 1 else "")
+        share = " + ".join([*([f"{self.memory_mb} MiB"] if self.memory_mb is not None else []),
+                            *([f"{self.cores}% compute"] if self.cores is not None else [])])
+        return share + (f" on each of {self.count} GPUs" if self.count > 1 else "")
 
 
 @dataclass(frozen=True)
 class Lease:
-    """A grant held now: ``memory_mb`` None for a whole GPU."""
+    """A grant held now on one GPU: ``memory_mb`` None for all its memory, ``cores`` None for no compute claim."""
 
     gpu: int
     memory_mb: int | None
+    cores: int | None = None
+
+    def describe(self) -> str:
+        if self.memory_mb is None and self.cores is None:
+            return "whole"
+        return GpuRequest(1, self.memory_mb, self.cores).describe()
 
 
 def _visible_indices() -> list[int] | None:
@@ -163,6 +180,35 @@ def _whole(raw: Any, field: str) -> int:
     return int(text)
 
 
+def _annotations(template: Mapping[str, Any]) -> Mapping[str, Any]:
+    meta = template.get("metadata")
+    annotations = meta.get("annotations") if isinstance(meta, Mapping) else None
+    return annotations if isinstance(annotations, Mapping) else {}
+
+
+def preemptible(template: Mapping[str, Any], where: str = "metadata") -> bool:
+    """Whether the template's node may be preempted (``aipipe.dev/preemptible: "true"``; default not)."""
+    raw = str(_annotations(template).get(PREEMPTIBLE, "false")).strip().lower()
+    if raw not in ("true", "false"):
+        raise UserError(f'must be "true" or "false", got {raw!r}', field=f"{where}.annotations.{PREEMPTIBLE}")
+    return raw == "true"
+
+
+def grace_seconds(template: Mapping[str, Any], where: str = "metadata") -> float:
+    """Seconds between SIGTERM and SIGKILL when the node is preempted."""
+    raw = _annotations(template).get(GRACE)
+    if raw is None:
+        return DEFAULT_GRACE_S
+    try:
+        value = float(str(raw))
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 3600:
+        raise UserError(f"must be a number of seconds from 0 to 3600, got {raw!r}",
+                        field=f"{where}.annotations.{GRACE}")
+    return value
+
+
 def gpu_request(template: Mapping[str, Any], resource: str = GPU, where: str = "resources") -> GpuRequest | None:
     """What a container/script template asks for (limits, else requests), None for nothing; UserError when the
     request is one the engine cannot honour."""
@@ -171,18 +217,26 @@ def gpu_request(template: Mapping[str, Any], resource: str = GPU, where: str = "
     if not isinstance(resources, Mapping):
         return None
     limits, requests = resources.get("limits") or {}, resources.get("requests") or {}
-    section = "limits" if resource in limits or GPUMEM in limits else "requests"
+    section = "limits" if any(name in limits for name in (resource, GPUMEM, GPUCORES)) else "requests"
     chosen = limits if section == "limits" else requests
-    raw_count, raw_mem = chosen.get(resource), chosen.get(GPUMEM)
+    raw_count, raw_mem, raw_cores = chosen.get(resource), chosen.get(GPUMEM), chosen.get(GPUCORES)
     count = _whole(raw_count, f"{where}.{section}.{resource}") if raw_count is not None else None
-    if raw_mem is None:
-        return GpuRequest(count) if count else None
-    memory = _whole(raw_mem, f"{where}.{section}.{GPUMEM}")
-    if memory <= 0:
-        raise UserError(f"must be a positive number of MiB, got {raw_mem!r}", field=f"{where}.{section}.{GPUMEM}")
+    if raw_mem is None and raw_cores is None:
+        return GpuRequest(count, preemptible=preemptible(template)) if count else None
+    memory = cores = None
+    if raw_mem is not None:
+        memory = _whole(raw_mem, f"{where}.{section}.{GPUMEM}")
+        if memory <= 0:
+            raise UserError(f"must be a positive number of MiB, got {raw_mem!r}", field=f"{where}.{section}.{GPUMEM}")
+    if raw_cores is not None:
+        cores = _whole(raw_cores, f"{where}.{section}.{GPUCORES}")
+        if not 1 <= cores <= 100:
+            raise UserError(f"must be a percent of the GPU's compute from 1 to 100, got {raw_cores!r}",
+                            field=f"{where}.{section}.{GPUCORES}")
     if count == 0:
-        raise UserError(f"is 0 while {GPUMEM} asks for memory; drop one of them", field=f"{where}.{section}.{resource}")
-    return GpuRequest(count or 1, memory)
+        raise UserError(f"is 0 while {GPUMEM}/{GPUCORES} ask for a share; drop one of them",
+                        field=f"{where}.{section}.{resource}")
+    return GpuRequest(count or 1, memory, cores, preemptible(template))
 
 
 def request_problem(template: Mapping[str, Any], where: str) -> UserError | None:
@@ -193,6 +247,8 @@ def request_problem(template: Mapping[str, Any], where: str) -> UserError | None
         return None
     try:
         gpu_request(template, GPU, f"{where}.{'script' if template.get('script') else 'container'}.resources")
+        preemptible(template, f"{where}.metadata")
+        grace_seconds(template, f"{where}.metadata")
     except UserError as exc:
         return exc
     return None
@@ -207,28 +263,3 @@ def fits_at_all(inventory: Inventory, request: GpuRequest) -> str:
         if big and big < request.memory_mb:
             return f"the step requests {request.describe()} but the largest GPU here has {big} MiB"
     return ""
-
-
-def place(inventory: Inventory, leases: Iterable[Lease], request: GpuRequest) -> list[Lease] | None:
-    """Where ``request`` goes now given the ``leases`` held (best fit), or None when it does not fit yet."""
-    whole: set[int] = set()
-    used: dict[int, int] = {}
-    for lease in leases:
-        if lease.memory_mb is None:
-            whole.add(lease.gpu)
-        else:
-            used[lease.gpu] = used.get(lease.gpu, 0) + lease.memory_mb
-    free = [g for g in inventory.gpus if g.index not in whole]
-    if request.memory_mb is None:
-        empty = [g.index for g in free if g.index not in used]
-        return [Lease(i, None) for i in empty[:request.count]] if len(empty) >= request.count else None
-    choices = []
-    for g in free:
-        if not g.memory_mb:  # unknown memory: a share takes it whole, and only when nobody else is on it
-            if g.index not in used:
-                choices.append((True, 0, g.index, Lease(g.index, None)))  # the last resort
-        elif g.memory_mb - used.get(g.index, 0) >= request.memory_mb:
-            choices.append((False, g.memory_mb - used.get(g.index, 0) - request.memory_mb, g.index,
-                            Lease(g.index, request.memory_mb)))
-    choices.sort(key=lambda c: c[:3])
-    return [c[3] for c in choices[:request.count]] if len(choices) >= request.count else None

@@ -10,9 +10,10 @@ Liveness: every process holds an exclusive ``flock`` on ``owners/<owner>.lock`` 
 whose owner's file can be locked by someone else belong to a dead driver and are deleted (leases reclaimed,
 waits dropped) by whoever looks next.
 
-Queue: waiters in order of the workflow's ``spec.priority`` (higher first), then arrival. Strict order: a waiter
-is granted only when every waiter ahead of it fits too (their room is kept for them), so a large request at the
-front is never overtaken by small ones.
+Queue, placement and preemption are :mod:`aipipe.engine.gpupolicy`'s: waiters by the workflow's ``spec.priority``
+aged by ``AIPIPE_GPU_AGING_S`` (default 300 s a level), strict order, bin-packing (``AIPIPE_GPU_PLACEMENT=spread``
+for the emptiest GPU). A head that does not fit marks the leases it preempts (``preempt_for``); the process holding
+them sees the mark (:mod:`aipipe.engine.gpupreempt`), ends its node and queues it again behind the preemptor.
 """
 
 from __future__ import annotations
@@ -24,19 +25,39 @@ import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from aipipe.engine.dbfile import SqliteFile
-from aipipe.engine.gpu import GpuRequest, Inventory, Lease, fits_at_all, gpu_request, place
+from aipipe.engine.gpu import GpuRequest, Inventory, Lease, fits_at_all, gpu_request, grace_seconds
+from aipipe.engine.gpupolicy import BINPACK, SPREAD, Held, Waiter, admit, effective_priority, queue_order, victims
+from aipipe.engine.gpupreempt import PREEMPTED, Guard, Process
 from aipipe.engine.nodes import NodeTree
 from aipipe.errors import UserError
 
 POLL_S = 0.25
 GPU_MEMORY_ENV = "AIPIPE_GPU_MEMORY_MB"  # a node with a memory share reads its cap (MiB) here
 WAITING = "waiting for GPU (queue position {position})"
+AGING_ENV, PLACEMENT_ENV = "AIPIPE_GPU_AGING_S", "AIPIPE_GPU_PLACEMENT"
+DEFAULT_AGING_S = 300.0
+
+
+def pool_policy(env: Mapping[str, str] | None = None) -> tuple[float, str]:
+    """(aging seconds per priority level, placement) from the engine's environment."""
+    env = os.environ if env is None else env
+    raw = env.get(AGING_ENV, str(DEFAULT_AGING_S))
+    try:
+        aging = float(raw)
+    except ValueError:
+        aging = -1.0
+    if aging < 0:
+        raise UserError(f"must be a number of seconds >= 0 (0: no aging), got {raw!r}", field=AGING_ENV)
+    placement = env.get(PLACEMENT_ENV, BINPACK)
+    if placement not in (BINPACK, SPREAD):
+        raise UserError(f"must be {BINPACK} or {SPREAD}, got {placement!r}", field=PLACEMENT_ENV)
+    return aging, placement
 
 
 def pool_dir(state_dir: Path) -> Path:
@@ -48,17 +69,18 @@ class PoolFile(SqliteFile):
 
     SCHEMA = """
     CREATE TABLE IF NOT EXISTS leases (id INTEGER PRIMARY KEY AUTOINCREMENT, owner TEXT NOT NULL, run TEXT NOT NULL,
-        node TEXT NOT NULL, gpu INTEGER NOT NULL, memory_mb INTEGER, since REAL NOT NULL);
+        node TEXT NOT NULL, gpu INTEGER NOT NULL, memory_mb INTEGER, cores INTEGER, priority INTEGER NOT NULL,
+        preemptible INTEGER NOT NULL, since REAL NOT NULL, preempt_for INTEGER, preempt_at REAL);
     CREATE TABLE IF NOT EXISTS waiters (id INTEGER PRIMARY KEY AUTOINCREMENT, owner TEXT NOT NULL, run TEXT NOT NULL,
-        node TEXT NOT NULL, priority INTEGER NOT NULL, count INTEGER NOT NULL, memory_mb INTEGER,
-        since REAL NOT NULL);
+        node TEXT NOT NULL, priority INTEGER NOT NULL, count INTEGER NOT NULL, memory_mb INTEGER, cores INTEGER,
+        preemptible INTEGER NOT NULL, since REAL NOT NULL, behind INTEGER);
     """
 
     def __init__(self, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         (folder / "owners").mkdir(exist_ok=True, mode=0o700)
         self.folder = folder
-        super().__init__(folder / "pool.db")
+        super().__init__(folder / "pool-v2.db")  # v2: compute shares, preemption
 
     @contextlib.contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
@@ -71,6 +93,10 @@ class PoolFile(SqliteFile):
                     conn.execute("DELETE FROM waiters WHERE owner = ?", (owner,))
                     (self.folder / "owners" / f"{owner}.lock").unlink(missing_ok=True)
             yield conn
+
+    def rows(self, sql: str, args: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
+        """A plain read (WAL: the last committed state)."""
+        return self._conn().execute(sql, args).fetchall()
 
     def _alive(self, owner: str) -> bool:
         """Whether ``owner``'s process still holds its owner file (a new descriptor conflicts even in-process)."""
@@ -93,6 +119,7 @@ class Grant:
 
     ids: tuple[int, ...]
     leases: tuple[Lease, ...]
+    since: float = 0.0  # when the node first asked (kept when it is queued again after a preemption)
 
     @property
     def devices(self) -> str:
@@ -104,21 +131,25 @@ class MachinePool:
 
     def __init__(self, state_dir: Path) -> None:
         self.file = PoolFile(pool_dir(state_dir))
+        self.policy = pool_policy()
         self.owner = f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
         self._owner_fd = os.open(self.file.folder / "owners" / f"{self.owner}.lock", os.O_RDWR | os.O_CREAT, 0o600)
         fcntl.flock(self._owner_fd, fcntl.LOCK_EX)
 
     def acquire(self, inventory: Inventory, request: GpuRequest, run: str, node: str, priority: int,
-                cancelled: threading.Event, on_wait: Callable[[int], None]) -> Grant | None:
+                cancelled: threading.Event, on_wait: Callable[[int], None], since: float | None = None,
+                behind: int | None = None) -> Grant | None:
         """Wait in the queue until ``request`` is granted (the Grant) or ``cancelled`` is set (None).
-        ``on_wait(position)`` is called when the node starts waiting and whenever its position changes."""
+        ``on_wait(position)`` is called when the node starts waiting and whenever its position changes;
+        a node queued again after a preemption keeps its first ``since`` and waits ``behind`` its preemptor."""
         why = fits_at_all(inventory, request)
         if why:
             raise UserError(why, field="resources")
         with self.file.write() as conn:
-            me = conn.execute("INSERT INTO waiters (owner, run, node, priority, count, memory_mb, since) "
-                              "VALUES (?, ?, ?, ?, ?, ?, ?)", (self.owner, run, node, priority, request.count,
-                                                                request.memory_mb, time.time())).lastrowid
+            me = conn.execute("INSERT INTO waiters (owner, run, node, priority, count, memory_mb, cores, preemptible, "
+                              "since, behind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                              (self.owner, run, node, priority, request.count, request.memory_mb, request.cores,
+                               int(request.preemptible), time.time() if since is None else since, behind)).lastrowid
         shown = 0
         try:
             while True:
@@ -135,27 +166,41 @@ class MachinePool:
                 conn.execute("DELETE FROM waiters WHERE id = ?", (me,))
 
     def _try(self, inventory: Inventory, me: int) -> tuple[Grant | None, int]:
-        """One look at the queue: the grant when it is this waiter's turn and it fits, else its position."""
+        """One look at the queue: the grant when it is this waiter's turn and it fits, else its position; a head
+        that does not fit marks the leases it preempts."""
+        aging, placement = self.policy
         with self.file.write() as conn:
-            held = [Lease(int(r["gpu"]), r["memory_mb"]) for r in conn.execute("SELECT gpu, memory_mb FROM leases")]
-            rows = conn.execute("SELECT * FROM waiters ORDER BY priority DESC, id").fetchall()
-            for position, row in enumerate(rows, start=1):
-                placed = place(inventory, held, GpuRequest(int(row["count"]), row["memory_mb"]))
-                if row["id"] == me:
-                    if placed is None:
-                        return None, position
-                    ids = [int(conn.execute("INSERT INTO leases (owner, run, node, gpu, memory_mb, since) "
-                                            "VALUES (?, ?, ?, ?, ?, ?)", (self.owner, row["run"], row["node"],
-                                                                          lease.gpu, lease.memory_mb,
-                                                                          time.time())).lastrowid or 0)
-                           for lease in placed]
+            now = time.time()
+            held = [Held(int(r["id"]), Lease(int(r["gpu"]), r["memory_mb"], r["cores"]), int(r["priority"]),
+                         bool(r["preemptible"]), float(r["since"]), r["preempt_for"] is not None)
+                    for r in conn.execute("SELECT * FROM leases")]
+            rows = {int(r["id"]): r for r in conn.execute("SELECT * FROM waiters")}
+            order = queue_order([Waiter(i, GpuRequest(int(r["count"]), r["memory_mb"], r["cores"],
+                                                      bool(r["preemptible"])), int(r["priority"]), float(r["since"]),
+                                        r["behind"]) for i, r in rows.items()], now, aging)
+            granted = admit(inventory, [h.lease for h in held], order, placement)
+            for waiter, placed in granted:  # the ones ahead keep their room: they take it at their next look
+                if waiter.id == me:
+                    row = rows[me]
+                    ids = [int(conn.execute(
+                        "INSERT INTO leases (owner, run, node, gpu, memory_mb, cores, priority, preemptible, since) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        (self.owner, row["run"], row["node"], lease.gpu, lease.memory_mb, lease.cores,
+                         row["priority"], row["preemptible"], now)).lastrowid or 0) for lease in placed]
                     conn.execute("DELETE FROM waiters WHERE id = ?", (me,))
-                    return Grant(tuple(ids), tuple(placed)), 0
-                if placed is None:  # strict order: what waits ahead and does not fit holds the rest back
-                    mine = [i for i, r in enumerate(rows, start=1) if r["id"] == me]
-                    return None, mine[0] if mine else len(rows) + 1
-                held += placed  # kept for the waiter ahead, who takes it at its next look
-        return None, 1
+                    return Grant(tuple(ids), tuple(placed), waiter.since), 0
+            if order and not granted:
+                chosen = victims(inventory, held, order[0]) or []
+                conn.executemany("UPDATE leases SET preempt_for = ?, preempt_at = ? WHERE id = ?",
+                                 [(order[0].id, now, v.id) for v in chosen])
+            mine = [i for i, w in enumerate(order, start=1) if w.id == me]
+            return None, mine[0] if mine else len(order) + 1
+
+    def notice(self, grant: Grant) -> tuple[bool, int | None]:
+        """(whether the grant is still held, the waiter it is preempted for or None)."""
+        marks = [r["preempt_for"] for r in self.file.rows(
+            f"SELECT preempt_for FROM leases WHERE id IN ({','.join('?' * len(grant.ids))})", grant.ids)]
+        return bool(marks), next((int(m) for m in marks if m is not None), None)
 
     def release(self, grant: Grant | None) -> None:
         """Give a node's GPUs back (the moment it ends)."""
@@ -177,6 +222,7 @@ class RunGpus:
         self._detect: Callable[[], Inventory] = inventory
         self._inventory: Inventory | None = None
         self._lock = threading.Lock()
+        self._requeued: dict[str, tuple[float | None, int | None]] = {}  # preempted nodes: (first since, preemptor)
 
     @property
     def inventory(self) -> Inventory:
@@ -191,8 +237,9 @@ class RunGpus:
 
     def acquire(self, request: GpuRequest, nid: str, tree: NodeTree,
                 cancelled: threading.Event) -> tuple[Grant | None, str]:
-        """(grant, warning); the node shows ``Pending: waiting for GPU (queue position N)`` while it waits.
-        No GPU on the machine: (None, warning) for the cpu fallback, UserError for fail."""
+        """(grant, warning); the node shows ``Pending: waiting for GPU (queue position N)`` while it waits
+        (after ``preempted, requeued; `` when it was preempted). No GPU on the machine: (None, warning) for the
+        cpu fallback, UserError for fail."""
         if not self.inventory.gpus:
             if self.fallback == "fail":
                 raise UserError(f"the step requests {request.describe()} but this machine has none "
@@ -200,21 +247,37 @@ class RunGpus:
             return None, (f"warning: {request.count} GPU(s) requested but none found; running on CPU "
                           "(engine.gpu_fallback=cpu)")
         before: list[Any] = []
+        since, behind = self._requeued.pop(nid, (None, None))
+        prefix = f"{PREEMPTED}; " if since is not None else ""
 
         def waiting(position: int) -> None:
             if not before:
                 before.append((tree.get(nid) or {}).get("phase") or "Pending")
-            tree.put(nid, phase="Pending", message=WAITING.format(position=position))
+            tree.put(nid, phase="Pending", message=prefix + WAITING.format(position=position))
             tree.commit()
 
         try:
             grant = machine_pool(self.state_dir).acquire(self.inventory, request, self.run, nid, self.priority,
-                                                         cancelled, waiting)
+                                                         cancelled, waiting, since, behind)
         finally:
-            if before:
-                tree.put(nid, phase=before[0], message=None)
+            if before or since is not None:
+                tree.put(nid, **({"phase": before[0]} if before else {}), message=None)
                 tree.commit()
         return grant, ""
+
+    def guard(self, grant: Grant | None, template: dict[str, Any], process: Process) -> Guard:
+        """Watch a preemptible node's grant: when the pool marks it, SIGTERM, then SIGKILL after the grace."""
+        if grant is None or not grant.ids or not (request := self.request(template)) or not request.preemptible:
+            return Guard.idle()
+        pool = machine_pool(self.state_dir)
+        return Guard.start(lambda: pool.notice(grant), process, grace_seconds(template), POLL_S)
+
+    def requeue(self, nid: str, grant: Grant | None, guard: Guard, tree: NodeTree) -> dict[str, Any]:
+        """The node was preempted: it asks again with its first arrival time, behind its preemptor."""
+        self._requeued[nid] = (grant.since if grant else time.time(), guard.preemptor)
+        tree.put(nid, message=PREEMPTED)
+        tree.commit()
+        return {"requeue": True}
 
     def release(self, grant: Grant | None) -> None:
         if grant is not None:
@@ -235,15 +298,19 @@ def machine_pool(state_dir: Path) -> MachinePool:
 
 
 def pool_report(state_dir: Path, inventory: Inventory) -> dict[str, Any]:
-    """Each GPU (total and granted memory, its leases) and the queue, as ``aipipe gpus`` and the API show it."""
+    """Each GPU (total and granted memory and compute, its leases) and the queue in order, as ``aipipe gpus`` and
+    the API show it."""
     pool = PoolFile(pool_dir(state_dir))
+    aging, _ = pool_policy()
     try:
         with pool.write() as conn:
-            leases = [dict(r) for r in conn.execute("SELECT run, node, gpu, memory_mb, since FROM leases ORDER BY id")]
-            waiters = [dict(r) for r in conn.execute("SELECT run, node, priority, count, memory_mb, since "
-                                                     "FROM waiters ORDER BY priority DESC, id")]
+            leases = [dict(r) for r in conn.execute("SELECT * FROM leases ORDER BY id")]
+            waiters = {int(r["id"]): dict(r) for r in conn.execute("SELECT * FROM waiters")}
     finally:
         pool.close()
+    now = time.time()
+    order = queue_order([Waiter(i, GpuRequest(int(w["count"]), w["memory_mb"], w["cores"]), int(w["priority"]),
+                                float(w["since"]), w["behind"]) for i, w in waiters.items()], now, aging)
     known = inventory.by_index()
     gpus = []
     for index in sorted({*known, *(lease["gpu"] for lease in leases)}):
@@ -252,12 +319,17 @@ def pool_report(state_dir: Path, inventory: Inventory) -> dict[str, Any]:
         total = info.memory_mb if info else 0
         whole = any(lease["memory_mb"] is None for lease in mine)
         granted = total if whole else sum(int(lease["memory_mb"]) for lease in mine)
+        cores = sum(int(lease["cores"] or 0) for lease in mine)
         gpus.append({"index": index, "name": info.name if info else "", "memoryMiB": total, "grantedMiB": granted,
-                     "freeMiB": max(total - granted, 0), "wholeGranted": whole,
+                     "freeMiB": max(total - granted, 0), "wholeGranted": whole, "grantedCores": cores,
+                     "freeCores": 0 if whole and not cores else max(100 - cores, 0),
                      "leases": [{"run": lease["run"], "node": lease["node"],
-                                 "share": "whole" if lease["memory_mb"] is None else f"{lease['memory_mb']} MiB",
-                                 "memoryMiB": lease["memory_mb"], "since": lease["since"]} for lease in mine]})
-    queue = [{"position": i, "run": w["run"], "node": w["node"], "priority": w["priority"],
-              "request": GpuRequest(int(w["count"]), w["memory_mb"]).describe(), "since": w["since"]}
-             for i, w in enumerate(waiters, start=1)]
+                                 "share": Lease(index, lease["memory_mb"], lease["cores"]).describe(),
+                                 "memoryMiB": lease["memory_mb"], "cores": lease["cores"],
+                                 "priority": lease["priority"], "preemptible": bool(lease["preemptible"]),
+                                 "preempting": lease["preempt_for"] is not None, "since": lease["since"]}
+                                for lease in mine]})
+    queue = [{"position": i, "run": waiters[w.id]["run"], "node": waiters[w.id]["node"], "priority": w.priority,
+              "effectivePriority": effective_priority(w, now, aging), "request": w.request.describe(),
+              "since": w.since} for i, w in enumerate(order, start=1)]
     return {"inventorySource": inventory.source, "gpus": gpus, "queue": queue}

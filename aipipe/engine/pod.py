@@ -7,6 +7,7 @@ ends and writes input artifacts there before it starts.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 import threading
@@ -34,7 +35,7 @@ from aipipe.engine.secrets import StreamMasker, safe_cut
 from aipipe.engine.security import NodeSecurity, SecurityError, node_security
 from aipipe.engine.sidecars import ExtraContainers, Sidecars, pod_body, run_init
 from aipipe.engine.template import Scope, TemplateError, render_deep
-from aipipe.engine.volumes import NodeVolumes, remove_tree
+from aipipe.engine.volumes import NodeVolumes, remove_tree, with_workflow_volumes
 from aipipe.errors import UserError
 
 DEADLINE_MESSAGE = "Pod was active on the node longer than the specified deadline"
@@ -123,6 +124,12 @@ class PodRunner:
         self.volumes = NodeVolumes(ctx.work_dir, ctx.secrets, self.configmaps,
                                    {str(v.get("name")): v for v in workflow_volumes or []})
 
+    def with_volumes(self, call: Call, caller: Scope) -> Call:
+        """``call`` with the workflow volumes its template mounts among the template's own, rendered with the
+        calling steps or DAG template's scope (the node's own scope renders the rest when it runs)."""
+        tmpl = with_workflow_volumes(call.template, self.volumes.workflow_volumes, caller)
+        return call if tmpl is call.template else dataclasses.replace(call, template=tmpl)
+
     def log_stream(self, nid: str) -> LineMasker:
         """A stream of the node's log (stdout or stderr of one of its containers), secrets masked."""
         return LineMasker(self.ctx, nid)
@@ -159,7 +166,10 @@ class PodRunner:
         except TemplateError as exc:
             return {"phase": NodePhase.ERROR, "message": str(exc), "terminal": exc.absent}
         try:
-            return self._run(nid, tmpl, scope, tree, on_ready)
+            while True:  # a node preempted off its GPU runs again (a requeue, not a retry)
+                result = self._run(nid, tmpl, scope, tree, on_ready)
+                if not result.pop("requeue", False):
+                    return result
         except NodeError as exc:
             return {"phase": exc.phase, "message": str(exc)}
         except (UserError, ArtifactError) as exc:
@@ -277,6 +287,7 @@ class PodRunner:
                 handle = self.runner.start(spec)
                 if isinstance(handle, LocalHandle):
                     self.running[nid] = handle
+            guard = self.gpus.guard(grant, tmpl, handle)
             if isinstance(handle, LocalHandle):
                 tree.put(nid, pid=handle.pid, hostNodeName="local",
                          **({"message": warning.removeprefix("warning: ")} if warning else {}))
@@ -317,6 +328,8 @@ class PodRunner:
                 self.pod_slots.release()
             self.gpus.release(grant)
             _clean_up(secret_files, locked)
+        if guard.fired.is_set() and not self.cancelled.is_set():
+            return self.gpus.requeue(nid, grant, guard, tree)
         outputs: dict[str, Any] = {"exitCode": str(result.exit_code)}
         kept = result.stdout[:safe_cut(result.stdout, [v.encode() for v in self.ctx.secrets.values()],
                                        RESULT_LIMIT, final=len(result.stdout) <= RESULT_LIMIT)]

@@ -21,7 +21,8 @@ from typing import Any
 import pytest
 
 from aipipe.engine.context import no_templates
-from aipipe.engine.gpu import GpuInfo, GpuRequest, Inventory, Lease, detect_inventory, place
+from aipipe.engine.gpu import GpuInfo, GpuRequest, Inventory, Lease, detect_inventory
+from aipipe.engine.gpupolicy import place
 from aipipe.engine.gpupool import pool_report
 from aipipe.engine.validate import validate_workflow
 from aipipe.errors import UserError
@@ -58,15 +59,6 @@ def ran(status: dict[str, Any]) -> list[tuple[float, float, str, str]]:
             start, end, devices, memory = node["outputs"]["result"].split()
             out.append((float(start), float(end), devices, memory))
     return sorted(out)
-
-
-
-
-
-
-
-
-
 
 def other_driver(home: Path, wf: dict[str, Any]) -> subprocess.Popen[str]:
     """Another engine process running ``wf`` to its end; its last stdout line is the final status."""
@@ -197,6 +189,7 @@ def test_a_killed_drivers_lease_is_reclaimed(tmp_path: Path) -> None:
     ({"nvidia.com/gpu": "0.5"}, "resources.limits.nvidia.com/gpu", "nvidia.com/gpumem: <MiB>"),
     ({"nvidia.com/gpu": 1, "nvidia.com/gpumem": "lots"}, "resources.limits.nvidia.com/gpumem", "whole number"),
     ({"nvidia.com/gpu": 0, "nvidia.com/gpumem": 1024}, "resources.limits.nvidia.com/gpu", "drop one of them"),
+    ({"nvidia.com/gpu": 1, "nvidia.com/gpucores": 150}, "resources.limits.nvidia.com/gpucores", "from 1 to 100"),
 ])
 def test_requests_the_engine_cannot_honour_are_refused_at_submit(limits: dict[str, Any], field: str,
                                                                  words: str) -> None:
