@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import time
 from collections.abc import Mapping
@@ -26,6 +27,7 @@ from aipipe.engine.runtime import NodeRecord, Runtime
 from aipipe.engine.steps import StepsHandler
 from aipipe.engine.suspend import SuspendHandler
 from aipipe.engine.template import Scope, TemplateError
+from aipipe.engine.volumes import with_workflow_volumes
 from aipipe.errors import UserError
 
 
@@ -58,6 +60,8 @@ class Invoker:
         if depth > MAX_STACK_DEPTH:
             rt.abort(MAX_DEPTH_MESSAGE, NodePhase.ERROR)
             return rt.fail_node(ref, OverBudget(MAX_DEPTH_MESSAGE), call)
+        template = with_workflow_volumes(call.template, self.pods.volumes.workflow_volumes, outer)
+        call = dataclasses.replace(call, template=template)  # with the spec.volumes it mounts, in outer's scope
         try:
             inputs, scope = bind_inputs(call, outer, rt.workflow_scope(), self.configmaps)
         except NodeFailure as exc:

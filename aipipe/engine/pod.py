@@ -7,7 +7,6 @@ ends and writes input artifacts there before it starts.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import sys
 import threading
@@ -35,7 +34,7 @@ from aipipe.engine.secrets import StreamMasker, safe_cut
 from aipipe.engine.security import NodeSecurity, SecurityError, node_security
 from aipipe.engine.sidecars import ExtraContainers, Sidecars, pod_body, run_init
 from aipipe.engine.template import Scope, TemplateError, render_deep
-from aipipe.engine.volumes import NodeVolumes, remove_tree, with_workflow_volumes
+from aipipe.engine.volumes import NodeVolumes, remove_tree
 from aipipe.errors import UserError
 
 DEADLINE_MESSAGE = "Pod was active on the node longer than the specified deadline"
@@ -123,12 +122,6 @@ class PodRunner:
         self.env = ContainerEnv(ctx, self.configmaps)
         self.volumes = NodeVolumes(ctx.work_dir, ctx.secrets, self.configmaps,
                                    {str(v.get("name")): v for v in workflow_volumes or []})
-
-    def with_volumes(self, call: Call, caller: Scope) -> Call:
-        """``call`` with the workflow volumes its template mounts among the template's own, rendered with the
-        calling steps or DAG template's scope (the node's own scope renders the rest when it runs)."""
-        tmpl = with_workflow_volumes(call.template, self.volumes.workflow_volumes, caller)
-        return call if tmpl is call.template else dataclasses.replace(call, template=tmpl)
 
     def log_stream(self, nid: str) -> LineMasker:
         """A stream of the node's log (stdout or stderr of one of its containers), secrets masked."""

@@ -7,6 +7,9 @@ are the node's own, written into its private root before it starts: ``emptyDir``
 and change nothing here), ``configMap`` is the local ConfigMap's files, read-only
 (:mod:`aipipe.engine.configmaps`), ``secret`` is the local secret's keys, readable by the node's user only
 and removed when it ends. ``hostPath`` is refused: a node must not reach into the host.
+
+Workflow-level volumes take the scope of the node that mounts them (:func:`with_workflow_volumes`), as Argo
+substitutes the calling step's or task's scope into ``spec.volumes`` and the node's own into its pod spec.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from aipipe.engine.configmaps import ConfigMapStore, write_read_only
 from aipipe.engine.runners.local import NEVER_PRIVATE
 from aipipe.engine.secrets import SecretStore
 from aipipe.engine.security import NodeSecurity
+from aipipe.engine.template import Scope, TemplateError, find_tags, render
 from aipipe.errors import UserError
 
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
@@ -63,6 +67,48 @@ def _share_empty_dir(name: str, mounts: list[tuple[Mapping[str, Any], Path]], ro
                             field=f"volumeMounts.{name}.mountPath")
         target.parent.mkdir(parents=True, exist_ok=True)
         target.symlink_to(os.path.relpath(folder, target.parent), target_is_directory=True)
+
+
+def mounted_names(tmpl: Mapping[str, Any]) -> set[str]:
+    """Names of the volumes any container of the template mounts (main, containerSet, init, sidecars)."""
+    containers = [tmpl.get("container"), tmpl.get("script"), *((tmpl.get("containerSet") or {}).get("containers")
+                                                               or []),
+                  *(tmpl.get("initContainers") or []), *(tmpl.get("sidecars") or [])]
+    return {str(m.get("name")) for c in containers if isinstance(c, Mapping)
+            for m in c.get("volumeMounts") or [] if isinstance(m, Mapping)}
+
+
+def render_lenient(value: Any, scope: Scope) -> Any:
+    """``value`` with each ``{{…}}`` tag ``scope`` resolves substituted; the others stay as written (Argo's
+    substitution of ``spec.volumes`` allows unresolved tags: a later scope may resolve them)."""
+    if isinstance(value, str):
+        out, pos = [], 0
+        for start, end, _ in find_tags(value):
+            tag = value[start:end]
+            try:
+                out += [value[pos:start], render(tag, scope)]
+            except TemplateError:
+                out += [value[pos:start], tag]
+            pos = end
+        return "".join(out) + value[pos:]
+    if isinstance(value, list):
+        return [render_lenient(v, scope) for v in value]
+    if isinstance(value, Mapping):
+        return {k: render_lenient(v, scope) for k, v in value.items()}
+    return value
+
+
+def with_workflow_volumes(tmpl: dict[str, Any], workflow_volumes: Mapping[str, Mapping[str, Any]],
+                          caller: Scope) -> dict[str, Any]:
+    """``tmpl`` (a copy when it changes) with the workflow volumes it mounts and does not declare itself added
+    to its ``volumes``, rendered with the ``caller``'s scope (the steps or DAG template's, where the outputs of
+    earlier steps and tasks live); what is left renders with the node's own scope when the node runs."""
+    own = {str(v.get("name")) for v in tmpl.get("volumes") or []}
+    wanted = sorted(name for name in mounted_names(tmpl) - own if name in workflow_volumes)
+    if not wanted:
+        return tmpl
+    added = [render_lenient(dict(workflow_volumes[name]), caller) for name in wanted]
+    return {**tmpl, "volumes": [*added, *(tmpl.get("volumes") or [])]}
 
 
 @dataclass(frozen=True)

@@ -32,11 +32,6 @@ WORKERS = 6  # most cases sleep or wait on short processes; the machine has 2 co
 
 # case -> why the engine misses upstream's outcome today, and where the fix belongs (files of the typed core)
 KNOWN_GAPS: dict[str, str] = {
-    "skipped-volume-default.yaml":
-        "pod.py builds NodeVolumes once from spec.volumes, unrendered (PodRunner.__init__), while it renders the "
-        "template itself with the node's scope (render_deep at ~line 148); Argo substitutes the node's scope in the "
-        "whole pod spec, workflow-level volumes included (here a Skipped producer's valueFrom.default names the "
-        "ConfigMap). Render the workflow volumes with the node's scope before NodeVolumes resolves the mounts",
     "memoize-steps.yaml":
         "validate.py UNSUPPORTED refuses `memoize` because the core keeps no cache; Argo looks the key up in the "
         "cache ConfigMap before running the node (a hit within maxAge reuses the stored outputs and marks the node's "
