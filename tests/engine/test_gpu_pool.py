@@ -13,7 +13,6 @@ import re
 import signal
 import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
 from typing import Any
@@ -26,7 +25,7 @@ from aipipe.engine.gpupolicy import place
 from aipipe.engine.gpupool import pool_report
 from aipipe.engine.validate import validate_workflow
 from aipipe.errors import UserError
-from tests.engine.concurrency import executor, in_thread, max_overlap, wait_for
+from tests.engine.concurrency import executor, finished, in_thread, max_overlap, other_driver, pin, wait_for
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 NS = "argo"
@@ -34,11 +33,6 @@ WAITING = re.compile(r"waiting for GPU \(queue position (\d+)\)")
 SOURCE = ("import os, time\nstart = time.time()\ntime.sleep({seconds})\n"
           "print(start, time.time(), os.environ.get('CUDA_VISIBLE_DEVICES'), "
           "os.environ.get('AIPIPE_GPU_MEMORY_MB', '-'))\n")
-
-
-def pin(home: Path, *memory_mb: int) -> None:
-    home.mkdir(parents=True, exist_ok=True)
-    (home / "gpus.json").write_text(json.dumps([{"index": i, "memory_mb": m} for i, m in enumerate(memory_mb)]))
 
 
 def gpu_wf(name: str, width: int, seconds: float, limits: dict[str, Any], priority: int = 0) -> dict[str, Any]:
@@ -59,32 +53,6 @@ def ran(status: dict[str, Any]) -> list[tuple[float, float, str, str]]:
             start, end, devices, memory = node["outputs"]["result"].split()
             out.append((float(start), float(end), devices, memory))
     return sorted(out)
-
-def other_driver(home: Path, wf: dict[str, Any]) -> subprocess.Popen[str]:
-    """Another engine process running ``wf`` to its end; its last stdout line is the final status."""
-    script = textwrap.dedent(f"""
-        import json, sys
-        from pathlib import Path
-        from aipipe.config import load_config
-        from aipipe.engine.context import default_context
-        from aipipe.engine.executor import WorkflowExecutor
-        home = Path({str(home)!r})
-        wf = json.loads(sys.argv[1])
-        ctx = default_context(load_config(env={{"AIPIPE_HOME": str(home)}}), home / "runs" / wf["metadata"]["name"])
-        print(json.dumps(WorkflowExecutor(wf, ctx).run()["status"]))
-    """)
-    env = {**os.environ, "AIPIPE_HOME": str(home), "PYTHONPATH": str(REPO_ROOT)}
-    return subprocess.Popen([sys.executable, "-c", script, json.dumps(wf)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env, cwd=REPO_ROOT, start_new_session=True)
-
-
-def finished(proc: subprocess.Popen[str]) -> dict[str, Any]:
-    stdout, stderr = proc.communicate(timeout=60)
-    assert proc.returncode == 0, stderr
-    status: dict[str, Any] = json.loads(stdout.strip().splitlines()[-1])
-    assert status["phase"] == "Succeeded", status
-    return status
-
 
 def report(home: Path) -> dict[str, Any]:
     return pool_report(home, detect_inventory(home))
