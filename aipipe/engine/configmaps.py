@@ -4,11 +4,14 @@ Beside the local secrets store (:mod:`aipipe.engine.secrets`). A ConfigMap name 
 checks object names (DNS-1123 subdomain) and a key as Kubernetes checks ConfigMap keys (letters, digits,
 ``-``, ``_``, ``.``); files in the folder whose names are not valid keys, and sub-folders, are not keys.
 A value read for the environment loses one trailing newline (as a secret's does: files written by an
-editor end with one); a value written into a volume is the file's exact content.
+editor end with one); a value written into a volume is the file's exact content. A ConfigMap's labels are the
+JSON object in its folder's ``@labels.json`` (a name no key can have); the engine sets them on the ConfigMaps
+it creates (memoization caches, :mod:`aipipe.engine.memocache`).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -21,6 +24,7 @@ from aipipe.validation import name_problem
 
 _KEY = re.compile(r"[-._a-zA-Z0-9]+")
 MAX_KEY_LENGTH = 253
+LABELS_FILE = "@labels.json"
 DEFAULT_MODE = 0o644  # Kubernetes' defaultMode
 READ_ONLY = 0o555  # the bits a file keeps on a read-only mount
 
@@ -44,15 +48,29 @@ class ConfigMapStore:
     def from_home(cls, home: Path) -> ConfigMapStore:
         return cls(root=home / "configmaps")
 
-    def _folder(self, name: str, field: str) -> Path:
+    def folder(self, name: str, field: str) -> Path:
+        """Where ConfigMap ``name`` lives; a UserError naming ``field`` when it is not a valid name."""
         problem = name_problem(name)
         if problem:
             raise UserError(f"invalid ConfigMap name {name!r}: {problem}", field=field)
         return confined(self.root, name, field=field)
 
+    def labels(self, name: str) -> dict[str, str]:
+        """The labels of ConfigMap ``name`` (none when it has no labels file or the file is not an object)."""
+        path = self.folder(name, "configMap") / LABELS_FILE
+        try:
+            found = json.loads(path.read_text())
+        except (OSError, ValueError):
+            return {}
+        return {str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else {}
+
+    def set_labels(self, name: str, labels: Mapping[str, str]) -> None:
+        """Give the existing ConfigMap ``name`` these labels."""
+        (self.folder(name, "configMap") / LABELS_FILE).write_text(json.dumps(dict(labels), sort_keys=True) + "\n")
+
     def data(self, name: str, field: str = "configMap") -> dict[str, str] | None:
         """Every key of ConfigMap ``name`` with its file's exact content, or None when it does not exist."""
-        folder = self._folder(name, field)
+        folder = self.folder(name, field)
         if not folder.is_dir():
             return None
         return {p.name: p.read_text() for p in sorted(folder.iterdir())
@@ -64,7 +82,7 @@ class ConfigMapStore:
         problem = key_problem(key)
         if problem:
             raise UserError(f"invalid ConfigMap key {key!r}: {problem}", field=field)
-        folder = self._folder(name, field)
+        folder = self.folder(name, field)
         path = folder / key
         if path.is_file():
             return path.read_text().removesuffix("\n")

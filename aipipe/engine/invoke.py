@@ -17,6 +17,7 @@ from aipipe.engine.dag import DagHandler
 from aipipe.engine.handler import NodeResult, TemplateHandler
 from aipipe.engine.leaf import LeafHandler
 from aipipe.engine.locks import MutexRegistry, SyncError, SyncSite
+from aipipe.engine.memo import Memoizer
 from aipipe.engine.names import pod_name
 from aipipe.engine.noderef import NodeRef
 from aipipe.engine.outputs import Outputs
@@ -43,6 +44,7 @@ class Invoker:
         self.outputs = Outputs(rt)
         self.configmaps = ConfigMapStore.from_home(rt.ctx.settings.state_dir)  # valueFrom.configMapKeyRef inputs
         self.children = ChildRunner(rt, self.outputs, self.execute)
+        self.memos = Memoizer(rt, self.configmaps)  # template.memoize: its cache is a local ConfigMap
         leaf = LeafHandler(rt, pods)
         self.handlers: dict[str, TemplateHandler] = {
             "container": leaf, "script": leaf, "containerSet": leaf, "steps": StepsHandler(rt, self.children),
@@ -68,16 +70,25 @@ class Invoker:
             return rt.fail_node(ref, exc, call)
         if rt.cancelled.is_set():
             return rt.fail_node(ref, NodeFailure(rt.stop_reason, NodePhase.FAILED), call)
-        try:  # as Argo's woc.retryStrategy: a template's own strategy, else the workflow's spec.retryStrategy
+        try:  # as Argo: the cache is read before the node (or its retry node) is created
+            memo = self.memos.lookup(call, ref, scope)
+        except NodeFailure as exc:
+            return rt.fail_node(ref, exc, call)
+        try:
+            if memo is not None and memo.hit:
+                return self.memos.record_hit(memo, call, ref, inputs)
+            fields = {"memoizationStatus": memo.memo.status(False)} if memo is not None else {}
+            # as Argo's woc.retryStrategy: a template's own strategy, else the workflow's spec.retryStrategy
             if call.template.get("retryStrategy") or rt.spec.get("retryStrategy"):
-                return self._execute_retry(call, ref, scope, inputs)
-            return self._execute_once(call, ref, scope, inputs)
+                return self.memos.store(self._execute_retry(call, ref, scope, inputs, fields))
+            return self.memos.store(self._execute_once(call, ref, scope, inputs, fields))
         except OverBudget as over:
             return rt.unrecorded(ref, over)
 
-    def _execute_retry(self, call: Call, ref: NodeRef, scope: Scope, inputs: dict[str, Any]) -> NodeRecord:
+    def _execute_retry(self, call: Call, ref: NodeRef, scope: Scope, inputs: dict[str, Any],
+                       fields: Mapping[str, Any]) -> NodeRecord:
         rt = self.rt
-        nid, kept = rt.start_node(ref, NodeType.RETRY, call, inputs=inputs)
+        nid, kept = rt.start_node(ref, NodeType.RETRY, call, inputs=inputs, **fields)
         if kept is not None:
             return kept
         try:
@@ -95,7 +106,7 @@ class Invoker:
             if prior is not None and prior.get("phase") in DONE_PHASES:
                 last = prior
             else:
-                last = self._execute_once(call, child, scope.child({"retries": str(attempt), **previous}), inputs)
+                last = self._execute_once(call, child, scope.child({"retries": str(attempt), **previous}), inputs, {})
             rt.tree.add_child(nid, child.id)
             if last.get("daemoned") and self.pods.daemons.follow(child.id, nid, functools.partial(
                     rt.tree.put, nid, phase=NodePhase.RUNNING, daemoned=True, podIP=last.get("podIP"))):
@@ -121,18 +132,21 @@ class Invoker:
             if delay and rt.cancelled.wait(delay):
                 return rt.finish_node(nid, NodePhase.FAILED, rt.stop_reason)
 
-    def _execute_once(self, call: Call, ref: NodeRef, scope: Scope, inputs: dict[str, Any]) -> NodeRecord:
+    def _execute_once(self, call: Call, ref: NodeRef, scope: Scope, inputs: dict[str, Any],
+                      fields: Mapping[str, Any]) -> NodeRecord:
         """Run one attempt; a container or script waits for a slot of the workflow's parallelism before its
-        node exists (Argo creates a pod's node when the pod starts, so a waiting one has no startedAt)."""
+        node exists (Argo creates a pod's node when the pod starts, so a waiting one has no startedAt).
+        ``fields`` go into the node's record when it is created."""
         if kind_of(call.template) not in LEAF_KINDS:
-            return self._execute_node(call, ref, scope, inputs)
+            return self._execute_node(call, ref, scope, inputs, fields)
         self.pod_slots.acquire()
         try:
-            return self._execute_node(call, ref, scope, inputs)
+            return self._execute_node(call, ref, scope, inputs, fields)
         finally:
             self.pod_slots.release()
 
-    def _execute_node(self, call: Call, ref: NodeRef, scope: Scope, inputs: dict[str, Any]) -> NodeRecord:
+    def _execute_node(self, call: Call, ref: NodeRef, scope: Scope, inputs: dict[str, Any],
+                      fields: Mapping[str, Any]) -> NodeRecord:
         rt = self.rt
         rt.control.wait_unsuspended()  # a suspended run starts nothing new
         kind = kind_of(call.template)
@@ -141,7 +155,7 @@ class Invoker:
         if rt.resuming and prior is not None and ntype == NodeType.POD and prior.get("phase") in (
                 NodePhase.RUNNING, NodePhase.PENDING):
             PodRunner.kill_orphan(prior)  # what the previous driver's node left running; then it runs again
-        nid, kept = rt.start_node(ref, ntype, call, inputs=inputs)
+        nid, kept = rt.start_node(ref, ntype, call, inputs=inputs, **fields)
         if kept is not None:
             return kept
         template = call.template_name or (call.template_ref or {}).get("template") or ""

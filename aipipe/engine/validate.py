@@ -9,6 +9,7 @@ from typing import Any, NoReturn
 
 from aipipe.engine import graph
 from aipipe.engine.gpu import request_problem
+from aipipe.engine.memospec import memoize_problems
 from aipipe.engine.semaphores import sync_problems
 from aipipe.errors import UserError
 
@@ -19,12 +20,6 @@ LOCAL_KINDS = ("container", "script", "containerSet", "steps", "dag", "suspend")
 # the pod fields a node's env can take with valueFrom.fieldRef (aipipe.engine.pod gives their local values)
 LOCAL_POD_FIELDS = ("metadata.name", "metadata.namespace", "spec.nodeName", "spec.serviceAccountName",
                     "status.podIP", "status.hostIP")
-# Template fields the embedded engine cannot honour: refused at submit, never run without them. (``daemon``,
-# ``sidecars`` and ``initContainers`` run: aipipe.engine.daemons, aipipe.engine.sidecars.)
-UNSUPPORTED = {
-    "memoize": "memoize is not supported by the embedded engine (it keeps no memoization cache). Remove it (the "
-               "step then always runs), or submit this workflow to Argo",
-}
 # Volume kinds a node can mount here (aipipe.engine.volumes); the others need a cluster.
 LOCAL_VOLUMES = ("emptyDir", "configMap", "secret", "persistentVolumeClaim")
 _PLAIN_TAG = re.compile(r"\{\{\s*([^=}\s][^}]*?)\s*\}\}")  # {{...}} but not an {{= expression}}
@@ -263,9 +258,9 @@ def validate_workflow(workflow: Mapping[str, Any], templates: TemplateLookup, *,
 
 
 def refuse_unsupported(spec: Mapping[str, Any], where: str) -> None:
-    """UserError naming the first field of :data:`UNSUPPORTED` set in a template of ``spec`` (its templates,
-    ``templateDefaults`` and inline templates), e.g. ``spec.templates[2].sidecars``."""
-    _refuse_fields(spec.get("templateDefaults") or {}, f"{where}.templateDefaults")
+    """UserError naming the first field of a template of ``spec`` (its templates, ``templateDefaults`` and inline
+    templates) the engine cannot honour as written, e.g. ``spec.templates[2].memoize.cache.configMap.name``."""
+    _check_memoize(spec.get("templateDefaults") or {}, f"{where}.templateDefaults")
     _refuse_volumes(spec.get("volumes"), f"{where}.volumes")
     for i, tmpl in enumerate(spec.get("templates") or []):
         _refuse_in_template(tmpl, f"{where}.templates[{i}]")
@@ -297,11 +292,11 @@ def _refuse_volumes(volumes: Any, where: str) -> None:
                                 "this workflow to Argo", field=f"{where}[{i}].{kind}")
 
 
-def _refuse_fields(tmpl: Mapping[str, Any], where: str) -> None:
-    for name, message in UNSUPPORTED.items():
-        value = tmpl.get(name)
-        if value not in (None, False, [], {}):
-            raise UserError(message, field=f"{where}.{name}")
+def _check_memoize(tmpl: Mapping[str, Any], where: str) -> None:
+    """A ``memoize`` block runs (aipipe.engine.memo); one that could never work is refused before anything runs."""
+    if tmpl.get("memoize") is not None:
+        for field, message in memoize_problems(tmpl["memoize"], f"{where}.memoize"):
+            raise UserError(message, field=field)
 
 
 def _refuse_in_containers(tmpl: Mapping[str, Any], where: str) -> None:
@@ -323,7 +318,7 @@ def _refuse_in_containers(tmpl: Mapping[str, Any], where: str) -> None:
 def _refuse_in_template(tmpl: Any, where: str) -> None:
     if not isinstance(tmpl, Mapping):
         return
-    _refuse_fields(tmpl, where)
+    _check_memoize(tmpl, where)
     _refuse_volumes(tmpl.get("volumes"), f"{where}.volumes")
     for kind in ("container", "script"):
         if isinstance(tmpl.get(kind), Mapping):

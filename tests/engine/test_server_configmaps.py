@@ -51,13 +51,40 @@ def test_a_submitted_run_reads_the_local_config_map(server: ServerProcess) -> No
 
 
 @pytest.mark.parametrize("path", ["", "/lint"])
-def test_memoize_is_refused_naming_the_field(server: ServerProcess, path: str) -> None:
-    body = {"workflow": manifest(memoize={"key": "k", "maxAge": "1h", "cache": {"configMap": {"name": "c"}}})}
+def test_a_memoize_that_cannot_work_is_refused_naming_the_field(server: ServerProcess, path: str) -> None:
+    body = {"workflow": manifest(memoize={"key": "k", "maxAge": "10", "cache": {"configMap": {"name": "c"}}})}
     resp = server.http.post(f"{server.url}/api/v1/workflows/{NS}{path}", json=body, timeout=30)
     assert resp.status_code == 400, resp.text
     answer = resp.json()
-    assert answer["code"] == 3 and "spec.templates[0].memoize" in answer["message"]
-    assert "memoize is not supported by the embedded engine" in answer["message"]
+    assert answer["code"] == 3 and "spec.templates[0].memoize.maxAge" in answer["message"]
+    assert "invalid maxAge" in answer["message"]
     listed = server.http.get(f"{server.url}/api/v1/workflows/{NS}", timeout=30).json()
     assert all("memoize" not in str(item.get("spec")) for item in listed.get("items") or [])
+
+
+def test_a_second_submitted_run_hits_the_memoized_step(server: ServerProcess) -> None:
+    memoize = {"key": "greeting", "maxAge": "1h", "cache": {"configMap": {"name": "server-memo"}}}
+    pods = [_pod_of(_finished(server, manifest(memoize=memoize))) for _ in range(2)]
+    assert [p["memoizationStatus"] for p in pods] == [
+        {"hit": hit, "key": "greeting", "cacheName": "server-memo"} for hit in (False, True)]
+    assert pods[1]["outputs"] == pods[0]["outputs"] and pods[1]["phase"] == "Succeeded"
+
+
+def _finished(server: ServerProcess, workflow: dict[str, Any]) -> dict[str, Any]:
+    created = server.http.post(f"{server.url}/api/v1/workflows/{NS}", json={"workflow": workflow}, timeout=30)
+    assert created.status_code == 200, created.text
+    name = created.json()["metadata"]["name"]
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        wf: dict[str, Any] = server.http.get(f"{server.url}/api/v1/workflows/{NS}/{name}", timeout=30).json()
+        if wf.get("status", {}).get("phase") in ("Succeeded", "Failed", "Error"):
+            return wf
+        time.sleep(0.3)
+    raise AssertionError(f"{name} did not finish")
+
+
+def _pod_of(wf: dict[str, Any]) -> dict[str, Any]:
+    assert wf["status"]["phase"] == "Succeeded", wf["status"]
+    [pod] = [n for n in wf["status"]["nodes"].values() if n["type"] == "Pod"]
+    return pod
 

@@ -1,4 +1,4 @@
-"""Fields the embedded engine cannot honour are refused at submit, naming the field; fields that only govern
+"""Fields the embedded engine cannot honour as written are refused at submit, naming the field; fields that only govern
 cluster resources are accepted; ``workflowMetadata.labelsFrom`` gives the run its labels."""
 
 from __future__ import annotations
@@ -34,18 +34,13 @@ def workflow(*templates: dict[str, Any], **spec: Any) -> dict[str, Any]:
                 *templates]}}
 
 
-REFUSED = [  # daemon, sidecars and initContainers run (tests/engine/test_daemons_sidecars.py)
-    ("memoize", {"key": "k", "maxAge": "1h", "cache": {"configMap": {"name": "c"}}}, "Remove it"),
-]
-
-
-@pytest.mark.parametrize(("field", "value", "advice"), REFUSED)
-def test_refused_template_field_names_its_path(field: str, value: Any, advice: str) -> None:
-    wf = workflow({"name": "leaf", field: value, "container": ECHO})
+def test_a_memoize_that_cannot_work_names_its_field() -> None:
+    """memoize runs (tests/engine/test_memoize.py); one without a cache is refused at its exact field."""
+    wf = workflow({"name": "leaf", "memoize": {"key": "k", "maxAge": "1h"}, "container": ECHO})
     with pytest.raises(UserError) as caught:
         validate_workflow(wf, no_templates)
-    assert caught.value.field == f"spec.templates[1].{field}"
-    assert advice in str(caught.value) and "submit this workflow to Argo" in str(caught.value)
+    assert caught.value.field == "spec.templates[1].memoize.cache.configMap.name"
+    assert "is required" in str(caught.value)
 
 
 def test_refused_in_inline_templates_defaults_and_workflow_templates() -> None:
@@ -87,7 +82,7 @@ def test_cli_run_refuses_with_one_line_naming_the_field(tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=120)
     assert done.returncode != 0 and "Traceback" not in done.stdout + done.stderr, done.stdout + done.stderr
     [line] = done.stderr.strip().splitlines()
-    assert "spec.templates[1].memoize" in line and "memoize is not supported" in line
+    assert "spec.templates[1].memoize.cache.configMap.name" in line and "is required" in line
     assert not (tmp_path / "home" / "runs").exists() or not any((tmp_path / "home" / "runs").iterdir())
 
 

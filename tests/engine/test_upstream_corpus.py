@@ -31,13 +31,7 @@ CASE_TIMEOUT_S = 90.0
 WORKERS = 6  # most cases sleep or wait on short processes; the machine has 2 cores
 
 # case -> why the engine misses upstream's outcome today, and where the fix belongs (files of the typed core)
-KNOWN_GAPS: dict[str, str] = {
-    "memoize-steps.yaml":
-        "validate.py UNSUPPORTED refuses `memoize` because the core keeps no cache; Argo looks the key up in the "
-        "cache ConfigMap before running the node (a hit within maxAge reuses the stored outputs and marks the node's "
-        "memoizationStatus hit) and saves the outputs after success. A cache in the local ConfigMap store (invoke.py, "
-        "around _execute_once) would do; then drop the refusal",
-}
+KNOWN_GAPS: dict[str, str] = {}
 
 
 def load(name: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:

@@ -1,0 +1,87 @@
+"""Argo's step memoization (``template.memoize: {key, maxAge, cache: {configMap: {name}}}``).
+
+Before a memoized template's node is created, its key (rendered with the node's scope) is looked up in the
+cache (:mod:`aipipe.engine.memocache`). An entry younger than ``maxAge`` (a Go duration; empty: no limit) whose
+``nodeID`` is set is a hit: the node is created ``Succeeded`` with the stored outputs and nothing runs. Otherwise
+the node runs, and once it has ``Succeeded`` its outputs are stored under the key. Either way the node's
+``memoizationStatus`` is ``{hit, key, cacheName}``; a cache that cannot be used makes the node ``Error``.
+As in Argo, a node that already exists (a resumed run) is not looked up again. ``cache.configMap.key`` is
+accepted and, as by Argo, not used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from aipipe.engine.calls import Call, NodeFailure, node_type
+from aipipe.engine.configmaps import ConfigMapStore
+from aipipe.engine.memocache import MemoCache, MemoError, stamp_age
+from aipipe.engine.memospec import Memo
+from aipipe.engine.noderef import NodeRef
+from aipipe.engine.phases import NodePhase
+from aipipe.engine.runtime import NodeRecord, Runtime
+from aipipe.engine.template import Scope
+from aipipe.errors import UserError
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """What the cache gave for one node: the memo, and the stored outputs on a hit (None on a miss)."""
+
+    memo: Memo
+    outputs: dict[str, Any] | None
+
+    @property
+    def hit(self) -> bool:
+        return self.outputs is not None
+
+
+class Memoizer:
+    """Looks memoized nodes up before they are created, records hits, and stores the outputs of misses."""
+
+    def __init__(self, rt: Runtime, store: ConfigMapStore) -> None:
+        self.rt = rt
+        self.cache = MemoCache(store)
+
+    def lookup(self, call: Call, ref: NodeRef, scope: Scope) -> Lookup | None:
+        """None when the template is not memoized or its node exists already; NodeFailure when the memoize block
+        or the cache cannot be used."""
+        memoize = call.template.get("memoize")
+        existing = self.rt.tree.get(ref.id)
+        if not memoize or (existing is not None and existing.get("phase") != NodePhase.PENDING):
+            return None
+        memo = Memo.render(memoize, scope.child({"node.name": ref.name}), ref.display)
+        try:
+            entry = self.cache.load(memo.cache, memo.key)
+        except (MemoError, UserError) as exc:
+            raise NodeFailure(str(exc)) from exc
+        if entry is None or not entry.get("nodeID"):
+            return Lookup(memo, None)
+        if memo.max_age is not None and stamp_age(str(entry.get("creationTimestamp"))) > memo.max_age:
+            return Lookup(memo, None)
+        outputs = entry.get("outputs")
+        return Lookup(memo, dict(outputs) if isinstance(outputs, Mapping) else {})
+
+    def record_hit(self, found: Lookup, call: Call, ref: NodeRef, inputs: dict[str, Any]) -> NodeRecord:
+        """The node of a hit: ``Succeeded`` at once with the stored outputs."""
+        rt = self.rt
+        nid, kept = rt.start_node(ref, node_type(call.template), call, inputs=inputs,
+                                  memoizationStatus=found.memo.status(True))
+        if kept is not None:
+            return kept
+        outputs = found.outputs or {}
+        rt.publish_globals(outputs)
+        return rt.finish_node(nid, NodePhase.SUCCEEDED, None, **({"outputs": outputs} if outputs else {}))
+
+    def store(self, record: NodeRecord) -> NodeRecord:
+        """Save the outputs of a memoized node that ran and ``Succeeded``; a save that fails makes it ``Error``."""
+        status = record.get("memoizationStatus")
+        if not status or status.get("hit") or record.get("phase") != NodePhase.SUCCEEDED or not record.get("id"):
+            return record
+        try:
+            self.cache.save(str(status["cacheName"]), str(status["key"]), record["id"], record.get("outputs") or {})
+        except (MemoError, UserError, OSError) as exc:
+            return self.rt.finish_node(record["id"], NodePhase.ERROR, str(exc))
+        return record
