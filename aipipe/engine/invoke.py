@@ -63,7 +63,8 @@ class Invoker:
             rt.abort(MAX_DEPTH_MESSAGE, NodePhase.ERROR)
             return rt.fail_node(ref, OverBudget(MAX_DEPTH_MESSAGE), call)
         template = with_workflow_volumes(call.template, self.pods.volumes.workflow_volumes, outer)
-        call = dataclasses.replace(call, template=template)  # with the spec.volumes it mounts, in outer's scope
+        if template is not call.template:  # with the spec.volumes it mounts, rendered in the caller's scope
+            call = dataclasses.replace(call, template=template)
         try:
             inputs, scope = bind_inputs(call, outer, rt.workflow_scope(), self.configmaps)
         except NodeFailure as exc:

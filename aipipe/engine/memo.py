@@ -59,7 +59,8 @@ class Memoizer:
             raise NodeFailure(str(exc)) from exc
         if entry is None or not entry.get("nodeID"):
             return Lookup(memo, None)
-        if memo.max_age is not None and stamp_age(str(entry.get("creationTimestamp"))) > memo.max_age:
+        created = entry.get("creationTimestamp")  # none: Go's zero time, older than any maxAge
+        if memo.max_age is not None and (not created or stamp_age(str(created)) > memo.max_age):
             return Lookup(memo, None)
         outputs = entry.get("outputs")
         return Lookup(memo, dict(outputs) if isinstance(outputs, Mapping) else {})

@@ -229,3 +229,20 @@ def test_processes_saving_and_loading_one_key_always_read_whole_entries(tmp_path
         stdout, stderr = proc.communicate(timeout=120)
         assert proc.returncode == 0 and stdout.strip() == "ok", stderr
     assert sorted(p.name for p in (root / "hammered").iterdir()) == ["@labels.json", "shared"]
+
+
+def test_an_entry_without_a_creation_time_is_expired_under_a_max_age(engine: EngineRun) -> None:
+    old = stale(engine.home, "undated", timedelta(0))
+    del old["creationTimestamp"]
+    (engine.home / "configmaps" / CACHE / "undated").write_text(json.dumps(old))
+    out = engine.run(workflow("undated"))
+    call = node(out, "call0")
+    assert call["phase"] == "Succeeded" and call["memoizationStatus"]["hit"] is False
+    assert entry(engine.home, "undated")["nodeID"] == call["id"]
+
+
+def test_a_malformed_entry_fails_the_node_with_argos_message(engine: EngineRun) -> None:
+    stale(engine.home, "broken", timedelta(0))
+    (engine.home / "configmaps" / CACHE / "broken").write_text('{"nodeID": "x", "outp')
+    call = node(engine.run(workflow("broken")), "call0")
+    assert call["phase"] == "Error" and "malformed cache entry" in call["message"]
