@@ -1,4 +1,5 @@
-"""The step contract's types: inputs, outputs, artifacts, resources, GPU need, secrets, version.
+"""The step contract's types: inputs, outputs, artifacts, resources, GPU need (whole or a share), preemption,
+secrets, version.
 
 A step is a folder ``steps/<folder>/`` whose ``contract.py`` declares ``CONTRACT`` with
 :func:`step_contract`; the platform finds it there (:mod:`aipipe.discovery`). One naming rule, no
@@ -66,6 +67,28 @@ class StepResources:
 
 
 @dataclass(frozen=True)
+class GpuNeed:
+    """A step's GPU need: ``count`` GPUs, whole ones unless it asks on each for a share of ``memory_mib`` and/or
+    ``compute_percent`` (packed with other shares onto one GPU by HAMi, KAI or the embedded engine's pool)."""
+
+    count: int = 1
+    memory_mib: int | None = None
+    compute_percent: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.count < 1:
+            raise ValueError(f"GpuNeed.count must be >= 1, got {self.count}")
+        if self.memory_mib is not None and self.memory_mib < 1:
+            raise ValueError(f"GpuNeed.memory_mib must be >= 1, got {self.memory_mib}")
+        if self.compute_percent is not None and not 1 <= self.compute_percent <= 100:
+            raise ValueError(f"GpuNeed.compute_percent must be 1..100, got {self.compute_percent}")
+
+    @property
+    def whole(self) -> bool:
+        return self.memory_mib is None and self.compute_percent is None
+
+
+@dataclass(frozen=True)
 class StepSpec:
     """One step's contract; built by :func:`step_contract` in the step folder's ``contract.py``."""
 
@@ -75,11 +98,19 @@ class StepSpec:
     inputs: tuple[Input, ...]
     outputs: tuple[Output, ...]
     artifacts: tuple[Artifact, ...] = ()
-    gpu: bool = False
+    gpu: bool | GpuNeed = False  # True: one whole GPU
     secrets: tuple[str, ...] = ()  # config keys whose values come from the Secret
     resources: StepResources = field(default_factory=StepResources)
     version: str = CONTRACT_VERSION
     flags: type[BaseModel] | None = None  # the typed flags the inputs were derived from
+    preemptible: bool = False  # it checkpoints on SIGTERM: higher-priority work may stop and requeue it
+
+    @property
+    def gpu_need(self) -> GpuNeed | None:
+        """The GPU need (``gpu=True`` is one whole GPU), None for none."""
+        if isinstance(self.gpu, GpuNeed):
+            return self.gpu
+        return GpuNeed() if self.gpu else None
 
     @property
     def template_name(self) -> str:
@@ -109,10 +140,11 @@ def step_contract(
     flags: type[BaseModel],
     outputs: tuple[Output, ...],
     artifacts: tuple[Artifact, ...] = (),
-    gpu: bool = False,
+    gpu: bool | GpuNeed = False,
     secrets: tuple[str, ...] = (),
     resources: StepResources | None = None,
     version: str = CONTRACT_VERSION,
+    preemptible: bool = False,
 ) -> StepSpec:
     """The contract of the step in ``package`` (pass ``__package__``): its name, module and template
     follow from the folder, its inputs from the ``flags`` model (see :mod:`aipipe.flags`)."""
@@ -121,7 +153,7 @@ def step_contract(
     return StepSpec(
         name=argo_name(package.rpartition(".")[2]), module=package, description=description,
         inputs=flag_inputs(flags), outputs=outputs, artifacts=artifacts, gpu=gpu, secrets=secrets,
-        resources=resources or StepResources(), version=version, flags=flags,
+        resources=resources or StepResources(), version=version, flags=flags, preemptible=preemptible,
     )
 
 

@@ -10,6 +10,8 @@ Semantic checks, each reported with file, resource, template and field:
 - ``argument``: required inputs without an argument, workflow arguments without a value;
 - ``metrics``: custom metrics (one type each, real-time gauges, one type and help per name; see
   :mod:`aipipe.compile.metric_check`), whose ``{{outputs.parameters.x}}`` are ``reference`` checks;
+- ``gpu``: GPU requests the embedded engine cannot honour (a fractional ``nvidia.com/gpu``, a share out of range,
+  a bad ``aipipe.dev/preemptible`` or KAI annotation; :func:`aipipe.engine.gpu.request_problem`);
 - ``links``: the ``links`` of a workflow-controller ConfigMap (the Argo UI's links, see
   :mod:`aipipe.compile.links`): a YAML list of ``{name, scope, url, target}`` with a known scope.
 Expression tags (``{{=…}}``) are not parsed here.
@@ -27,6 +29,7 @@ from aipipe.compile.links import CONTROLLER_CONFIGMAP, link_errors
 from aipipe.compile.metric_check import check_metrics
 from aipipe.compile.references import KnownTemplates, calls, check_references, param_names
 from aipipe.compile.schema import load_validators, schema_errors, unknown_fields
+from aipipe.engine.gpu import request_problem
 
 WORKFLOW_KINDS = ("Workflow", "WorkflowTemplate", "ClusterWorkflowTemplate", "CronWorkflow")
 
@@ -165,6 +168,9 @@ def _lint_spec(res: Resource, library: KnownTemplates) -> None:
             if target is not None:
                 _check_arguments(res, call, call_path, target, name)
         check_references(res, tmpl, where, name, local, library, workflow_params)
+        gpu = request_problem(tmpl, format_path(where))  # what the embedded engine would refuse to run
+        if gpu is not None:
+            res.report(str(gpu).removeprefix(f"{gpu.field}: "), [gpu.field or format_path(where)], name, "gpu")
         if isinstance(tmpl.get("dag"), Mapping):
             check_dag(res, tmpl["dag"], [*where, "dag"], name)
 

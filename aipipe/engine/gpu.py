@@ -8,7 +8,9 @@ A GPU whose memory is unknown (``memory_mb`` 0) is only ever granted whole.
 Requests (limits, else requests), HAMi's names: ``nvidia.com/gpu: N`` is N whole GPUs; with
 ``nvidia.com/gpumem: M`` (MiB) and/or ``nvidia.com/gpucores: C`` (percent of the GPU's compute) it is N shares,
 each on another GPU (``gpumem``/``gpucores`` alone mean one share; a compute share without memory takes all of
-the GPU's memory). Fractional GPU counts (``"0.5"``) are refused: a share is said in memory and compute.
+the GPU's memory). Fractional GPU counts (``"0.5"``) are refused: a share is said in memory and compute. KAI's
+pod annotations are read too when the resources ask for no GPU: ``gpu-memory: M`` is one share of M MiB,
+``gpu-fraction: F`` is honoured with one whole GPU (more than asked: the pool shares by memory, not fractions).
 A node may be preempted only when its template says so: ``metadata.annotations["aipipe.dev/preemptible"]:
 "true"`` (it checkpoints on SIGTERM), within ``aipipe.dev/preemption-grace-seconds`` (default 30) before SIGKILL.
 """
@@ -24,12 +26,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from aipipe import gpushare
 from aipipe.errors import UserError
 
-GPU = "nvidia.com/gpu"
-GPUMEM = "nvidia.com/gpumem"
-GPUCORES = "nvidia.com/gpucores"
-PREEMPTIBLE = "aipipe.dev/preemptible"
+GPU, GPUMEM, GPUCORES = gpushare.GPU, gpushare.HAMI_MEMORY, gpushare.HAMI_CORES
+PREEMPTIBLE = gpushare.PREEMPTIBLE
 GRACE = "aipipe.dev/preemption-grace-seconds"
 DEFAULT_GRACE_S = 30.0
 INVENTORY_FILE = "gpus.json"
@@ -209,6 +210,28 @@ def grace_seconds(template: Mapping[str, Any], where: str = "metadata") -> float
     return value
 
 
+def _kai_request(template: Mapping[str, Any], where: str = "metadata") -> GpuRequest | None:
+    """One GPU share asked for by KAI Scheduler's annotations, None when there are none."""
+    annotations = _annotations(template)
+    raw_mem, raw_fraction = annotations.get(gpushare.KAI_MEMORY), annotations.get(gpushare.KAI_FRACTION)
+    if raw_mem is not None:
+        memory = _whole(raw_mem, f"{where}.annotations.{gpushare.KAI_MEMORY}")
+        if memory <= 0:
+            raise UserError(f"must be a positive number of MiB, got {raw_mem!r}",
+                            field=f"{where}.annotations.{gpushare.KAI_MEMORY}")
+        return GpuRequest(1, memory, None, preemptible(template, where))
+    if raw_fraction is not None:
+        try:
+            fraction = float(str(raw_fraction))
+        except ValueError:
+            fraction = 0.0
+        if not 0 < fraction <= 1:
+            raise UserError(f"must be a fraction of one GPU, above 0 and at most 1, got {raw_fraction!r}",
+                            field=f"{where}.annotations.{gpushare.KAI_FRACTION}")
+        return GpuRequest(1, preemptible=preemptible(template, where))
+    return None
+
+
 def gpu_request(template: Mapping[str, Any], resource: str = GPU, where: str = "resources") -> GpuRequest | None:
     """What a container/script template asks for (limits, else requests), None for nothing; UserError when the
     request is one the engine cannot honour."""
@@ -222,6 +245,8 @@ def gpu_request(template: Mapping[str, Any], resource: str = GPU, where: str = "
     raw_count, raw_mem, raw_cores = chosen.get(resource), chosen.get(GPUMEM), chosen.get(GPUCORES)
     count = _whole(raw_count, f"{where}.{section}.{resource}") if raw_count is not None else None
     if raw_mem is None and raw_cores is None:
+        if count is None:
+            return _kai_request(template)
         return GpuRequest(count, preemptible=preemptible(template)) if count else None
     memory = cores = None
     if raw_mem is not None:
@@ -243,12 +268,14 @@ def request_problem(template: Mapping[str, Any], where: str) -> UserError | None
     """The error ``template``'s GPU request would end its node with (checked at submit and lint; a request
     with ``{{…}}`` in it is checked when the node runs)."""
     body = template.get("container") or template.get("script") or {}
-    if "{{" in json.dumps(body.get("resources") if isinstance(body, Mapping) else None, default=str):
+    if "{{" in json.dumps([body.get("resources") if isinstance(body, Mapping) else None, _annotations(template)],
+                          default=str):
         return None
     try:
-        gpu_request(template, GPU, f"{where}.{'script' if template.get('script') else 'container'}.resources")
         preemptible(template, f"{where}.metadata")
         grace_seconds(template, f"{where}.metadata")
+        _kai_request(template, f"{where}.metadata")
+        gpu_request(template, GPU, f"{where}.{'script' if template.get('script') else 'container'}.resources")
     except UserError as exc:
         return exc
     return None

@@ -1,10 +1,11 @@
 """The one template builder: a step's reusable WorkflowTemplate from its contract.
 
 Everything a template says comes from the step folder's contract (inputs, outputs, artifacts,
-GPU need, secrets, resources, deadline, version), from the platform's policy for every step
+GPU need, preemption, secrets, resources, deadline, version), from the platform's policy for every step
 (:mod:`aipipe.steppolicy`: retries, Secret keys, plain env) and from the
 :class:`~aipipe.config.Config` resolved at compile time (image, Secret name, GPU resource/node
-selector/tolerations, non-secret service URLs).
+selector/tolerations, the GPU-sharing provider whose terms a GPU share is said in (:mod:`aipipe.gpushare`),
+non-secret service URLs).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from hera.workflows.models import Backoff, IntOrString, Quantity, Toleration, Va
 from aipipe.argo.labels import DESCRIPTION_ANNOTATION, TITLE_ANNOTATION
 from aipipe.config import KEYS_BY_NAME, Config
 from aipipe.contract import OUTPUTS_DIR, StepSpec
+from aipipe.gpushare import PREEMPTIBLE, PodGpu, pod_gpu
 from aipipe.steppolicy import (
     BACKOFF_DURATION,
     BACKOFF_FACTOR,
@@ -102,11 +104,23 @@ def _gpu_placement(cfg: Config) -> tuple[dict[str, str] | None, list[Toleration]
     return selector, tolerations
 
 
+def step_gpu(spec: StepSpec, cfg: Config) -> PodGpu | None:
+    """The step's GPU need in the configured provider's terms (``deploy.provider``), None for none."""
+    need = spec.gpu_need
+    if need is None:
+        return None
+    return pod_gpu(need.count, need.memory_mib, need.compute_percent, cfg.get("deploy.provider"),
+                   cfg.get("kubernetes.gpu_resource"))
+
+
 def step_template(spec: StepSpec, cfg: Config) -> WorkflowTemplate:
     """The WorkflowTemplate ``aipipe-<step>-<version>`` with one container template named after the step;
     resources, deadline, GPU need and secrets all come from the step's contract."""
     resources = spec.resources
     gpu_resource = cfg.get("kubernetes.gpu_resource")
+    gpu = step_gpu(spec, cfg) or PodGpu()
+    whole = set(gpu.limits) == {gpu_resource} and not gpu.annotations  # Hera's own GPU field: requests and limits
+    annotations = {**gpu.annotations, **({PREEMPTIBLE: "true"} if spec.preemptible else {})}
     node_selector, tolerations = _gpu_placement(cfg) if spec.gpu else (None, None)
     shm = [EmptyDirVolume(name="dshm", medium="Memory", size_limit=Quantity(resources.shm), mount_path="/dev/shm")] \
         if resources.shm else None
@@ -132,8 +146,9 @@ def step_template(spec: StepSpec, cfg: Config) -> WorkflowTemplate:
                 cpu_request=resources.cpu,
                 memory_request=resources.memory,
                 memory_limit=resources.memory,
-                gpus=1 if spec.gpu else None,
+                gpus=int(gpu.limits[gpu_resource]) if whole else None,
                 gpu_flag=gpu_resource,
+                custom_resources={"limits": gpu.limits} if gpu.limits and not whole else None,
             ),
             node_selector=node_selector,
             tolerations=tolerations,
@@ -142,7 +157,9 @@ def step_template(spec: StepSpec, cfg: Config) -> WorkflowTemplate:
                                          expression=retry_expression(resources.retries_unavailable),
                                          retry_policy=RETRY_POLICY),
             active_deadline_seconds=resources.deadline_seconds,
-            labels={STEP_LABEL: spec.name},
+            labels={STEP_LABEL: spec.name, **gpu.labels},
+            annotations=annotations or None,
+            scheduler_name=gpu.scheduler_name,
             metrics=step_metrics(spec),
         )
     return template
