@@ -123,13 +123,14 @@ def footprint_mb(server: Any) -> float | None:
 
 # --- the benchmark --------------------------------------------------------------------------------------
 def start_ours(engine_dir: Path, *, workers: int, gpu_procs: int, device: str, cap_mb: int = 0,
-               max_batch: int = 64, decode: str = "auto", cores: Sequence[int] = (), log: Any = None) -> Any:
+               max_batch: int = 64, decode: str = "auto", acceptors: str = "workers", cores: Sequence[int] = (),
+               log: Any = None) -> Any:
     """Our server, its processes on ``cores`` (all when empty)."""
     from steps.deploy.server import ServerConfig, launch
 
     config = ServerConfig(engine_dir=str(engine_dir), port=0, cpu_workers=workers, gpu_procs=gpu_procs,
                           device=device, gpu_memory_mb_per_proc=cap_mb, max_batch=max_batch, max_delay_ms=2.0,
-                          queue_size=1024, request_timeout_s=30.0, decode=decode)
+                          queue_size=1024, request_timeout_s=30.0, decode=decode, acceptors=acceptors)
     with pinned(cores):
         return launch(config, timeout_s=300, log=log)
 
@@ -200,7 +201,8 @@ class Plan:
                 "duration_s": self.duration, "model": f"{self.arch}@{self.size}"}
 
 
-CONFIGS = ("naive", "peer", "front", "fp32-worker", "fp32-replica", "fp16-worker", "fp16-replica", "packing")
+CONFIGS = ("naive", "peer", "front", "fp32-worker", "fp32-replica", "fp16-worker", "fp16-replica",
+           "fp16-replica-proxy", "packing")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -236,6 +238,7 @@ def main(argv: list[str] | None = None) -> None:
             ("front", run.front_ceiling),
             *[(f"{prec}-{where}", lambda prec=prec, where=where: run.ours(engines[prec], prec, where))
               for prec in ("fp32", "fp16") for where in ("worker", "replica")],
+            ("fp16-replica-proxy", lambda: run.ours(engines["fp16"], "fp16", "replica", acceptors="proxy")),
             ("packing", lambda: extra.update(run.packing(engines["fp16"], args.packing_runs or (1 if plan.quick
                                                                                                  else 3))))]
         for name, fn in phases:
@@ -287,14 +290,17 @@ class Runner:
         finally:
             server.stop()
 
-    def ours(self, engine: Path, precision: str, where: str) -> None:
+    def ours(self, engine: Path, precision: str, where: str, acceptors: str = "workers") -> None:
+        """Our server (JPEGs decoded ``where``: by the workers or the replicas; HTTP accepted by the proxy alone
+        or by every worker too)."""
         p = self.plan
         server = start_ours(engine, workers=p.workers, gpu_procs=p.gpu_procs, device=p.device,
-                            max_batch=p.max_batch, decode=where, cores=p.server_cores, log=self.log)
-        config = f"ours-{precision}-{where}"
+                            max_batch=p.max_batch, decode=where, acceptors=acceptors, cores=p.server_cores,
+                            log=self.log)
+        config = f"ours-{precision}-{where}" + ("-proxy" if acceptors == "proxy" else "")
         try:
-            extra = {"workers": p.workers, "gpu_procs": p.gpu_procs, "decode": where}
-            if precision == "fp16" and where == "replica":
+            extra = {"workers": p.workers, "gpu_procs": p.gpu_procs, "decode": where, "acceptors": acceptors}
+            if precision == "fp16" and where == "replica" and acceptors == "workers":
                 self._point(config, server.url, 1, extra)
             top = None
             for conc in p.concurrencies:
@@ -426,6 +432,8 @@ def summarize(rows: list[dict[str, Any]], plan: Plan, packing: dict[str, Any],
         "fp16_over_fp32_qps": ratio(point(best16, top)["qps"], point(best32, top)["qps"]),
         "replica_over_worker_decode_fp16": ratio(point("ours-fp16-replica", top)["qps"],
                                                  point("ours-fp16-worker", top)["qps"]),
+        "worker_acceptors_over_proxy_fp16": ratio(point("ours-fp16-replica", top)["qps"],
+                                                  point("ours-fp16-replica-proxy", top)["qps"]),
         "front_ceiling_qps": max((point("f-front-ceiling", c)["qps"] for c in plan.concurrencies), default=math.nan),
         f"packing_ratio_{plan.services}": packing.get("packing_ratio", math.nan),
         "packing_services": plan.services,

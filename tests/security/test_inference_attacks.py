@@ -130,7 +130,7 @@ def test_oversized_uploads_wait_for_their_413_a_bounded_number_at_a_time(server:
     import socket
     from urllib.parse import urlsplit
 
-    from steps.deploy.server.proxy import MAX_HELD, OVERSIZE_HOLD_S
+    from steps.deploy.server.handlers import MAX_HELD, OVERSIZE_HOLD_S
 
     host, port = urlsplit(server.url).hostname, urlsplit(server.url).port
     count = MAX_HELD + 6

@@ -53,15 +53,21 @@ async def serve(config: ServerConfig) -> None:
     # either; the connection closes instead, so an oversized upload costs the server only what it sent first
     runner = web.AppRunner(build_app(service), access_log=None, handle_signals=False, lingering_time=0)
     try:
-        await service.start()
         await runner.setup()
-        site = web.TCPSite(runner, config.host, config.port, backlog=2048, shutdown_timeout=2.0)
+        workers_accept = config.acceptors == "workers"
+        site = web.TCPSite(runner, config.host, config.port, backlog=2048, shutdown_timeout=2.0,
+                           reuse_port=workers_accept or None)
         try:
             await site.start()
         except OSError as exc:  # in use, or not an address of this host
             reason = "the port is already in use" if exc.errno == errno.EADDRINUSE else exc.strerror or str(exc)
             raise UserError(f"cannot listen on {config.host}:{config.port}: {reason}", field="--port") from None
         host, port = runner.addresses[0][:2]
+        listen = None
+        if workers_accept:  # the workers forward control routes here (the public port is shared with them)
+            await web.TCPSite(runner, "127.0.0.1", 0, shutdown_timeout=2.0).start()
+            listen = (port, f"http://127.0.0.1:{runner.addresses[1][1]}")
+        await service.start(listen)
         print(f"{LISTENING}http://{host}:{port}", flush=True)
         await stop.wait()
         print("aipipe-serve: stopping", file=sys.stderr, flush=True)

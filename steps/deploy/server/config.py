@@ -14,7 +14,8 @@ from aipipe.errors import UserError
 
 DEVICES = ("auto", "cpu", "cuda")
 DECODERS = ("auto", "worker", "replica")
-CHOICES = {"device": DEVICES, "decode": DECODERS}
+ACCEPTORS = ("proxy", "workers")
+CHOICES = {"device": DEVICES, "decode": DECODERS, "acceptors": ACCEPTORS}
 MAX_QUEUE = 16384  # keeps twice the in-flight control records within a 1 MiB pipe buffer
 
 
@@ -39,6 +40,9 @@ class ServerConfig:
     # on its device: nvJPEG on CUDA), "auto" (the replica on CUDA with torchvision, the workers otherwise)
     decode: str = "auto"
     encoded_slot_kb: int = 256  # a JPEG larger than this is decoded by the worker
+    # who accepts HTTP connections: "proxy" (the supervisor's one event loop), "workers" (every CPU worker too,
+    # on the same port through SO_REUSEPORT, each serving the requests it accepts itself; see .front)
+    acceptors: str = "proxy"
 
     def __post_init__(self) -> None:
         checks = [
@@ -51,6 +55,7 @@ class ServerConfig:
             ("device", self.device in DEVICES, f"must be one of {', '.join(DEVICES)}"),
             ("decode", self.decode in DECODERS, f"must be one of {', '.join(DECODERS)}"),
             ("encoded_slot_kb", 1 <= self.encoded_slot_kb <= 16384, "must be in 1..16384"),
+            ("acceptors", self.acceptors in ACCEPTORS, f"must be one of {', '.join(ACCEPTORS)}"),
             ("request_timeout_s", self.request_timeout_s > 0, "must be > 0"),
             ("max_body_mb", self.max_body_mb > 0, "must be > 0"),
             ("default_top_k", self.default_top_k >= 1, "must be >= 1"),
@@ -59,6 +64,20 @@ class ServerConfig:
         for name, ok, reason in checks:
             if not ok:
                 raise UserError(f"{reason}, got {getattr(self, name)!r}", field=name.replace("_", "-"))
+        if self.acceptors == "workers" and self.queue_size < self.cpu_workers + 1:
+            raise UserError(f"must be at least cpu-workers + 1 ({self.cpu_workers + 1}) with --acceptors workers: "
+                            f"the proxy and each worker get their own share of the slots, got {self.queue_size}",
+                            field="queue-size")
+
+    def slot_shares(self) -> tuple[range, list[range]]:
+        """The slots the proxy's router hands out, and each worker's own (``acceptors="workers"``; else all
+        slots are the router's)."""
+        if self.acceptors != "workers":
+            return range(self.queue_size), []
+        share = self.queue_size // (self.cpu_workers + 1)
+        workers = [range(self.queue_size - (k + 1) * share, self.queue_size - k * share)
+                   for k in range(self.cpu_workers)]
+        return range(self.queue_size - self.cpu_workers * share), workers
 
     def replica_decodes(self) -> bool:
         """Whether the replicas may decode JPEGs (and the pool needs a byte area): "replica", or "auto" where

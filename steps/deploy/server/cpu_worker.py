@@ -179,7 +179,17 @@ class CpuWorker:
         head, body = p.unpack_job(frame)
         if head.kind == p.JOB_GPU_DOWN:
             self.fail_gpu(head.gpu, head.gpu_gen)
-            return
+        elif head.kind == p.JOB_GPU_STATE:
+            self.gpu_state(head)
+        else:
+            self.handle(head, body)
+
+    def gpu_state(self, head: p.JobHeader) -> None:
+        """A replica's state, for a worker that routes requests itself (:class:`~.front.FrontWorker`); a worker
+        that only serves the proxy's requests has no use for it."""
+
+    def handle(self, head: p.JobHeader, body: bytes | memoryview) -> None:
+        """Decode one request into its slot and hand it to its replica, or answer it."""
         if len(body) > self.args.max_body_bytes:  # the proxy checks first; this is the worker's own bound
             self.answer(head.req_id, 413, _error(f"body larger than the {self.args.max_body_bytes} byte limit"))
             return

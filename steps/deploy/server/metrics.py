@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
@@ -53,6 +53,18 @@ class ServiceMetrics:
             self.gpu_restarts.labels(replica=str(index))
         for index in range(workers):
             self.worker_restarts.labels(worker=str(index))
+
+    def apply(self, report: dict[str, Any]) -> None:
+        """Add a worker acceptor's report (:class:`~.front.FrontStats`) to these metrics."""
+        for code, count in report.get("codes", {}).items():
+            self.requests.labels(code=code).inc(count)
+        for seconds in report.get("latencies", []):
+            self.latency.observe(seconds)
+        for size in report.get("batches", []):
+            self.batch_size.observe(size)
+        for by, count in report.get("decoded", {}).items():
+            if int(by) in p.DECODED_BY:
+                self.decoded.labels(by=p.DECODED_BY[int(by)]).inc(count)
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

@@ -135,6 +135,10 @@ def fit_pipe(fd: int, records: int) -> None:
 JOB_RAW = 0  # payload: the encoded image
 JOB_JSON = 1  # payload: {"image": base64, "top_k": k}
 JOB_GPU_DOWN = 2  # a GPU process died: fail what is pending on (gpu, gpu_gen)
+JOB_GPU_STATE = 3  # for a worker's own acceptor: replica `gpu` generation `gpu_gen` is in state `slot` (GPU_*)
+
+GPU_READY = 1
+GPU_DRAINING = 2  # a rolling restart drains it: no new requests
 
 _JOB = struct.Struct("<qiiiiii")  # req_id, kind, slot, gpu, gpu_gen, top_k, device_decode
 
@@ -155,6 +159,11 @@ def pack_job(header: JobHeader, payload: bytes = b"") -> bytes:
                      header.device_decode) + payload
 
 
+def pack_gpu_state(gpu: int, gpu_gen: int, state: int, decodes: bool) -> bytes:
+    """A JOB_GPU_STATE frame payload (the state rides in ``slot``, the decoder flag in ``device_decode``)."""
+    return pack_job(JobHeader(0, JOB_GPU_STATE, state, gpu, gpu_gen, 0, int(decodes)))
+
+
 def unpack_job(frame: bytes) -> tuple[JobHeader, memoryview]:
     view = memoryview(frame)
     return JobHeader(*_JOB.unpack_from(view)), view[_JOB.size:]
@@ -163,6 +172,7 @@ def unpack_job(frame: bytes) -> tuple[JobHeader, memoryview]:
 # --- frames CPU worker -> proxy ----------------------------------------------------------------
 REPLY_ANSWER = 0  # an HTTP answer for req_id
 REPLY_READY = 1  # the worker is up
+REPLY_STATS = 2  # a worker's acceptor: JSON counts of the requests it served since its last report
 
 DECODED_NONE = 0  # answered before any decode (an error), or a failed batch
 DECODED_BY_WORKER = 1

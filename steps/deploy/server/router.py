@@ -44,16 +44,18 @@ class Router:
         self.fleet = fleet
         self.metrics = metrics
         self.requests: dict[int, _Request] = {}
-        self.free_slots: list[int] = list(range(config.queue_size - 1, -1, -1))
+        slots, _ = config.slot_shares()
+        self.slots = len(slots)
+        self.free_slots: list[int] = list(reversed(slots))
         self._ids = itertools.count(1)
 
     def in_flight(self) -> int:
-        return self.config.queue_size - len(self.free_slots)
+        return self.slots - len(self.free_slots)
 
     async def submit(self, kind: int, payload: bytes, top_k: int) -> tuple[int, bytes]:
         """Route one request; returns (HTTP status, JSON body)."""
         if not self.free_slots:
-            return 503, error_body(f"queue full ({self.config.queue_size} requests in flight); retry later")
+            return 503, error_body(f"queue full ({self.slots} requests in flight); retry later")
         jobs = self.fleet.jobs
         gpus = [g for g in self.fleet.gpus if g.ready and not g.rolling]
         workers = [w for w in self.fleet.workers if w.ready and w.index in jobs]

@@ -44,9 +44,10 @@ class Service:
     def on_fatal(self, callback: Callable[[str], None] | None) -> None:
         self.supervisor.on_fatal = callback
 
-    async def start(self) -> None:
+    async def start(self, listen: tuple[int, str] | None = None) -> None:
+        """Start the processes; ``listen`` = (port, control URL) for ``acceptors="workers"``."""
         self.metrics.bind(self, self.config.queue_size, len(self.fleet.gpus), len(self.fleet.workers))
-        await self.supervisor.start()
+        await self.supervisor.start(listen)
 
     async def stop(self, grace_s: float = 5.0) -> None:
         await self.supervisor.stop(grace_s)
@@ -55,6 +56,10 @@ class Service:
         """Route one request; returns (HTTP status, JSON body)."""
         return await self.router.submit(kind, payload, top_k)
 
+    def record(self, status: int, seconds: float) -> None:
+        self.metrics.requests.labels(code=str(status)).inc()
+        self.metrics.latency.observe(seconds)
+
     async def rolling_restart(self, timeout_s: float = 300.0) -> list[float]:
         return await self.supervisor.rolling_restart(timeout_s)
 
@@ -62,7 +67,7 @@ class Service:
         return self.supervisor.ready()
 
     def in_flight(self) -> int:
-        return self.router.in_flight()
+        return self.router.in_flight() + self.supervisor.front_in_flight()
 
     def replicas_ready(self) -> int:
         return self.fleet.replicas_ready()

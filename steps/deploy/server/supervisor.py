@@ -12,6 +12,10 @@ that replica, which frees the slots; a restarted replica ignores records address
 predecessor's generation. When a worker dies, its requests are answered 503 at once and a fence is
 written to each replica holding any: once the replica answers the fence, every earlier record is done.
 
+With ``--acceptors workers`` each CPU worker also accepts HTTP on the service's port (:mod:`.front`): the
+supervisor tells the workers the replicas' states, adds their reports to the metrics, and gives a dead
+worker's slots to its successor only once every live replica answered a fence.
+
 GPU processes are forked from a ``forkserver`` that imported what the engine's replica needs once
 (torch, and dynamo and inductor for a compiled engine; :mod:`.preload`), without initialising CUDA; CPU
 workers are spawned. Where the fork server cannot start, GPU processes are spawned too, said once.
@@ -20,6 +24,7 @@ workers are spawned. Where the fork server cannot start, GPU processes are spawn
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import itertools
 import json
@@ -38,6 +43,7 @@ from . import protocol as p
 from .config import ServerConfig, ServingSpec
 from .cpu_worker import WorkerArgs, worker_main
 from .fleet import Child, Fleet
+from .front import STATS_EVERY_S, FrontArgs, front_main
 from .gpu_worker import GpuArgs, gpu_main
 from .metrics import ServiceMetrics
 from .preload import modules_for
@@ -104,6 +110,10 @@ class Supervisor:
         self.stopping = False
         self.on_fatal: Callable[[str], None] | None = None  # called once the service cannot serve at all
         self._fences = itertools.count(1)
+        self._fenced: dict[int, int] = {}  # replica → the newest fence it answered
+        self.listen: tuple[int, str] | None = None  # (port, control URL) the workers' acceptors use
+        self.front_outstanding: dict[int, dict[int, int]] = {}  # worker → replica → requests in flight there
+        self.front_answered: collections.Counter[int] = collections.Counter()  # worker → requests it accepted
         self._loop: asyncio.AbstractEventLoop | None = None
         self._gpu_ctx: Any = GPU_CTX
         self.fork_server: dict[str, Any] = {"preload": modules_for(spec.manifest)}
@@ -114,7 +124,12 @@ class Supervisor:
             p.fit_pipe(read.fileno(), config.queue_size)
 
     # --- lifecycle -------------------------------------------------------------------------------
-    async def start(self) -> None:
+    async def start(self, listen: tuple[int, str] | None = None) -> None:
+        """Start the processes; ``listen`` = (the service's port, the supervisor's control URL) for workers that
+        accept HTTP themselves."""
+        if self.config.acceptors == "workers" and listen is None:
+            raise ValueError("acceptors=workers needs the service's port and control URL")
+        self.listen = listen
         self._loop = asyncio.get_running_loop()
         for name in remove_stale_segments():
             print(f"aipipe-serve: removed stale shared memory {name}", file=sys.stderr)
@@ -192,9 +207,17 @@ class Supervisor:
         args = WorkerArgs(worker.index, worker.generation, os.getpid(), self.layout, self.spec.preprocess,
                           self.spec.classes, self.spec.model_version, self.config.default_top_k,
                           self.config.max_body_bytes)
-        proc = CTX.Process(target=worker_main, name=f"aipipe-cpu-worker-{worker.index}", daemon=True,
-                           args=(args, jobs_r, replies_w, self._results[worker.index][0],
-                                 [w for _, w in self._inboxes]))
+        pipes = (jobs_r, replies_w, self._results[worker.index][0], [w for _, w in self._inboxes])
+        target: Callable[..., None]
+        call: tuple[Any, ...]
+        if self.listen is not None:
+            port, control_url = self.listen
+            front = FrontArgs(self.config, port, self.config.slot_shares()[1][worker.index], control_url)
+            target, call = front_main, (args, front, *pipes)
+        else:
+            target, call = worker_main, (args, *pipes)
+        self.front_outstanding.pop(worker.index, None)
+        proc = CTX.Process(target=target, name=f"aipipe-cpu-worker-{worker.index}", daemon=True, args=call)
         proc.start()
         jobs_r.close()
         replies_w.close()
@@ -215,6 +238,8 @@ class Supervisor:
             return
         worker.transports = [transport, reader]
         self.fleet.jobs[worker.index] = transport
+        if worker.ready:
+            self._send_states(worker.index)
 
     def _spawn_gpu(self, gpu: Child) -> None:
         gpu.generation += 1
@@ -266,8 +291,45 @@ class Supervisor:
         if reply.kind == p.REPLY_READY:
             if worker.generation == gen:
                 worker.ready = worker.ever_ready = True
+                self._send_states(worker.index)
+            return
+        if reply.kind == p.REPLY_STATS:
+            report = json.loads(reply.body)
+            self.metrics.apply(report)
+            self.front_answered[worker.index] += sum(report["codes"].values())
+            if worker.generation == gen:
+                self.front_outstanding[worker.index] = {int(k): v for k, v in report["outstanding"].items()}
             return
         self.requests.answer(reply)
+
+    # --- replica states for the workers' acceptors ------------------------------------------------------
+    def _state_frame(self, gpu: Child) -> bytes | None:
+        if not gpu.ready:
+            return None
+        state = p.GPU_DRAINING if gpu.rolling else p.GPU_READY
+        return p.frame(p.pack_gpu_state(gpu.index, gpu.generation, state, bool(gpu.info.get("decodes_jpeg"))))
+
+    def _send_states(self, worker_index: int) -> None:
+        """Every replica's state to one worker (it just started)."""
+        jobs = self.fleet.jobs.get(worker_index)
+        if self.listen is None or jobs is None:
+            return
+        for gpu in self.fleet.gpus:
+            frame = self._state_frame(gpu)
+            if frame is not None:
+                jobs.write(frame)
+
+    def _broadcast_state(self, gpu: Child) -> None:
+        frame = self._state_frame(gpu)
+        if self.listen is None or frame is None:
+            return
+        for index, jobs in self.fleet.jobs.items():
+            if self.fleet.workers[index].running:
+                jobs.write(frame)
+
+    def front_in_flight(self, gpu: int | None = None) -> int:
+        """Requests the workers' acceptors have in flight (on one replica, or on all), as last reported."""
+        return sum(n for load in self.front_outstanding.values() for g, n in load.items() if gpu in (None, g))
 
     def _on_gpu_event(self, gpu: Child, gen: int, frame: bytes) -> None:
         event = json.loads(frame)
@@ -276,6 +338,7 @@ class Supervisor:
         if event["event"] == "ready":
             event["ready_s"] = round(time.monotonic() - gpu.started_at, 2)  # spawn to ready, a fresh process
             gpu.ready, gpu.ever_ready, gpu.info, gpu.last_error = True, True, event, ""
+            self._broadcast_state(gpu)
             print(f"aipipe-serve: model replica {gpu.index} ready (pid {event.get('pid')}, "
                   f"{event.get('device')}, batch limit {event.get('batch_limit')})", file=sys.stderr, flush=True)
         elif event["event"] == "error":
@@ -283,6 +346,7 @@ class Supervisor:
             print(f"aipipe-serve: model replica {gpu.index} failed to start: {gpu.last_error}",
                   file=sys.stderr, flush=True)
         elif event["event"] == "fence":
+            self._fenced[gpu.index] = max(self._fenced.get(gpu.index, 0), int(event["id"]))
             self.requests.fence_done(gpu.index, int(event["id"]))
         elif event["event"] == "upgraded":  # a tiered start's compiled engine took over (or could not)
             gpu.info = {**gpu.info, "compiled": bool(event["compiled"]), "upgrade": event,
@@ -329,6 +393,26 @@ class Supervisor:
         if worker.transports:
             worker.transports[0].close()  # its job pipe; the reply pipe drains its last answers, EOF closes it
         self.metrics.worker_restarts.labels(worker=str(worker.index)).inc()
+        if self.listen is None:
+            self._restart_later(worker, self._spawn_worker)
+        else:  # its own slots may still be named in a replica's inbox: fence them all first
+            self._loop.create_task(self._restart_after_fences(worker))
+
+    async def _restart_after_fences(self, worker: Child) -> None:
+        """Fence every live replica, wait until each answered (or died), then restart the worker."""
+        waiting = {}
+        for gpu in self.fleet.gpus:
+            if gpu.running:
+                waiting[gpu.index] = (gpu.generation, next(self._fences))
+                p.write_records(self._inboxes[gpu.index][1].fileno(), [p.pack_fence(waiting[gpu.index][1])])
+
+        def done(index: int, gen: int, fence: int) -> bool:
+            gpu = self.fleet.gpus[index]
+            return self._fenced.get(index, 0) >= fence or not gpu.running or gpu.generation != gen
+
+        while not self.stopping and not all(done(i, g, f) for i, (g, f) in waiting.items()):
+            await asyncio.sleep(0.01)
+        self.front_outstanding.pop(worker.index, None)
         self._restart_later(worker, self._spawn_worker)
 
     def _fencer(self) -> Callable[[int, int], int | None]:
@@ -358,9 +442,12 @@ class Supervisor:
             if self.stopping:
                 break
             gpu.rolling = True
+            self._broadcast_state(gpu)
             try:
                 deadline = time.monotonic() + timeout_s
-                while gpu.outstanding > 0 and time.monotonic() < deadline:
+                if self.listen is not None:  # the acceptors' reports lag; let the draining state reach them first
+                    await asyncio.sleep(2 * STATS_EVERY_S)
+                while (gpu.outstanding > 0 or self.front_in_flight(gpu.index) > 0) and time.monotonic() < deadline:
                     await asyncio.sleep(0.01)
                 generation = gpu.generation
                 if gpu.running:
@@ -372,10 +459,15 @@ class Supervisor:
                 ready_s.append(float(gpu.info.get("ready_s", math.nan)) if gpu.ready else math.nan)
             finally:
                 gpu.rolling = False
+                self._broadcast_state(gpu)  # ready again (its new generation) for the workers' acceptors too
             print(f"aipipe-serve: rolling restart: replica {gpu.index} ready again in {ready_s[-1]:.1f} s",
                   file=sys.stderr, flush=True)
         return ready_s
 
     def describe(self) -> dict[str, Any]:
-        return {"gpu_processes": [g.describe("gpu") for g in self.fleet.gpus],
-                "cpu_workers": [w.describe("cpu") for w in self.fleet.workers]}
+        workers = [w.describe("cpu") for w in self.fleet.workers]
+        if self.listen is not None:
+            for doc in workers:
+                doc["answered_own_requests"] = self.front_answered[doc["index"]]
+        return {"gpu_processes": [g.describe("gpu") for g in self.fleet.gpus], "cpu_workers": workers,
+                "acceptors": self.config.acceptors}
