@@ -24,6 +24,7 @@ KAI_SCHEDULER = "kai-scheduler"
 KAI_QUEUE_LABEL = "kai.scheduler/queue"
 KAI_DEFAULT_QUEUE = "default-queue"
 PREEMPTIBLE = "aipipe.dev/preemptible"  # "true": the step checkpoints on SIGTERM and may be preempted
+GPU_MEMORY_ENV = "AIPIPE_GPU_MEMORY_MB"  # the embedded engine hands a node its memory cap (MiB) here
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,13 @@
-"""What every step's ``__main__`` uses: typed flags, the exit-code wrapper, output files, Argo progress.
+"""What every step's ``__main__`` uses: typed flags, the exit-code wrapper, output files, Argo progress, the
+GPU memory cap of a share.
 
-Kept free of heavy imports so steps import it on GPU images.
+Kept free of heavy imports so steps import it on GPU images (torch only when a memory cap is granted).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import sys
@@ -14,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from aipipe.contract import OUTPUTS_DIR, StepSpec
-from aipipe.errors import AipipeError, ExitCode
+from aipipe.errors import AipipeError, ExitCode, UserError
 from aipipe.flags import FlagsT, flag_parser, parse_flags
+from aipipe.gpushare import GPU_MEMORY_ENV
 
 
 def outputs_dir() -> Path:
@@ -64,9 +67,40 @@ def report_progress(done: int, total: int) -> None:
         os.replace(staging, target)
 
 
-def run_step(step: str, main: Callable[[], Any]) -> None:
-    """Run a step's main; map errors to contract exit codes with one clear line, no traceback."""
+def memory_fraction(cap_mb: int, total_bytes: int) -> float:
+    """The part of a GPU of ``total_bytes`` that ``cap_mb`` MiB is (at most all of it)."""
+    if cap_mb <= 0 or total_bytes <= 0:
+        raise ValueError(f"need a positive cap and total, got {cap_mb} MiB of {total_bytes} bytes")
+    return min(1.0, cap_mb * 2**20 / total_bytes)
+
+
+def apply_gpu_memory_cap(env: Mapping[str, str] | None = None) -> list[float]:
+    """Keep PyTorch within the GPU memory granted to the node (``AIPIPE_GPU_MEMORY_MB``, set by the embedded
+    engine's pool) on every visible GPU; the fractions set, [] without a cap, torch or CUDA."""
+    raw = (os.environ if env is None else env).get(GPU_MEMORY_ENV)
+    if not raw:
+        return []
+    if not raw.isdigit() or int(raw) <= 0:
+        raise UserError(f"must be a positive number of MiB, got {raw!r}", field=GPU_MEMORY_ENV)
     try:
+        torch: Any = importlib.import_module("torch")
+    except ImportError:
+        return []
+    if not torch.cuda.is_available():
+        return []
+    fractions = []
+    for device in range(torch.cuda.device_count()):
+        fraction = memory_fraction(int(raw), int(torch.cuda.get_device_properties(device).total_memory))
+        torch.cuda.set_per_process_memory_fraction(fraction, device)
+        fractions.append(fraction)
+    return fractions
+
+
+def run_step(step: str, main: Callable[[], Any]) -> None:
+    """Run a step's main (within its GPU memory cap); map errors to contract exit codes with one clear line,
+    no traceback."""
+    try:
+        apply_gpu_memory_cap()
         main()
     except AipipeError as exc:
         print(f"{step}: error: {exc}", file=sys.stderr)

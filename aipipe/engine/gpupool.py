@@ -34,11 +34,11 @@ from aipipe.engine.dbfile import SqliteFile
 from aipipe.engine.gpu import GpuRequest, Inventory, Lease, fits_at_all, gpu_request, grace_seconds
 from aipipe.engine.gpupolicy import BINPACK, SPREAD, Held, Waiter, admit, effective_priority, queue_order, victims
 from aipipe.engine.gpupreempt import PREEMPTED, Guard, Process
+from aipipe.engine.gpushare import mps_pipe, node_env, sharing_note
 from aipipe.engine.nodes import NodeTree
 from aipipe.errors import UserError
 
 POLL_S = 0.25
-GPU_MEMORY_ENV = "AIPIPE_GPU_MEMORY_MB"  # a node with a memory share reads its cap (MiB) here
 WAITING = "waiting for GPU (queue position {position})"
 AGING_ENV, PLACEMENT_ENV = "AIPIPE_GPU_AGING_S", "AIPIPE_GPU_PLACEMENT"
 DEFAULT_AGING_S = 300.0
@@ -237,9 +237,9 @@ class RunGpus:
 
     def acquire(self, request: GpuRequest, nid: str, tree: NodeTree,
                 cancelled: threading.Event) -> tuple[Grant | None, str]:
-        """(grant, warning); the node shows ``Pending: waiting for GPU (queue position N)`` while it waits
-        (after ``preempted, requeued; `` when it was preempted). No GPU on the machine: (None, warning) for the
-        cpu fallback, UserError for fail."""
+        """(grant, warning or how its compute share is kept); the node shows ``Pending: waiting for GPU (queue
+        position N)`` while it waits (after ``preempted, requeued; `` when it was preempted). No GPU on the
+        machine: (None, warning) for the cpu fallback, UserError for fail."""
         if not self.inventory.gpus:
             if self.fallback == "fail":
                 raise UserError(f"the step requests {request.describe()} but this machine has none "
@@ -263,7 +263,11 @@ class RunGpus:
             if before or since is not None:
                 tree.put(nid, **({"phase": before[0]} if before else {}), message=None)
                 tree.commit()
-        return grant, ""
+        return grant, sharing_note(request, mps_pipe()) if grant else ""
+
+    def node_env(self, grant: Grant | None, request: GpuRequest) -> dict[str, str]:
+        """The node's GPU environment: its devices, memory cap and (under MPS) compute share."""
+        return node_env(grant.devices if grant else None, request, mps_pipe())
 
     def guard(self, grant: Grant | None, template: dict[str, Any], process: Process) -> Guard:
         """Watch a preemptible node's grant: when the pool marks it, SIGTERM, then SIGKILL after the grace."""

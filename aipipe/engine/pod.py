@@ -20,7 +20,7 @@ from aipipe.engine.configmaps import ConfigMapStore, unlock
 from aipipe.engine.containerset import ContainerGraph, ContainerNodes, split_set
 from aipipe.engine.daemons import DaemonRegistry, wait_ready
 from aipipe.engine.execution import ExecutionContext
-from aipipe.engine.gpupool import GPU_MEMORY_ENV, Grant, RunGpus
+from aipipe.engine.gpupool import Grant, RunGpus
 from aipipe.engine.images import ImageMap
 from aipipe.engine.io import ArtifactError, load_input
 from aipipe.engine.nodes import NodeTree
@@ -244,9 +244,7 @@ class PodRunner:
             _clean_up(secret_files, locked)
             raise
         if gpu_need is not None:
-            env["CUDA_VISIBLE_DEVICES"] = grant.devices if grant else ""
-            if grant and gpu_need.memory_mb is not None:
-                env[GPU_MEMORY_ENV] = str(gpu_need.memory_mb)  # the step's cap on its share
+            env.update(self.gpus.node_env(grant, gpu_need))
             if warning:
                 self.ctx.on_log(nid, warning + "\n")
         if self.pod_slots is not None:
