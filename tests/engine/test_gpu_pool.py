@@ -22,7 +22,7 @@ import pytest
 from aipipe.engine.context import no_templates
 from aipipe.engine.gpu import GpuInfo, GpuRequest, Inventory, Lease, detect_inventory
 from aipipe.engine.gpupolicy import place
-from aipipe.engine.gpupool import pool_report
+from aipipe.engine.gpupool import pool_policy, pool_report
 from aipipe.engine.validate import validate_workflow
 from aipipe.errors import UserError
 from tests.engine.concurrency import executor, finished, in_thread, max_overlap, other_driver, pin, wait_for
@@ -218,3 +218,26 @@ def requests_without_token(url: str) -> int:
     import requests
 
     return requests.get(url, timeout=30).status_code
+
+
+@pytest.mark.parametrize("placement, devices", [("binpack", {"0"}), ("spread", {"0", "1"})])
+def test_placement_packs_shares_or_spreads_them(placement: str, devices: set[str], tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "home"
+    pin(home, 81920, 81920)
+    monkeypatch.setenv("AIPIPE_GPU_PLACEMENT", placement)
+    out = executor(home, gpu_wf(f"gpu-{placement}", 2, 1.0, {"nvidia.com/gpumem": 8192,
+                                                               "nvidia.com/gpucores": 20}), []).run()
+    assert out["status"]["phase"] == "Succeeded", out["status"]
+    spans = ran(out["status"])
+    assert max_overlap((s[0], s[1]) for s in spans) == 2 and {s[2] for s in spans} == devices
+
+
+@pytest.mark.parametrize("env, field", [({"AIPIPE_GPU_AGING_S": "soon"}, "AIPIPE_GPU_AGING_S"),
+                                        ({"AIPIPE_GPU_AGING_S": "-5"}, "AIPIPE_GPU_AGING_S"),
+                                        ({"AIPIPE_GPU_PLACEMENT": "tight"}, "AIPIPE_GPU_PLACEMENT")])
+def test_bad_pool_settings_name_the_variable(env: dict[str, str], field: str) -> None:
+    with pytest.raises(UserError) as caught:
+        pool_policy(env)
+    assert caught.value.field == field
+    assert pool_policy({}) == (300.0, "binpack")
