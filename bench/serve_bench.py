@@ -47,7 +47,10 @@ from bench.serve_peers import NaiveServer, TrivialFront  # noqa: E402
 # --- bundles -----------------------------------------------------------------------------------------
 def build_bundles(work: Path, arch: str, image_size: int, num_classes: int, precisions: Sequence[str],
                   max_batch: int, backend: str = "pytorch") -> tuple[Path, dict[str, Path]]:
-    """A model bundle (random weights) and one engine bundle per precision (``backend``: pytorch | onnxruntime)."""
+    """A model bundle (random weights) and one engine bundle per precision (``backend``: pytorch | onnxruntime).
+
+    On a GPU the PyTorch engines are compiled at build time as the convert step does (``torch.compile``
+    mode ``default``, compile cache in the bundle): replicas start uncompiled and swap the compiled engine in."""
     import torch
 
     from mlkit.engine.backends.base import PrecisionPlan
@@ -68,7 +71,10 @@ def build_bundles(work: Path, arch: str, image_size: int, num_classes: int, prec
     info = inspect_model(onnx_model, expected_input="input", batch=(1, max_batch // 2, max_batch))
     engines = {}
     for precision in precisions:
-        builder = TorchBackend(model_dir) if backend == "pytorch" else OnnxRuntimeBackend()
+        cuda = torch.cuda.is_available()
+        builder = (TorchBackend(model_dir, device="cuda" if cuda else "cpu", compile_mode="default" if cuda else None,
+                                input_shape=(3, image_size, image_size), max_batch=max_batch)
+                   if backend == "pytorch" else OnnxRuntimeBackend())
         built = builder.build(onnx_model, PrecisionPlan(precision), work / f"build-{precision}")
         engines[precision] = write_engine_bundle(work / f"engine-{precision}", engine=built, info=info,
                                                  config=PrecisionConfig(), model_bundle=model_dir,
@@ -132,7 +138,21 @@ def start_ours(engine_dir: Path, *, workers: int, gpu_procs: int, device: str, c
                           device=device, gpu_memory_mb_per_proc=cap_mb, max_batch=max_batch, max_delay_ms=2.0,
                           queue_size=1024, request_timeout_s=30.0, decode=decode, acceptors=acceptors)
     with pinned(cores):
-        return launch(config, timeout_s=300, log=log)
+        server = launch(config, timeout_s=300, log=log)
+    wait_compiled(server)
+    return server
+
+
+def wait_compiled(server: Any, timeout_s: float = 240.0) -> None:
+    """Wait until every replica of a tiered start has swapped its compiled engine in (or said why not):
+    the service's steady state, which is what the benchmark measures."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        replicas = [g.get("info", {}) for g in server.get_json("/v1/info")[1]["gpu_processes"]]
+        if all(not info.get("tiered") or "upgrade" in info for info in replicas):
+            return
+        time.sleep(0.5)
+    raise TimeoutError(f"replicas not upgraded to the compiled engine within {timeout_s:g} s")
 
 
 @contextlib.contextmanager
@@ -176,7 +196,8 @@ def tree_cpu_s(pid: int) -> float:
 class Plan:
     """The sizes of one run: model, concurrencies, durations, and how the cores are split."""
 
-    def __init__(self, quick: bool, device: str, duration: float | None, services: int | None) -> None:
+    def __init__(self, quick: bool, device: str, duration: float | None, services: int | None,
+                 gpu_procs: int | None = None) -> None:
         self.quick, self.device = quick, device
         cpus = sorted(os.sched_getaffinity(0))
         self.arch, self.size, self.classes, self.max_batch = (("resnet_tiny", 32, 10, 16) if quick
@@ -190,7 +211,7 @@ class Plan:
         self.server_cores = cpus[:len(cpus) - client_cores] if client_cores else []
         self.client_procs = max(1, client_cores)
         server = len(self.server_cores) or len(cpus)
-        self.gpu_procs = 1 if quick else 2
+        self.gpu_procs = gpu_procs or (1 if quick else 2)
         self.workers = max(1, min(16, server - 1 - self.gpu_procs))  # after the proxy and the replicas
         self.workers_per_service = max(1, server // self.services - 2)  # the proxy, a replica, the workers
 
@@ -211,6 +232,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
     parser.add_argument("--duration", type=float, help="measured seconds per point")
     parser.add_argument("--services", type=int, help="services packed on one GPU")
+    parser.add_argument("--gpu-procs", type=int, help="model replicas of our server (default 2; --quick 1)")
     parser.add_argument("--packing-runs", type=int, help="runs of the packing measurement, median taken (3; --quick 1)")
     parser.add_argument("--only", default=",".join(CONFIGS), help=f"comma-separated subset of {','.join(CONFIGS)}")
     args = parser.parse_args(argv)
@@ -218,7 +240,7 @@ def main(argv: list[str] | None = None) -> None:
     import torch
 
     device = args.device if args.device != "auto" else ("cuda" if torch.cuda.is_available() else "cpu")
-    plan = Plan(args.quick, device, args.duration, args.services)
+    plan = Plan(args.quick, device, args.duration, args.services, args.gpu_procs)
     only = set(args.only.split(","))
     log = sys.stderr
     print(f"serve_bench: device={device} {plan.describe()}", file=log, flush=True)
