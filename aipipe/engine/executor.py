@@ -39,8 +39,9 @@ from aipipe.errors import UserError
 class WorkflowExecutor:
     """Runs one Workflow object to completion; ``run`` returns it with an Argo-shaped ``status``.
 
-    If ``workflow["status"]["nodes"]`` is present the run resumes: Succeeded/Skipped/Omitted nodes
-    are kept; a node the previous driver's death interrupted (left Running/Pending) has its leftover
+    Resume is the normal path: every invocation starts from the node's stored state
+    (``workflow["status"]["nodes"]``, empty on a first run). Succeeded/Skipped/Omitted nodes are taken
+    as they are; a node an earlier driver's death interrupted (left Running/Pending) has its leftover
     processes ended and runs again as the same attempt (not a retry, not an error).
     Template calls deeper than Argo's 100 and runs of more than ``engine.max_nodes`` nodes end ``Error``.
     ``ctx.on_change`` receives the whole workflow after each state change (before a process

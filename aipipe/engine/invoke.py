@@ -152,10 +152,9 @@ class Invoker:
         rt.control.wait_unsuspended()  # a suspended run starts nothing new
         kind = kind_of(call.template)
         ntype = node_type(call.template)
-        prior = rt.tree.get(ref.id)
-        if rt.resuming and prior is not None and ntype == NodeType.POD and prior.get("phase") in (
-                NodePhase.RUNNING, NodePhase.PENDING):
-            PodRunner.kill_orphan(prior)  # what the previous driver's node left running; then it runs again
+        orphan = rt.orphaned(ref) if ntype == NodeType.POD else None
+        if orphan is not None:
+            PodRunner.kill_orphan(orphan)  # what a dead driver's node left running; then it runs again
         nid, kept = rt.start_node(ref, ntype, call, inputs=inputs, **fields)
         if kept is not None:
             return kept

@@ -55,7 +55,7 @@ class Runtime:
         previous = self.workflow.get("status") or {}
         self.status: dict[str, Any] = {k: v for k, v in previous.items() if k != "nodes"}
         self.tree = NodeTree(self.name, previous.get("nodes") or {}, self.snapshot, ctx.on_change)
-        self.resuming = bool(previous.get("nodes"))
+        self.owned: set[str] = set()  # nodes this driver opened; a stored Running node not here is an orphan
         self.cancelled = threading.Event()
         self.abort_reason: str | None = None
         self.abort_phase = NodePhase.FAILED
@@ -173,16 +173,31 @@ class Runtime:
 
     # ------------------------------------------------------------------ nodes
 
+    def orphaned(self, ref: NodeRef) -> NodeRecord | None:
+        """The stored record of ``ref``'s node if an earlier driver opened it and died before it ended (left
+        Running/Pending, not opened by this driver): what it started may still run and must end first."""
+        with self.tree.lock:
+            record = None if ref.id in self.owned else self.tree.nodes.get(ref.id)
+        if record is None or not record.get("startedAt"):
+            return None
+        return record if record.get("phase") in (NodePhase.RUNNING, NodePhase.PENDING) else None
+
     def start_node(self, ref: NodeRef, kind: NodeType, call: Call | None,
                    **fields: Any) -> tuple[str, NodeRecord | None]:
-        """Create (or, on resume, reopen) a node; returns (id, kept record if it must not run again)."""
+        """Open a node from its stored state; returns (id, kept record if it must not run again).
+
+        Every invocation comes here first, on a run's first pass as after a driver's crash: a node the store
+        has Succeeded/Skipped/Omitted is taken as it is; any other stored node (one that failed, or one an
+        earlier driver left Running) is reopened as the same attempt; a node the store lacks is created."""
         nid = ref.id
         existing = self.tree.get(nid)
-        if existing is not None and existing.get("phase") in KEPT_ON_RESUME and self.resuming:
+        if existing is not None and existing.get("phase") in KEPT_ON_RESUME:
             self.edges.link(nid, ref.parent)
             return nid, existing
         if existing is None:
             self.reserve_nodes(1, take=True)
+        with self.tree.lock:
+            self.owned.add(nid)
         self.depths.setdefault(nid, self.depths.get(ref.parent or "", 0))
         record: NodeRecord = {
             "id": nid, "name": ref.name, "displayName": ref.display, "type": kind, "phase": NodePhase.RUNNING,

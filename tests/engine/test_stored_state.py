@@ -1,0 +1,53 @@
+"""Resume is the normal path: every invocation starts from its node's stored state, whoever stored it."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+from tests.engine.conftest import EngineRun, nodes_by_display
+
+
+def _workflow(markers: Path) -> dict[str, Any]:
+    mark = {"name": "mark", "inputs": {"parameters": [{"name": "id"}, {"name": "got", "value": "-"}]},
+            "script": {"image": "busybox", "command": ["sh"],
+                       "source": f"echo '{{{{inputs.parameters.got}}}}' >> {markers}/{{{{inputs.parameters.id}}}}\n"
+                                 "echo made-by-{{inputs.parameters.id}}"}}
+    steps = [[{"name": "a", "template": "mark", "arguments": {"parameters": [{"name": "id", "value": "a"}]}}],
+             [{"name": "b", "template": "mark", "arguments": {"parameters": [
+                 {"name": "id", "value": "b"}, {"name": "got", "value": "{{steps.a.outputs.result}}"}]}}]]
+    return {"metadata": {"name": "stored-state"},
+            "spec": {"entrypoint": "main", "templates": [{"name": "main", "steps": steps}, mark]}}
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text().splitlines() if path.exists() else []
+
+
+def test_stored_nodes_decide_what_runs_again(engine: EngineRun) -> None:
+    markers = engine.home / "store" / "markers"
+    markers.mkdir(parents=True)
+    first = engine.run(_workflow(markers))
+    assert first["status"]["phase"] == "Succeeded"
+    assert _lines(markers / "a") == ["-"] and _lines(markers / "b") == ["made-by-a"]
+
+    # the store is the truth: a Succeeded node is taken with the outputs stored for it (here ones its
+    # process never printed), and a node the store has Failed runs again as the same node
+    stored = copy.deepcopy(first)
+    nodes = nodes_by_display(stored)
+    a, b = nodes["a"][0], nodes["b"][0]
+    a["outputs"] = {**a.get("outputs", {}), "result": "from-the-store"}
+    b.update(phase="Failed", message="failed before", finishedAt=None)
+    for name in ("stored-state", "[1]"):
+        nodes[name][0].update(phase="Running", finishedAt=None)
+    stored["status"]["phase"] = "Running"
+
+    again = engine.run(stored)
+    assert again["status"]["phase"] == "Succeeded", again["status"].get("message")
+    assert _lines(markers / "a") == ["-"], "a Succeeded node never runs again"
+    assert _lines(markers / "b") == ["made-by-a", "from-the-store"]
+    after = nodes_by_display(again)
+    assert after["a"][0]["startedAt"] == a["startedAt"] and after["a"][0]["outputs"]["result"] == "from-the-store"
+    assert after["b"][0]["phase"] == "Succeeded" and after["b"][0]["id"] == b["id"]
+    assert len(after["b"]) == 1
