@@ -20,6 +20,9 @@ from aipipe.errors import AipipeError, ExitCode, UserError
 from aipipe.flags import FlagsT, flag_parser, parse_flags
 from aipipe.gpushare import GPU_MEMORY_ENV
 
+CONTEXT_ENV = "AIPIPE_GPU_CONTEXT_MB"  # MiB a CUDA process holds outside PyTorch's allocator (context, kernels)
+CONTEXT_MB = 1024
+
 
 def outputs_dir() -> Path:
     """Where output parameters go: ``AIPIPE_OUTPUTS_DIR`` or ``/tmp/outputs``."""
@@ -74,14 +77,31 @@ def memory_fraction(cap_mb: int, total_bytes: int) -> float:
     return min(1.0, cap_mb * 2**20 / total_bytes)
 
 
+def allocator_mb(cap_mb: int, outside_mb: int = CONTEXT_MB) -> int:
+    """What PyTorch's allocator may take of a ``cap_mb`` share: the share is the process's whole footprint as
+    NVML (and the pool's watchdog) sees it, so the CUDA context and the libraries' kernels (``outside_mb``,
+    at most half the share) are left out of it."""
+    return cap_mb - min(outside_mb, cap_mb // 2)
+
+
+def _outside_mb(env: Mapping[str, str]) -> int:
+    raw = env.get(CONTEXT_ENV, str(CONTEXT_MB))
+    if not raw.isdigit():
+        raise UserError(f"must be a number of MiB >= 0, got {raw!r}", field=CONTEXT_ENV)
+    return int(raw)
+
+
 def apply_gpu_memory_cap(env: Mapping[str, str] | None = None) -> list[float]:
     """Keep PyTorch within the GPU memory granted to the node (``AIPIPE_GPU_MEMORY_MB``, set by the embedded
-    engine's pool) on every visible GPU; the fractions set, [] without a cap, torch or CUDA."""
-    raw = (os.environ if env is None else env).get(GPU_MEMORY_ENV)
+    engine's pool) on every visible GPU, less what CUDA keeps outside the allocator (``AIPIPE_GPU_CONTEXT_MB``,
+    default 1024); the fractions set, [] without a cap, torch or CUDA."""
+    env = os.environ if env is None else env
+    raw = env.get(GPU_MEMORY_ENV)
     if not raw:
         return []
     if not raw.isdigit() or int(raw) <= 0:
         raise UserError(f"must be a positive number of MiB, got {raw!r}", field=GPU_MEMORY_ENV)
+    allowed = allocator_mb(int(raw), _outside_mb(env))
     try:
         torch: Any = importlib.import_module("torch")
     except ImportError:
@@ -90,7 +110,7 @@ def apply_gpu_memory_cap(env: Mapping[str, str] | None = None) -> list[float]:
         return []
     fractions = []
     for device in range(torch.cuda.device_count()):
-        fraction = memory_fraction(int(raw), int(torch.cuda.get_device_properties(device).total_memory))
+        fraction = memory_fraction(allowed, int(torch.cuda.get_device_properties(device).total_memory))
         torch.cuda.set_per_process_memory_fraction(fraction, device)
         fractions.append(fraction)
     return fractions

@@ -35,6 +35,7 @@ from aipipe.engine.gpu import GpuRequest, Inventory, Lease, fits_at_all, gpu_req
 from aipipe.engine.gpupolicy import BINPACK, SPREAD, Held, Waiter, admit, effective_priority, queue_order, victims
 from aipipe.engine.gpupreempt import PREEMPTED, Guard, Process
 from aipipe.engine.gpushare import mps_pipe, node_env, sharing_note
+from aipipe.engine.gpuwatch import Watchdog, usage_source
 from aipipe.engine.nodes import NodeTree
 from aipipe.errors import UserError
 
@@ -275,6 +276,15 @@ class RunGpus:
             return Guard.idle()
         pool = machine_pool(self.state_dir)
         return Guard.start(lambda: pool.notice(grant), process, grace_seconds(template), POLL_S)
+
+    def watch(self, grant: Grant | None, request: GpuRequest | None, process: Process) -> Watchdog | None:
+        """Watch a node holding a memory share (:mod:`aipipe.engine.gpuwatch`): None for whole GPUs, no grant, a
+        process that did not start, or no source of readings on this machine."""
+        pid = getattr(process, "pid", None)
+        if grant is None or request is None or request.memory_mb is None or not isinstance(pid, int):
+            return None
+        usage, _ = usage_source()
+        return Watchdog.start(usage, process, pid, request.memory_mb) if usage is not None else None
 
     def requeue(self, nid: str, grant: Grant | None, guard: Guard, tree: NodeTree) -> dict[str, Any]:
         """The node was preempted: it asks again with its first arrival time, behind its preemptor."""

@@ -279,6 +279,7 @@ class PodRunner:
                 if isinstance(handle, LocalHandle):
                     self.running[nid] = handle
             guard = self.gpus.guard(grant, tmpl, handle)
+            watchdog = self.gpus.watch(grant, gpu_need, handle)
             if isinstance(handle, LocalHandle):
                 tree.put(nid, pid=handle.pid, hostNodeName="local",
                          **({"message": warning.removeprefix("warning: ")} if warning else {}))
@@ -319,6 +320,8 @@ class PodRunner:
                 self.pod_slots.release()
             self.gpus.release(grant)
             _clean_up(secret_files, locked)
+        if watchdog is not None and watchdog.message:
+            return {"phase": NodePhase.FAILED, "message": watchdog.message}
         if guard.fired.is_set() and not self.cancelled.is_set():
             return self.gpus.requeue(nid, grant, guard, tree)
         outputs: dict[str, Any] = {"exitCode": str(result.exit_code)}

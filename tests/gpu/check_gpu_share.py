@@ -1,7 +1,8 @@
 """GPU check of a node's memory cap (issue 19): ``aipipe.stepkit`` keeps PyTorch within ``AIPIPE_GPU_MEMORY_MB``.
 
-Each case runs in a child process (the fraction is per process): with a cap of C MiB an allocation of 0.75·C
-succeeds and one of 1.5·C fails with CUDA's out-of-memory error; without a cap the 1.5·C allocation succeeds;
+Each case runs in a child process (the fraction is per process): with a cap of C MiB (the allocator gets C less
+the CUDA context's allowance, ``stepkit.allocator_mb``) an allocation of 0.75·C succeeds and one of 1.5·C
+fails with CUDA's out-of-memory error; without a cap the 1.5·C allocation succeeds;
 four processes capped at a quarter of the GPU each hold 0.8 of their share at the same time. Exits non-zero when
 a check fails; prints one JSON line per case and a summary (written to ``$OUT/gpu-share-check.json`` if set).
 
@@ -19,11 +20,13 @@ from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CHILD = """
-import json, sys, time, torch
-from aipipe.stepkit import apply_gpu_memory_cap
+import json, os, sys, time, torch
+from aipipe.stepkit import allocator_mb, apply_gpu_memory_cap
 fractions = apply_gpu_memory_cap()
+cap = int(os.environ.get("AIPIPE_GPU_MEMORY_MB") or 0)
 size_mb, hold_s = int(sys.argv[1]), float(sys.argv[2])
-out = {"fractions": fractions, "total_mb": torch.cuda.get_device_properties(0).total_memory // 2**20}
+out = {"fractions": fractions, "allocator_mb": allocator_mb(cap) if cap else None,
+       "total_mb": torch.cuda.get_device_properties(0).total_memory // 2**20}
 try:
     block = torch.empty(size_mb * 2**20, dtype=torch.uint8, device="cuda")
     block.fill_(1)
@@ -66,7 +69,7 @@ def main() -> int:
     total = int(under["total_mb"])
     rows.append({"check": "under_cap_allocates", "ok": under["allocated"], **under})
     rows.append({"check": "over_cap_refused", "ok": not over["allocated"] and abs(
-        over["fractions"][0] - cap / total) < 1e-6, **over})
+        over["fractions"][0] - over["allocator_mb"] / total) < 1e-6, **over})
     rows.append({"check": "no_cap_allocates", "ok": free["allocated"] and free["fractions"] == [], **free})
     quarter = total // 4 - 1024  # CUDA contexts take some memory of their own
     four = [result(p) for p in [child(quarter, quarter * 4 // 5, 3.0) for _ in range(4)]]
