@@ -102,7 +102,8 @@ def main() -> int:
     stopped = STOPPED.fullmatch(str(hog.get("message") or ""))
     used = int(stopped.group(1)) if stopped else 0
     fine_peak = max((v for k, v in meter.peaks.items() if k.endswith(".fine")), default=0)
-    rows = [{"check": "over_cap_node_stopped", "ok": hog["phase"] == "Failed" and used > CAP and took < 45, "message": hog.get("message"), "seconds": round(took, 1)},
+    rows = [{"check": "over_cap_node_stopped", "ok": hog["phase"] == "Failed" and used > CAP and took < 45,
+             "message": hog.get("message"), "seconds": round(took, 1)},
             {"check": "neighbour_within_cap_finishes", "ok": fine["phase"] == "Succeeded",
              "message": fine.get("message"), "result": (fine.get("outputs") or {}).get("result")},
             {"check": "neighbour_peak_within_cap", "ok": 0 < fine_peak <= CAP, "peak_mb": fine_peak, "cap_mb": CAP}]
