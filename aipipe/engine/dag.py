@@ -6,7 +6,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from aipipe.engine import graph
+from aipipe.engine import graph, reconcile
 from aipipe.engine.calls import Call, NodeFailure
 from aipipe.engine.children import ChildRunner
 from aipipe.engine.gate import FAIL_FAST_MESSAGE, ChildGate
@@ -61,6 +61,7 @@ class _DagRun:
         self.running: set[str] = set()
         self.never: set[str] = set()  # held back by the template's failFast
         self.order = [t for t in self.tasks if t in self.wanted]
+        self.view = reconcile.DagView(self.order, self.trees, frozenset(self.wanted))
         self.stopped = False
 
     def task_ref(self, label: str, parent: str | None = None) -> NodeRef:
@@ -105,31 +106,25 @@ class _DagRun:
                 "outboundNodes": outbound}
 
     def _start_ready(self) -> bool:
-        """Under ``cond``: omit the tasks whose depends is decided false, start those decided true."""
-        progressed = False
-        for tname in self.order:
-            if tname in self.states or tname in self.running or tname in self.never:
-                continue
-            tree = self.trees[tname]
-            deps = self.deps(tname) & self.wanted
-            if any(d not in self.states for d in deps):
-                continue
-            if tree is not None and not graph.evaluate(tree, {**{d: self.states[d] for d in deps},
-                                                              **_missing_as_omitted(tree, self.states)}):
+        """Under ``cond``: one reconcile pass over the tasks' states, then its actions (omit the tasks whose
+        depends is decided false, start those decided true); False when the pass found nothing to do."""
+        actions = reconcile.dag_pass(self.view, dict(self.states), frozenset(self.running | self.never),
+                                     self._holding())
+        for tname, action in actions:
+            if action == reconcile.OMIT:
                 self.cond.release()
                 try:
                     self._omit(tname)
                 finally:
                     self.cond.acquire()
                 self.states[tname] = graph.TaskState(phase=NodePhase.OMITTED)
-                progressed = True
-                continue
-            if self.stopped or self.rt.cancelled.is_set() or self.gate.tripped.is_set():
-                continue
-            self.running.add(tname)
-            threading.Thread(target=self._launch, args=(tname,), daemon=True).start()
-            progressed = True
-        return progressed
+            elif not self._holding():  # failFast may have tripped while this pass's actions were taken
+                self.running.add(tname)
+                threading.Thread(target=self._launch, args=(tname,), daemon=True).start()
+        return bool(actions)
+
+    def _holding(self) -> bool:
+        return self.stopped or self.rt.cancelled.is_set() or self.gate.tripped.is_set()
 
     def _omit(self, tname: str) -> None:
         self._link(tname)
@@ -264,8 +259,3 @@ def branch_phases(nodes: Mapping[str, NodeRecord], dag_id: str, targets: set[str
             children = (nodes.get(children[-1]) or {}).get("children", [])
         queue.extend((c, phase) for c in children)
     return found
-
-
-def _missing_as_omitted(tree: Any, states: Mapping[str, graph.TaskState]) -> dict[str, graph.TaskState]:
-    """Tasks outside the DAG's target set count as Omitted in depends expressions."""
-    return {d: graph.TaskState(phase=NodePhase.OMITTED) for d in graph.deps_of(tree) if d not in states}
