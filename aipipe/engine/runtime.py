@@ -69,6 +69,7 @@ class Runtime:
         self.global_artifacts: dict[str, dict[str, Any]] = {}
         self.spec: dict[str, Any] = {}
         self.kill_all: Callable[[], None] = _nothing  # ends every running process (set once pods can run)
+        self._take_stored_globals(previous)
 
     # ------------------------------------------------------------------ status
 
@@ -260,6 +261,18 @@ class Runtime:
         if kept is not None:
             return kept
         return self.finish_node(nid, phase, message)
+
+    def _take_stored_globals(self, previous: Mapping[str, Any]) -> None:
+        """The ``workflow.outputs.*`` the run had before this driver: those of its kept nodes, in the order they
+        finished (all a retried run has left), then the stored ``status.outputs`` (an interrupted run's)."""
+        kept = sorted((n for n in (previous.get("nodes") or {}).values()
+                       if n.get("phase") in KEPT_ON_RESUME and n.get("outputs")),
+                      key=lambda n: str(n.get("finishedAt") or ""))
+        for node in kept:
+            self.publish_globals(node["outputs"])
+        stored = previous.get("outputs") or {}
+        self.global_params.update({p["name"]: p.get("value", "") for p in stored.get("parameters") or []})
+        self.global_artifacts.update({a["name"]: a for a in stored.get("artifacts") or []})
 
     def publish_globals(self, outputs: Mapping[str, Any]) -> None:
         """A node's outputs with a ``globalName`` become ``workflow.outputs.*``."""

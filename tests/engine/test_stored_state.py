@@ -6,6 +6,7 @@ import copy
 from pathlib import Path
 from typing import Any
 
+from aipipe.engine.service import formulate_retry
 from tests.engine.conftest import EngineRun, nodes_by_display
 
 
@@ -51,3 +52,34 @@ def test_stored_nodes_decide_what_runs_again(engine: EngineRun) -> None:
     assert after["a"][0]["startedAt"] == a["startedAt"] and after["a"][0]["outputs"]["result"] == "from-the-store"
     assert after["b"][0]["phase"] == "Succeeded" and after["b"][0]["id"] == b["id"]
     assert len(after["b"]) == 1
+
+
+def _global_workflow(markers: Path) -> dict[str, Any]:
+    make = {"name": "make", "script": {"image": "busybox", "command": ["sh"], "source": "echo made"},
+            "outputs": {"parameters": [{"name": "p", "valueFrom": {"expression": "'from-a'"}, "globalName": "g"}]}}
+    use = {"name": "use", "inputs": {"parameters": [{"name": "v"}]},
+           "script": {"image": "busybox", "command": ["sh"],  # fails once, then says what it got
+                      "source": f"[ -e {markers}/failed ] || {{ touch {markers}/failed; exit 1; }}\n"
+                                "echo got-{{inputs.parameters.v}}"}}
+    steps = [[{"name": "a", "template": "make"}],
+             [{"name": "b", "template": "use", "arguments": {"parameters": [
+                 {"name": "v", "value": "{{workflow.outputs.parameters.g}}"}]}}]]
+    return {"metadata": {"name": "stored-globals"},
+            "spec": {"entrypoint": "main", "templates": [{"name": "main", "steps": steps}, make, use]}}
+
+
+def test_a_retried_run_keeps_the_workflow_outputs_its_kept_nodes_published(engine: EngineRun) -> None:
+    markers = engine.home / "store" / "markers"
+    markers.mkdir(parents=True)
+    first = engine.run(_global_workflow(markers))
+    assert first["status"]["phase"] == "Failed"
+    assert nodes_by_display(first)["b"][0]["inputs"]["parameters"][0]["value"] == "from-a"
+    retried = formulate_retry(first)  # as `aipipe retry`: a is kept, b and status.outputs are dropped
+    assert "outputs" not in retried["status"] and "b" not in nodes_by_display(retried)
+
+    again = engine.run(retried)
+    assert again["status"]["phase"] == "Succeeded", again["status"].get("message")
+    after = nodes_by_display(again)
+    assert after["a"][0]["startedAt"] == nodes_by_display(first)["a"][0]["startedAt"]
+    assert after["b"][0]["outputs"]["result"] == "got-from-a"
+    assert again["status"]["outputs"]["parameters"] == [{"name": "g", "value": "from-a"}]
