@@ -1,0 +1,229 @@
+"""The embedded engine's GPU pool: N small trainings packed on one GPU vs one after another, and preemption.
+
+Each training is ``bench/pool_train.py`` (ResNet-18 at 128 px, batch 64, synthetic data made on the GPU, bf16)
+run as a script node of a real embedded-engine run, so the pool does the placement:
+
+- ``sequential``: what a user does without a pool: N runs one after another, each asking for a whole GPU;
+- ``packed``: one run of N parallel nodes, each asking for a memory share (``nvidia.com/gpumem``), which the pool
+  packs onto one GPU (each node capped by ``stepkit``, watched by the pool's watchdog);
+- ``naive_all_at_once``: the N trainings started at once as plain processes with ``CUDA_VISIBLE_DEVICES=0`` and no
+  cap (no engine: no queue, no isolation; what works when they happen to fit);
+- ``preemption``: a preemptible low-priority run asking for 70 % of the GPU trains; once it checkpointed, a
+  high-priority run asking for 70 % arrives, preempts it (SIGTERM: it checkpoints and exits), runs, and the low
+  run resumes from its checkpoint.
+
+Summary: ``packed_speedup`` (sequential makespan / packed makespan; also ``packed_train_speedup`` over training
+time only, without process start-up), ``preempted_lost_steps`` (optimizer steps run twice: those an attempt did
+beyond the checkpoint the next resumed from; 0 when the checkpoint is taken at SIGTERM), ``max_over_cap_mb`` (over
+every share-holding node, its peak GPU memory as NVML reads it over its process tree, minus its share; <= 0
+expected; null without a source of readings).
+
+    python3 bench/pool_bench.py            # the GPU machine, about 2-3 minutes
+    python3 bench/pool_bench.py --quick    # CPU, pinned synthetic gpus.json, tiny model: < 2 minutes
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from aipipe.config import load_config
+from aipipe.engine.context import default_context
+from aipipe.engine.executor import WorkflowExecutor
+from aipipe.engine.gpu import detect_inventory
+from aipipe.engine.gpuwatch import usage_source
+from bench.gpu_meter import NodeMeter
+from bench.results_io import write_result
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The trainings' size and how many."""
+
+    runs: int
+    steps: int
+    low_steps: int
+    arch: str
+    size: int
+    batch: int
+    threads: int
+    share_mb: int
+
+    def argv(self, steps: int) -> list[str]:
+        return ["-m", "bench.pool_train", "--steps", str(steps), "--arch", self.arch, "--size", str(self.size),
+                "--batch", str(self.batch), "--threads", str(self.threads)]
+
+
+GPU_PLAN = Plan(runs=4, steps=300, low_steps=1000, arch="resnet18", size=128, batch=64, threads=0, share_mb=8192)
+QUICK_PLAN = Plan(runs=2, steps=40, low_steps=1500, arch="resnet_tiny", size=16, batch=4, threads=1, share_mb=8192)
+
+
+class Engine:
+    """Real embedded-engine runs under one AIPIPE_HOME, metered."""
+
+    def __init__(self, home: Path, meter: NodeMeter | None) -> None:
+        self.home, self.meter = home, meter
+        self.cfg = load_config(env={"AIPIPE_HOME": str(home)})
+        self.image = str(self.cfg.get("kubernetes.steps_image"))
+
+    def workflow(self, name: str, argv: list[list[str]], limits: dict[str, Any], priority: int = 0,
+                 preemptible: bool = False) -> dict[str, Any]:
+        """A run of ``len(argv)`` parallel trainings, each with its own checkpoint volume."""
+        notes = {"aipipe.dev/preemptible": "true", "aipipe.dev/preemption-grace-seconds": "60"} if preemptible else {}
+        templates = [{"name": f"t{i}", "metadata": {"annotations": notes},
+                      "container": {"image": self.image, "command": ["python3", *args, "--ckpt", f"/ckpt{i}"],
+                                    "resources": {"limits": limits},
+                                    "volumeMounts": [{"name": f"ckpt{i}", "mountPath": f"/ckpt{i}"}]}}
+                     for i, args in enumerate(argv)]
+        claims = [{"metadata": {"name": f"ckpt{i}"}, "spec": {"accessModes": ["ReadWriteOnce"],
+                                                             "resources": {"requests": {"storage": "1Gi"}}}}
+                  for i in range(len(argv))]
+        return {"apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow", "metadata": {"name": name},
+                "spec": {"entrypoint": "main", "priority": priority, "volumeClaimTemplates": claims,
+                         "templates": [{"name": "main", "steps": [[{"name": f"t{i}", "template": f"t{i}"}
+                                                                   for i in range(len(argv))]]}, *templates]}}
+
+    def run(self, wf: dict[str, Any]) -> tuple[dict[str, Any], float]:
+        """(final status, seconds); raises when a node did not succeed."""
+        meter = self.meter
+        ctx = default_context(self.cfg, self.home / "runs" / wf["metadata"]["name"],
+                              on_change=meter.on_change if meter else lambda _change: None)
+        start = time.monotonic()
+        status = WorkflowExecutor(wf, ctx).run()["status"]
+        took = time.monotonic() - start
+        if status["phase"] != "Succeeded":
+            bad = {n["displayName"]: n.get("message") for n in status["nodes"].values() if n["phase"] != "Succeeded"}
+            raise SystemExit(f"run {wf['metadata']['name']} ended {status['phase']}: {bad}")
+        return status, took
+
+    def volume(self, run: str, name: str) -> Path:
+        return self.home / "runs" / run / "volumes" / name
+
+
+def results(status: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each training's JSON line (its last attempt), by node name."""
+    pods = sorted((n for n in status["nodes"].values() if n["type"] == "Pod"), key=lambda n: n["name"])
+    return [json.loads(n["outputs"]["result"].splitlines()[-1]) for n in pods]
+
+
+def lost_steps(attempts_file: Path) -> tuple[int, int]:
+    """(steps run twice, attempts) from a training's ``attempts`` lines."""
+    rows = [tuple(map(int, line.split())) for line in attempts_file.read_text().splitlines() if line.strip()]
+    lost = sum(max(first + done - rows[i + 1][0], 0) for i, (first, done) in enumerate(rows[:-1]))
+    return lost, len(rows)
+
+
+def naive_all_at_once(plan: Plan, home: Path) -> float:
+    """The N trainings as plain processes started together on GPU 0, no cap: their makespan."""
+    env = {**os.environ, "PYTHONPATH": str(REPO), "CUDA_VISIBLE_DEVICES": "0"}
+    env.pop("AIPIPE_GPU_MEMORY_MB", None)
+    start = time.monotonic()
+    procs = []
+    for i in range(plan.runs):
+        folder = home / "naive" / str(i)
+        folder.mkdir(parents=True)
+        procs.append(subprocess.Popen([sys.executable, *plan.argv(plan.steps), "--ckpt", str(folder)], cwd=REPO,
+                                      env=env, stdout=subprocess.DEVNULL))
+    codes = [p.wait(timeout=600) for p in procs]
+    if any(codes):
+        raise SystemExit(f"naive trainings failed: exit codes {codes}")
+    return time.monotonic() - start
+
+
+def preemption(engine: Engine, plan: Plan, part_mb: int) -> dict[str, Any]:
+    """The low run, preempted by the urgent one once it has a checkpoint; both must succeed."""
+    limits = {"nvidia.com/gpu": 1, "nvidia.com/gpumem": part_mb}
+    box: dict[str, Any] = {}
+    low = threading.Thread(target=lambda: box.update(low=engine.run(engine.workflow(
+        "low", [plan.argv(plan.low_steps)], limits, 0, preemptible=True))), daemon=True)
+    low.start()
+    ckpt = engine.volume("low", "ckpt0") / "ckpt.pt"
+    deadline = time.monotonic() + 300
+    while not ckpt.exists() and low.is_alive():
+        if time.monotonic() > deadline:
+            raise SystemExit("the low-priority training wrote no checkpoint in 300 s")
+        time.sleep(0.05)
+    urgent_status, urgent_s = engine.run(engine.workflow("urgent", [plan.argv(plan.steps)], limits, 10))
+    low.join(600)
+    if "low" not in box:
+        raise SystemExit("the low-priority run did not end")
+    lost, attempts = lost_steps(engine.volume("low", "ckpt0") / "attempts")
+    [final] = results(box["low"][0])
+    return {"attempts": attempts, "lost_steps": lost, "low_steps": final["step"], "low_s": box["low"][1],
+            "urgent_s": urgent_s, "urgent_first": results(urgent_status)[0]["first"]}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="CPU smoke run on a pinned synthetic inventory")
+    parser.add_argument("--runs", type=int, default=0, help="trainings to pack (default 4; --quick 2)")
+    args = parser.parse_args()
+    plan = QUICK_PLAN if args.quick else GPU_PLAN
+    if args.runs:
+        plan = Plan(**{**plan.__dict__, "runs": args.runs})
+    with tempfile.TemporaryDirectory(prefix="pool-bench-") as tmp:
+        home = Path(tmp) / "home"
+        home.mkdir()
+        if args.quick:
+            (home / "gpus.json").write_text(json.dumps([{"index": 0, "memory_mb": 81920}]))
+        inventory = detect_inventory(home)
+        if not inventory.gpus or not inventory.gpus[0].memory_mb:
+            raise SystemExit(f"no GPU with known memory ({inventory.source}); use --quick on a machine without one")
+        total = inventory.gpus[0].memory_mb
+        usage, source = usage_source()
+        meter = NodeMeter(usage) if usage is not None else None
+        engine = Engine(home, meter)
+        if meter is not None:
+            meter.__enter__()
+        try:
+            steps = [plan.argv(plan.steps)] * plan.runs
+            rows: list[dict[str, Any]] = []
+            seq_s, seq_train = 0.0, 0.0
+            for i in range(plan.runs):
+                status, took = engine.run(engine.workflow(f"seq{i}", steps[:1], {"nvidia.com/gpu": 1}))
+                seq_s, seq_train = seq_s + took, seq_train + results(status)[0]["train_s"]
+            rows.append({"config": "sequential (whole GPU each)", "makespan_s": seq_s, "train_s": seq_train})
+            share = {"nvidia.com/gpu": 1, "nvidia.com/gpumem": plan.share_mb}
+            status, packed_s = engine.run(engine.workflow("packed", steps, share))
+            packed = results(status)
+            span = max(r["start"] + r["train_s"] for r in packed) - min(r["start"] for r in packed)
+            rows.append({"config": f"packed by the pool ({plan.runs} x {plan.share_mb} MiB)", "makespan_s": packed_s,
+                         "train_s": span})
+            naive_s = naive_all_at_once(plan, home)
+            rows.append({"config": "naive: all at once, CUDA_VISIBLE_DEVICES=0, no cap", "makespan_s": naive_s,
+                         "train_s": None})
+            pre = preemption(engine, plan, total * 7 // 10)
+            rows.append({"config": "preemption: low 70 % preempted by urgent 70 % (low's makespan)",
+                         "makespan_s": pre["low_s"], "train_s": None})
+        finally:
+            if meter is not None:
+                meter.__exit__()
+        caps = {"packed": plan.share_mb, "low": total * 7 // 10, "urgent": total * 7 // 10}
+        over = [peak - caps[name.split("[")[0]] for name, peak in (meter.peaks if meter else {}).items()
+                if name.split("[")[0] in caps]
+    summary = {"quick": args.quick, "runs": plan.runs, "gpu_memory_mb": total, "usage_source": source,
+               "packed_speedup": round(seq_s / packed_s, 3), "packed_train_speedup": round(seq_train / span, 3),
+               "naive_speedup": round(seq_s / naive_s, 3), "preempted_lost_steps": pre["lost_steps"],
+               "preempted_attempts": pre["attempts"], "preempted_final_step": pre["low_steps"],
+               "urgent_first_step": pre["urgent_first"],
+               "max_over_cap_mb": max(over) if over else None}
+    write_result("pool_bench_quick" if args.quick else "pool_bench", rows, summary,
+                 extra={"plan": plan.__dict__, "preemption": pre, "peaks_mb": meter.peaks if meter else {}})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,37 @@
+"""Smoke run of bench/pool_bench.py ``--quick`` (CPU, pinned synthetic gpus.json, real embedded-engine runs).
+
+It must pack its trainings through the pool, run the preemption scenario (the low run stopped once and resumed
+from its checkpoint with no step run twice) and write its result JSON with the issue's summary keys.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.timeout(240)
+def test_pool_bench_quick_writes_its_result(tmp_path: Path) -> None:
+    env = {**os.environ, "AIPIPE_BENCH_OUT": str(tmp_path), "PYTHONPATH": str(REPO), "OMP_NUM_THREADS": "1"}
+    env.pop("AIPIPE_GPU_USAGE_FILE", None)
+    proc = subprocess.run([sys.executable, "bench/pool_bench.py", "--quick"], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=200)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (result,) = tmp_path.glob("pool_bench_quick_*.json")
+    doc = json.loads(result.read_text())
+    assert {"benchmark", "machine", "host", "date", "commit", "rows", "summary"} <= set(doc)
+    summary = doc["summary"]
+    assert summary["quick"] is True and summary["runs"] == 2
+    assert summary["packed_speedup"] > 0 and summary["packed_train_speedup"] > 0 and summary["naive_speedup"] > 0
+    assert summary["preempted_attempts"] == 2  # it was preempted once and ran again
+    assert summary["preempted_lost_steps"] == 0  # checkpointed at SIGTERM: no step run twice
+    assert summary["preempted_final_step"] == doc["plan"]["low_steps"] and summary["urgent_first_step"] == 0
+    assert summary["usage_source"] == "none" and summary["max_over_cap_mb"] is None  # no GPU readings on CPU
+    assert [row["config"].split(" ")[0] for row in doc["rows"]] == ["sequential", "packed", "naive:", "preemption:"]
