@@ -18,6 +18,7 @@ KAI = "kai"
 GPU = "nvidia.com/gpu"
 HAMI_MEMORY = "nvidia.com/gpumem"
 HAMI_CORES = "nvidia.com/gpucores"
+HAMI_PRIORITY = "nvidia.com/priority"  # HAMi's task priority: 0 high, 1 (its default) and above low
 KAI_MEMORY = "gpu-memory"
 KAI_FRACTION = "gpu-fraction"
 KAI_SCHEDULER = "kai-scheduler"

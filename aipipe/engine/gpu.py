@@ -11,6 +11,10 @@ each on another GPU (``gpumem``/``gpucores`` alone mean one share; a compute sha
 the GPU's memory). Fractional GPU counts (``"0.5"``) are refused: a share is said in memory and compute. KAI's
 pod annotations are read too when the resources ask for no GPU: ``gpu-memory: M`` is one share of M MiB,
 ``gpu-fraction: F`` is honoured with one whole GPU (more than asked: the pool shares by memory, not fractions).
+Priority in the pool's queue: HAMi's ``nvidia.com/priority`` (limits, else requests) when the template sets it,
+else the workflow's ``spec.priority``; the node's own setting wins, being the more specific. HAMi's 0 (its high
+class) queues as priority 1 and its low class (1 and above, HAMi's default) as 0, an unset ``spec.priority``'s
+level: a HAMi-high node goes ahead of default work and behind workflows of ``spec.priority`` 2 or more.
 A node may be preempted only when its template says so: ``metadata.annotations["aipipe.dev/preemptible"]:
 "true"`` (it checkpoints on SIGTERM), within ``aipipe.dev/preemption-grace-seconds`` (default 30) before SIGKILL.
 """
@@ -22,7 +26,7 @@ import os
 import shutil
 import subprocess
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +34,8 @@ from aipipe import gpushare
 from aipipe.errors import UserError
 
 GPU, GPUMEM, GPUCORES = gpushare.GPU, gpushare.HAMI_MEMORY, gpushare.HAMI_CORES
+HAMI_PRIORITY = gpushare.HAMI_PRIORITY
+HAMI_HIGH, HAMI_LOW = 1, 0  # the pool priorities HAMi's high (0) and low (1+) classes queue at
 PREEMPTIBLE = gpushare.PREEMPTIBLE
 GRACE = "aipipe.dev/preemption-grace-seconds"
 DEFAULT_GRACE_S = 30.0
@@ -68,6 +74,7 @@ class GpuRequest:
     memory_mb: int | None = None
     cores: int | None = None
     preemptible: bool = False
+    priority: int | None = None  # from HAMi's nvidia.com/priority; None: the workflow's spec.priority
 
     def describe(self) -> str:
         if self.memory_mb is None and self.cores is None:
@@ -232,6 +239,19 @@ def _kai_request(template: Mapping[str, Any], where: str = "metadata") -> GpuReq
     return None
 
 
+def _hami_priority(limits: Mapping[str, Any], requests: Mapping[str, Any], where: str) -> int | None:
+    """The pool priority HAMi's ``nvidia.com/priority`` (limits, else requests) asks for, None when unset."""
+    section = "limits" if HAMI_PRIORITY in limits else "requests"
+    raw = (limits if section == "limits" else requests).get(HAMI_PRIORITY)
+    if raw is None:
+        return None
+    text = str(raw).strip()
+    if not text.isdigit():
+        raise UserError(f"must be 0 (high) or a higher whole number (low), got {raw!r}",
+                        field=f"{where}.{section}.{HAMI_PRIORITY}")
+    return HAMI_HIGH if int(text) == 0 else HAMI_LOW
+
+
 def gpu_request(template: Mapping[str, Any], resource: str = GPU, where: str = "resources") -> GpuRequest | None:
     """What a container/script template asks for (limits, else requests), None for nothing; UserError when the
     request is one the engine cannot honour."""
@@ -240,14 +260,16 @@ def gpu_request(template: Mapping[str, Any], resource: str = GPU, where: str = "
     if not isinstance(resources, Mapping):
         return None
     limits, requests = resources.get("limits") or {}, resources.get("requests") or {}
+    priority = _hami_priority(limits, requests, where)
     section = "limits" if any(name in limits for name in (resource, GPUMEM, GPUCORES)) else "requests"
     chosen = limits if section == "limits" else requests
     raw_count, raw_mem, raw_cores = chosen.get(resource), chosen.get(GPUMEM), chosen.get(GPUCORES)
     count = _whole(raw_count, f"{where}.{section}.{resource}") if raw_count is not None else None
     if raw_mem is None and raw_cores is None:
         if count is None:
-            return _kai_request(template)
-        return GpuRequest(count, preemptible=preemptible(template)) if count else None
+            kai = _kai_request(template)
+            return replace(kai, priority=priority) if kai is not None else None
+        return GpuRequest(count, preemptible=preemptible(template), priority=priority) if count else None
     memory = cores = None
     if raw_mem is not None:
         memory = _whole(raw_mem, f"{where}.{section}.{GPUMEM}")
@@ -261,7 +283,7 @@ def gpu_request(template: Mapping[str, Any], resource: str = GPU, where: str = "
     if count == 0:
         raise UserError(f"is 0 while {GPUMEM}/{GPUCORES} ask for a share; drop one of them",
                         field=f"{where}.{section}.{resource}")
-    return GpuRequest(count or 1, memory, cores, preemptible(template))
+    return GpuRequest(count or 1, memory, cores, preemptible(template), priority)
 
 
 def request_problem(template: Mapping[str, Any], where: str) -> UserError | None:

@@ -10,10 +10,12 @@ Liveness: every process holds an exclusive ``flock`` on ``owners/<owner>.lock`` 
 whose owner's file can be locked by someone else belong to a dead driver and are deleted (leases reclaimed,
 waits dropped) by whoever looks next.
 
-Queue, placement and preemption are :mod:`aipipe.engine.gpupolicy`'s: waiters by the workflow's ``spec.priority``
-aged by ``AIPIPE_GPU_AGING_S`` (default 300 s a level), strict order, bin-packing (``AIPIPE_GPU_PLACEMENT=spread``
-for the emptiest GPU). A head that does not fit marks the leases it preempts (``preempt_for``); the process holding
-them sees the mark (:mod:`aipipe.engine.gpupreempt`), ends its node and queues it again behind the preemptor.
+Queue, placement and preemption are :mod:`aipipe.engine.gpupolicy`'s: waiters by priority (the node's HAMi
+``nvidia.com/priority`` when its template sets it, else the workflow's ``spec.priority``: :mod:`aipipe.engine.gpu`)
+aged by ``engine.gpu_aging_s`` (default 300 s a level), strict order, bin-packing (``engine.gpu_placement: spread``
+for the emptiest GPU); the variables ``AIPIPE_GPU_AGING_S`` / ``AIPIPE_GPU_PLACEMENT`` override the config file.
+A head that does not fit marks the leases it preempts (``preempt_for``); the process holding them sees the mark
+(:mod:`aipipe.engine.gpupreempt`), ends its node and queues it again behind the preemptor.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from aipipe.config import load_config
 from aipipe.engine.dbfile import SqliteFile
 from aipipe.engine.gpu import GpuRequest, Inventory, Lease, fits_at_all, gpu_request, grace_seconds
 from aipipe.engine.gpupolicy import BINPACK, SPREAD, Held, Waiter, admit, effective_priority, queue_order, victims
@@ -41,23 +44,31 @@ from aipipe.errors import UserError
 
 POLL_S = 0.25
 WAITING = "waiting for GPU (queue position {position})"
+AGING_KEY, PLACEMENT_KEY = "engine.gpu_aging_s", "engine.gpu_placement"
 AGING_ENV, PLACEMENT_ENV = "AIPIPE_GPU_AGING_S", "AIPIPE_GPU_PLACEMENT"
-DEFAULT_AGING_S = 300.0
 
 
 def pool_policy(env: Mapping[str, str] | None = None) -> tuple[float, str]:
-    """(aging seconds per priority level, placement) from the engine's environment."""
+    """(aging seconds per priority level, placement): config keys ``engine.gpu_aging_s`` and
+    ``engine.gpu_placement``, overridden by ``AIPIPE_GPU_AGING_S`` / ``AIPIPE_GPU_PLACEMENT``; a bad value is
+    refused naming where it came from."""
     env = os.environ if env is None else env
-    raw = env.get(AGING_ENV, str(DEFAULT_AGING_S))
+    cfg = load_config(env=env)
+
+    def field(key: str, variable: str) -> str:
+        return variable if env.get(variable) else key
+
+    raw = str(cfg.get(AGING_KEY))
     try:
         aging = float(raw)
     except ValueError:
         aging = -1.0
     if aging < 0:
-        raise UserError(f"must be a number of seconds >= 0 (0: no aging), got {raw!r}", field=AGING_ENV)
-    placement = env.get(PLACEMENT_ENV, BINPACK)
+        raise UserError(f"must be a number of seconds >= 0 (0: no aging), got {raw!r}",
+                        field=field(AGING_KEY, AGING_ENV))
+    placement = str(cfg.get(PLACEMENT_KEY))
     if placement not in (BINPACK, SPREAD):
-        raise UserError(f"must be {BINPACK} or {SPREAD}, got {placement!r}", field=PLACEMENT_ENV)
+        raise UserError(f"must be {BINPACK} or {SPREAD}, got {placement!r}", field=field(PLACEMENT_KEY, PLACEMENT_ENV))
     return aging, placement
 
 
@@ -258,7 +269,8 @@ class RunGpus:
             tree.commit()
 
         try:
-            grant = machine_pool(self.state_dir).acquire(self.inventory, request, self.run, nid, self.priority,
+            priority = self.priority if request.priority is None else request.priority
+            grant = machine_pool(self.state_dir).acquire(self.inventory, request, self.run, nid, priority,
                                                          cancelled, waiting, since, behind)
         finally:
             if before or since is not None:
