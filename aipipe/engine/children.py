@@ -13,7 +13,7 @@ from aipipe.engine.calls import Call, NodeFailure, TemplateSet
 from aipipe.engine.expr import ExprError, evaluate, evaluate_condition
 from aipipe.engine.noderef import NodeRef
 from aipipe.engine.outputs import Outputs
-from aipipe.engine.phases import NodePhase, NodeType
+from aipipe.engine.phases import DONE_PHASES, NodePhase, NodeType
 from aipipe.engine.runtime import NodeRecord, Runtime
 from aipipe.engine.template import ABSENT, Scope, TemplateError, exact_reference, render, render_deep
 
@@ -30,6 +30,7 @@ class ChildRunner:
         self.outputs = outputs
         self.invoke = invoke
         self.hook_threads: list[threading.Thread] = []
+        self.fired: set[str] = set()  # the hook nodes this driver fired (under the tree's lock)
 
     def skip_empty_loop(self, step: Mapping[str, Any], ref: NodeRef, tset: TemplateSet) -> NodeRecord:
         """The node of a step or task whose withItems/withParam/withSequence has no items."""
@@ -105,9 +106,8 @@ class ChildRunner:
                 continue
             name = f"{owner_name}.hooks.{hook_name}"
             ref = rt.ref(name, self._hook_display(name, boundary), parent)
-            with rt.tree.lock:
-                if ref.id in rt.tree.nodes:
-                    continue
+            if self._fired(ref):
+                continue
             try:
                 fire = evaluate(str(hook["expression"]), scope.env()) is True
             except ExprError:
@@ -115,8 +115,9 @@ class ChildRunner:
             if not fire:
                 continue
             with rt.tree.lock:
-                if ref.id in rt.tree.nodes:
+                if self._fired(ref):
                     continue
+                self.fired.add(ref.id)
                 rt.tree.put(ref.id, id=ref.id, name=ref.name, displayName=ref.display, type=NodeType.POD,
                             phase=NodePhase.PENDING)
                 if parent is not None:  # as Argo, a step's or task's hook hangs off that node
@@ -124,6 +125,13 @@ class ChildRunner:
             thread = threading.Thread(target=self._run_hook, args=(hook, ref, scope), daemon=True)
             self.hook_threads.append(thread)
             thread.start()
+
+    def _fired(self, ref: NodeRef) -> bool:
+        """Whether the hook of ``ref`` has fired: this driver fired it, or the store has it ended. One an earlier
+        driver fired and left unfinished fires again (its node is reopened as the same node)."""
+        with self.rt.tree.lock:
+            node = self.rt.tree.nodes.get(ref.id)
+            return node is not None and (ref.id in self.fired or node.get("phase") in DONE_PHASES)
 
     def _hook_display(self, name: str, boundary: str) -> str:
         """A hook node's display name as Argo's initializeNode derives it: the name without its boundary node's

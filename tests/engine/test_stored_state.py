@@ -83,3 +83,32 @@ def test_a_retried_run_keeps_the_workflow_outputs_its_kept_nodes_published(engin
     assert after["a"][0]["startedAt"] == nodes_by_display(first)["a"][0]["startedAt"]
     assert after["b"][0]["outputs"]["result"] == "got-from-a"
     assert again["status"]["outputs"]["parameters"] == [{"name": "g", "value": "from-a"}]
+
+
+def test_a_hook_an_earlier_driver_fired_but_never_ran_fires_again(engine: EngineRun) -> None:
+    markers = engine.home / "store" / "markers"
+    markers.mkdir(parents=True)
+    hook = {"name": "hook", "script": {"image": "busybox", "command": ["sh"], "source": f"echo x >> {markers}/hook"}}
+    work = {"name": "work", "script": {"image": "busybox", "command": ["sh"], "source": f"echo x >> {markers}/a"}}
+    step = {"name": "a", "template": "work",
+            "hooks": {"done": {"expression": 'steps.a.status == "Succeeded"', "template": "hook"}}}
+    workflow = {"metadata": {"name": "stored-hook"},
+                "spec": {"entrypoint": "main", "templates": [{"name": "main", "steps": [[step]]}, work, hook]}}
+    first = engine.run(copy.deepcopy(workflow))
+    assert first["status"]["phase"] == "Succeeded" and _lines(markers / "hook") == ["x"]
+
+    # the driver died after creating the hook's node (Pending, not started) and before running it
+    stored = copy.deepcopy(first)
+    nodes = nodes_by_display(stored)
+    [fired] = [n for n in stored["status"]["nodes"].values() if ".hooks.done" in n["name"]]
+    for key in ("startedAt", "finishedAt", "outputs", "templateName", "templateScope", "inputs"):
+        fired.pop(key, None)
+    fired["phase"] = "Pending"
+    for name in ("stored-hook", "[0]"):
+        nodes[name][0].update(phase="Running", finishedAt=None)
+    stored["status"]["phase"] = "Running"
+
+    again = engine.run(stored)
+    assert again["status"]["phase"] == "Succeeded"
+    assert _lines(markers / "a") == ["x"] and _lines(markers / "hook") == ["x", "x"]
+    assert again["status"]["nodes"][fired["id"]]["phase"] == "Succeeded"
