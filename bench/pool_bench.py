@@ -4,8 +4,8 @@ Each training is ``bench/pool_train.py`` (ResNet-18 at 128 px, batch 64, synthet
 run as a script node of a real embedded-engine run, so the pool does the placement:
 
 - ``sequential``: what a user does without a pool: N runs one after another, each asking for a whole GPU;
-- ``packed``: one run of N parallel nodes, each asking for a memory share (``nvidia.com/gpumem``), which the pool
-  packs onto one GPU (each node capped by ``stepkit``, watched by the pool's watchdog);
+- ``packed``: one run of N parallel nodes, each asking for 1/N of the GPU's memory (``nvidia.com/gpumem``), which
+  the pool packs onto one GPU (each node capped by ``stepkit``, watched by the pool's watchdog);
 - ``naive_all_at_once``: the N trainings started at once as plain processes with ``CUDA_VISIBLE_DEVICES=0`` and no
   cap (no engine: no queue, no isolation; what works when they happen to fit);
 - ``preemption``: a preemptible low-priority run asking for 70 % of the GPU trains; once it checkpointed, a
@@ -16,7 +16,8 @@ Summary: ``packed_speedup`` (sequential makespan / packed makespan; also ``packe
 time only, without process start-up), ``preempted_lost_steps`` (optimizer steps run twice: those an attempt did
 beyond the checkpoint the next resumed from; 0 when the checkpoint is taken at SIGTERM), ``max_over_cap_mb`` (over
 every share-holding node, its peak GPU memory as NVML reads it over its process tree, minus its share; <= 0
-expected; null without a source of readings).
+expected; null without a source of readings, or when the readings never named a node's processes: an engine in
+a container without the host's PID namespace).
 
     python3 bench/pool_bench.py            # the GPU machine, about 2-3 minutes
     python3 bench/pool_bench.py --quick    # CPU, pinned synthetic gpus.json, tiny model: < 2 minutes
@@ -60,15 +61,14 @@ class Plan:
     size: int
     batch: int
     threads: int
-    share_mb: int
 
     def argv(self, steps: int) -> list[str]:
         return ["-m", "bench.pool_train", "--steps", str(steps), "--arch", self.arch, "--size", str(self.size),
                 "--batch", str(self.batch), "--threads", str(self.threads)]
 
 
-GPU_PLAN = Plan(runs=4, steps=300, low_steps=1000, arch="resnet18", size=128, batch=64, threads=0, share_mb=8192)
-QUICK_PLAN = Plan(runs=2, steps=40, low_steps=1500, arch="resnet_tiny", size=16, batch=4, threads=1, share_mb=8192)
+GPU_PLAN = Plan(runs=4, steps=300, low_steps=1000, arch="resnet18", size=128, batch=64, threads=0)
+QUICK_PLAN = Plan(runs=2, steps=40, low_steps=1500, arch="resnet_tiny", size=16, batch=4, threads=1)
 
 
 class Engine:
@@ -196,11 +196,12 @@ def main() -> int:
                 status, took = engine.run(engine.workflow(f"seq{i}", steps[:1], {"nvidia.com/gpu": 1}))
                 seq_s, seq_train = seq_s + took, seq_train + results(status)[0]["train_s"]
             rows.append({"config": "sequential (whole GPU each)", "makespan_s": seq_s, "train_s": seq_train})
-            share = {"nvidia.com/gpu": 1, "nvidia.com/gpumem": plan.share_mb}
+            share_mb = total // plan.runs  # a quarter of the GPU each for 4 runs
+            share = {"nvidia.com/gpu": 1, "nvidia.com/gpumem": share_mb}
             status, packed_s = engine.run(engine.workflow("packed", steps, share))
             packed = results(status)
             span = max(r["start"] + r["train_s"] for r in packed) - min(r["start"] for r in packed)
-            rows.append({"config": f"packed by the pool ({plan.runs} x {plan.share_mb} MiB)", "makespan_s": packed_s,
+            rows.append({"config": f"packed by the pool ({plan.runs} x {share_mb} MiB)", "makespan_s": packed_s,
                          "train_s": span})
             naive_s = naive_all_at_once(plan, home)
             rows.append({"config": "naive: all at once, CUDA_VISIBLE_DEVICES=0, no cap", "makespan_s": naive_s,
@@ -211,9 +212,9 @@ def main() -> int:
         finally:
             if meter is not None:
                 meter.__exit__()
-        caps = {"packed": plan.share_mb, "low": total * 7 // 10, "urgent": total * 7 // 10}
+        caps = {"packed": share_mb, "low": total * 7 // 10, "urgent": total * 7 // 10}
         over = [peak - caps[name.split("[")[0]] for name, peak in (meter.peaks if meter else {}).items()
-                if name.split("[")[0] in caps]
+                if name.split("[")[0] in caps and peak > 0]  # 0: the readings never named the node's processes
     summary = {"quick": args.quick, "runs": plan.runs, "gpu_memory_mb": total, "usage_source": source,
                "packed_speedup": round(seq_s / packed_s, 3), "packed_train_speedup": round(seq_train / span, 3),
                "naive_speedup": round(seq_s / naive_s, 3), "preempted_lost_steps": pre["lost_steps"],

@@ -1,6 +1,7 @@
-"""Smoke run of bench/pool_bench.py ``--quick`` (CPU, pinned synthetic gpus.json, real embedded-engine runs).
+"""Smoke runs of bench/pool_bench.py and tests/gpu/check_gpu_watchdog.py in their ``--quick`` modes (CPU, pinned
+synthetic gpus.json, real embedded-engine runs).
 
-It must pack its trainings through the pool, run the preemption scenario (the low run stopped once and resumed
+The bench must pack its trainings through the pool, run the preemption scenario (the low run stopped once and resumed
 from its checkpoint with no step run twice) and write its result JSON with the issue's summary keys.
 """
 
@@ -35,3 +36,16 @@ def test_pool_bench_quick_writes_its_result(tmp_path: Path) -> None:
     assert summary["preempted_final_step"] == doc["plan"]["low_steps"] and summary["urgent_first_step"] == 0
     assert summary["usage_source"] == "none" and summary["max_over_cap_mb"] is None  # no GPU readings on CPU
     assert [row["config"].split(" ")[0] for row in doc["rows"]] == ["sequential", "packed", "naive:", "preemption:"]
+
+
+@pytest.mark.timeout(120)
+def test_the_gpu_watchdog_check_passes_in_its_quick_mode() -> None:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env.pop("AIPIPE_GPU_USAGE_FILE", None)
+    env.pop("OUT", None)
+    proc = subprocess.run([sys.executable, "tests/gpu/check_gpu_watchdog.py", "--quick"], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=100)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    summary = json.loads(proc.stdout.split("summary:", 1)[1])
+    assert summary["ok"] is True and summary["source"] == "AIPIPE_GPU_USAGE_FILE"
+    assert summary["fine_over_cap_mb"] < 0 and summary["peaks_mb"]["watchdog[0].hog"] > 4096
