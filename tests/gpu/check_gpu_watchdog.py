@@ -116,6 +116,7 @@ def main() -> int:
                "fine_over_cap_mb": fine_peak - CAP, "peaks_mb": meter.peaks}
     print("summary:", json.dumps(summary))
     if os.environ.get("OUT"):
+        Path(os.environ["OUT"]).mkdir(parents=True, exist_ok=True)
         Path(os.environ["OUT"], "gpu-watchdog-check.json").write_text(json.dumps({"rows": rows, "summary": summary},
                                                                                 indent=2))
     return 0 if summary["ok"] else 1
