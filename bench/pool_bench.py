@@ -10,7 +10,10 @@ run as a script node of a real embedded-engine run, so the pool does the placeme
   cap (no engine: no queue, no isolation; what works when they happen to fit);
 - ``preemption``: a preemptible low-priority run asking for 70 % of the GPU trains; once it checkpointed, a
   high-priority run asking for 70 % arrives, preempts it (SIGTERM: it checkpoints and exits), runs, and the low
-  run resumes from its checkpoint.
+  run resumes from its checkpoint. It trains with deterministic algorithms (``torch.use_deterministic_algorithms``,
+  ``CUBLAS_WORKSPACE_CONFIG``), so its final weights must equal those of the same training run uninterrupted
+  (``preempted_weights_max_abs_diff``, 0.0 expected: every step's batch comes from a generator seeded by the
+  step's number, and the checkpoint holds the model, BatchNorm statistics and the optimizer's momentum).
 
 Summary: ``packed_speedup`` (sequential makespan / packed makespan; also ``packed_train_speedup`` over training
 time only, without process start-up), ``preempted_lost_steps`` (optimizer steps run twice: those an attempt did
@@ -143,12 +146,35 @@ def naive_all_at_once(plan: Plan, home: Path) -> float:
     return time.monotonic() - start
 
 
+def weights_diff(a: Path, b: Path) -> float:
+    """The largest absolute difference between two checkpoints' model tensors."""
+    import torch
+
+    left, right = torch.load(a, map_location="cpu")["model"], torch.load(b, map_location="cpu")["model"]
+    if left.keys() != right.keys():
+        return float("inf")
+    return max(float((left[k].double() - right[k].double()).abs().max()) if left[k].numel() else 0.0
+               for k in left)
+
+
+def uninterrupted(plan: Plan, home: Path) -> Path:
+    """The low run's training without a preemption, as a plain process: its checkpoint."""
+    folder = home / "reference"
+    folder.mkdir(parents=True)
+    env = {**os.environ, "PYTHONPATH": str(REPO), "CUDA_VISIBLE_DEVICES": "0"}
+    env.pop("AIPIPE_GPU_MEMORY_MB", None)
+    subprocess.run([sys.executable, *plan.argv(plan.low_steps), "--deterministic", "--ckpt", str(folder)], cwd=REPO,
+                   env=env, stdout=subprocess.DEVNULL, check=True, timeout=600)
+    return folder / "ckpt.pt"
+
+
 def preemption(engine: Engine, plan: Plan, part_mb: int) -> dict[str, Any]:
-    """The low run, preempted by the urgent one once it has a checkpoint; both must succeed."""
+    """The low run (deterministic algorithms), preempted by the urgent one once it has a checkpoint; both must
+    succeed, and the low run's final weights are compared with an uninterrupted run's."""
     limits = {"nvidia.com/gpu": 1, "nvidia.com/gpumem": part_mb}
     box: dict[str, Any] = {}
     low = threading.Thread(target=lambda: box.update(low=engine.run(engine.workflow(
-        "low", [plan.argv(plan.low_steps)], limits, 0, preemptible=True))), daemon=True)
+        "low", [[*plan.argv(plan.low_steps), "--deterministic"]], limits, 0, preemptible=True))), daemon=True)
     low.start()
     ckpt = engine.volume("low", "ckpt0") / "ckpt.pt"
     deadline = time.monotonic() + 300
@@ -162,8 +188,9 @@ def preemption(engine: Engine, plan: Plan, part_mb: int) -> dict[str, Any]:
         raise SystemExit("the low-priority run did not end")
     lost, attempts = lost_steps(engine.volume("low", "ckpt0") / "attempts")
     [final] = results(box["low"][0])
+    diff = weights_diff(engine.volume("low", "ckpt0") / "ckpt.pt", uninterrupted(plan, engine.home))
     return {"attempts": attempts, "lost_steps": lost, "low_steps": final["step"], "low_s": box["low"][1],
-            "urgent_s": urgent_s, "urgent_first": results(urgent_status)[0]["first"]}
+            "urgent_s": urgent_s, "urgent_first": results(urgent_status)[0]["first"], "weights_max_abs_diff": diff}
 
 
 def main() -> int:
@@ -219,7 +246,7 @@ def main() -> int:
                "packed_speedup": round(seq_s / packed_s, 3), "packed_train_speedup": round(seq_train / span, 3),
                "naive_speedup": round(seq_s / naive_s, 3), "preempted_lost_steps": pre["lost_steps"],
                "preempted_attempts": pre["attempts"], "preempted_final_step": pre["low_steps"],
-               "urgent_first_step": pre["urgent_first"],
+               "urgent_first_step": pre["urgent_first"], "preempted_weights_max_abs_diff": pre["weights_max_abs_diff"],
                "max_over_cap_mb": max(over) if over else None}
     write_result("pool_bench_quick" if args.quick else "pool_bench", rows, summary,
                  extra={"plan": plan.__dict__, "preemption": pre, "peaks_mb": meter.peaks if meter else {}})

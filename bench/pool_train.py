@@ -61,7 +61,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--ckpt", type=Path, default=None)
     parser.add_argument("--ckpt-every", type=int, default=100)
     parser.add_argument("--threads", type=int, default=0, help="CPU threads of PyTorch (0: its default)")
+    parser.add_argument("--deterministic", action="store_true",
+                        help="deterministic algorithms: a resumed run ends with an uninterrupted one's weights")
     args = parser.parse_args(argv)
+    if args.deterministic:
+        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")  # before CUDA starts
+        torch.use_deterministic_algorithms(True)
+        torch.backends.cudnn.benchmark = False
     if args.threads:
         torch.set_num_threads(args.threads)
     stop: list[int] = []

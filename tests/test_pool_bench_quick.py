@@ -34,6 +34,7 @@ def test_pool_bench_quick_writes_its_result(tmp_path: Path) -> None:
     assert summary["preempted_attempts"] == 2  # it was preempted once and ran again
     assert summary["preempted_lost_steps"] == 0  # checkpointed at SIGTERM: no step run twice
     assert summary["preempted_final_step"] == doc["plan"]["low_steps"] and summary["urgent_first_step"] == 0
+    assert summary["preempted_weights_max_abs_diff"] == 0.0  # resumed == uninterrupted, deterministic algorithms
     assert summary["usage_source"] == "none" and summary["max_over_cap_mb"] is None  # no GPU readings on CPU
     assert [row["config"].split(" ")[0] for row in doc["rows"]] == ["sequential", "packed", "naive:", "preemption:"]
 
