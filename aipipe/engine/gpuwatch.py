@@ -49,12 +49,6 @@ def tree_use(usage: Mapping[int, int], pids: Iterable[int]) -> int:
     return sum(usage.get(pid, 0) for pid in set(pids))
 
 
-def over_cap(usage: Mapping[int, int], pids: Iterable[int], cap_mb: int) -> int | None:
-    """The MiB the tree uses when that is over ``cap_mb``, else None."""
-    used = tree_use(usage, pids)
-    return used if used > cap_mb else None
-
-
 def tree_pids(root: int) -> set[int]:
     """``root`` and every process below it (from /proc)."""
     children: dict[int, list[int]] = {}

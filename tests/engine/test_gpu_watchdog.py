@@ -19,7 +19,7 @@ import pytest
 
 from aipipe.engine.gpu import detect_inventory
 from aipipe.engine.gpupool import pool_report
-from aipipe.engine.gpuwatch import USAGE_FILE_ENV, Watchdog, file_usage, over_cap, over_cap_message, tree_pids
+from aipipe.engine.gpuwatch import USAGE_FILE_ENV, Watchdog, file_usage, over_cap_message, tree_pids
 from aipipe.errors import UserError
 from aipipe.stepkit import allocator_mb, apply_gpu_memory_cap
 from tests.engine.concurrency import executor, pin
@@ -116,10 +116,9 @@ def test_the_reading_of_a_tree_sums_its_processes_and_only_theirs(tmp_path: Path
     usage.write_text("10 300\n11 400\n12 9000\n10 650\nnot a line\n")
     read = file_usage(usage)()
     assert read == {10: 650, 11: 400, 12: 9000}  # a later line for a pid replaces an earlier one
-    assert over_cap(read, [10, 11], 1000) == 1050
-    assert over_cap(read, [10, 11], 1050) is None  # at the cap is within it
     dog = Watchdog(1000)
     assert dog.sample(read, [11]) is None and dog.sample(read, [10, 11, 99]) == 1050 and dog.peak_mb == 1050
+    assert Watchdog(1050).sample(read, [10, 11]) is None  # at the cap is within it
     assert file_usage(tmp_path / "absent")() == {}
 
 
