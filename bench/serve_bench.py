@@ -211,7 +211,7 @@ class Plan:
         self.server_cores = cpus[:len(cpus) - client_cores] if client_cores else []
         self.client_procs = max(1, client_cores)
         server = len(self.server_cores) or len(cpus)
-        self.gpu_procs = gpu_procs or (1 if quick else 2)
+        self.gpu_procs = gpu_procs or 1  # one replica: its pipeline keeps the GPU busy (two only time-slice it)
         self.workers = max(1, min(16, server - 1 - self.gpu_procs))  # after the proxy and the replicas
         self.workers_per_service = max(1, server // self.services - 2)  # the proxy, a replica, the workers
 
@@ -232,7 +232,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
     parser.add_argument("--duration", type=float, help="measured seconds per point")
     parser.add_argument("--services", type=int, help="services packed on one GPU")
-    parser.add_argument("--gpu-procs", type=int, help="model replicas of our server (default 2; --quick 1)")
+    parser.add_argument("--gpu-procs", type=int, help="model replicas of our server (default 1)")
     parser.add_argument("--packing-runs", type=int, help="runs of the packing measurement, median taken (3; --quick 1)")
     parser.add_argument("--only", default=",".join(CONFIGS), help=f"comma-separated subset of {','.join(CONFIGS)}")
     args = parser.parse_args(argv)

@@ -42,7 +42,7 @@ def predict(url: str, seed: int) -> int:
     try:  # a new connection each time (no session): the kernel picks an acceptor per connection
         return requests.post(url + "/v1/predict", data=jpeg(seed), headers={"Content-Type": "image/jpeg"},
                              timeout=30).status_code
-    except requests.ConnectionError:
+    except (requests.RequestException, OSError):  # a connection the kill cut, at any point of the exchange
         return -1
 
 

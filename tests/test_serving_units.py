@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from mlkit.engine.runtime import PendingLogits
 from steps.deploy.server import protocol as p
 from steps.deploy.server.config import ServerConfig, load_serving_spec, parse_config
 from steps.deploy.server.cpu_worker import CpuWorker, WorkerArgs
@@ -113,6 +114,9 @@ class _RecordingRunner:
         # logits = per-item mean of the input, so each output traces its own slot's tensor
         return np.repeat(batch.reshape(batch.shape[0], -1).mean(axis=1, keepdims=True), self.num_classes, axis=1)
 
+    def infer_async(self, batch: np.ndarray) -> PendingLogits:
+        return PendingLogits(self.infer(batch))
+
 
 class _Control:
     def __init__(self) -> None:
@@ -146,7 +150,7 @@ def test_transport_sends_slot_ids_not_tensors(pool: SlotPool, tmp_path: Path) ->
         assert len(inbox) == 3 * p.RECORD_SIZE < tensor_bytes  # 96 bytes of control for 3 tensors of 3 KiB
         batcher.accept(inbox, now=0.0)
         assert batcher.due(now=1.0)
-        batcher.run_batch()
+        batcher.flush()
         assert runner.batches == [3]
         results = os.read(result_r, 65536)
         assert len(results) == 3 * p.RECORD_SIZE
@@ -259,14 +263,14 @@ def test_a_failing_batch_answers_503_and_the_replica_keeps_serving(pool: SlotPoo
         batcher.runner = _OutOfMemoryRunner(pool.layout.num_classes)
         worker.on_job(p.pack_job(p.JobHeader(1, p.JOB_RAW, 0, 0, 1, 1), _png()))
         batcher.accept(os.read(inbox_r, 65536), now=0.0)
-        batcher.run_batch()
+        batcher.flush()
         worker.on_results(os.read(result_r, 65536))
         reply = p.unpack_reply(replies_r.recv_bytes())
         assert (reply.req_id, reply.status) == (1, 503) and "failed" in json.loads(reply.body)["error"]
         batcher.runner = good_runner
         worker.on_job(p.pack_job(p.JobHeader(2, p.JOB_RAW, 1, 0, 1, 1), _png()))
         batcher.accept(os.read(inbox_r, 65536), now=0.0)
-        batcher.run_batch()
+        batcher.flush()
         worker.on_results(os.read(result_r, 65536))
         assert p.unpack_reply(replies_r.recv_bytes()).status == 200
     finally:

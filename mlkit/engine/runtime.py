@@ -28,6 +28,22 @@ BACKENDS = ("onnxruntime", "pytorch", "tensorrt")
 DEVICES = ("auto", "cpu", "cuda")
 
 
+class PendingLogits:
+    """Logits of a batch, possibly still being computed on a GPU: ``ready()`` asks, ``result()`` waits."""
+
+    def __init__(self, value: np.ndarray | None = None, host: Any = None, event: Any = None) -> None:
+        self._value, self._host, self._event = value, host, event
+
+    def ready(self) -> bool:
+        return self._event is None or bool(self._event.query())
+
+    def result(self) -> np.ndarray:
+        if self._value is None:
+            self._event.synchronize()
+            self._value = self._host.numpy()
+        return self._value
+
+
 class EngineRunner(Protocol):
     """A loaded engine: float32 NCHW batch in, float32 logits ``(N, num_classes)`` out."""
 
@@ -38,6 +54,8 @@ class EngineRunner(Protocol):
     def infer(self, batch: np.ndarray) -> np.ndarray: ...
 
     def infer_tensor(self, batch: Any) -> np.ndarray: ...
+
+    def infer_async(self, batch: Any) -> PendingLogits: ...
 
     def close(self) -> None: ...
 
@@ -115,6 +133,11 @@ class _RunnerBase:
         """Run a float32 NCHW torch tensor (on any device; e.g. decoded on the GPU); logits as numpy."""
         return self.infer(batch.cpu().numpy())
 
+    def infer_async(self, batch: Any) -> PendingLogits:
+        """Start a batch (numpy, or a torch tensor) and return at once where the engine can (a PyTorch engine
+        on CUDA: the caller prepares the next batch while the GPU runs this one); else run it now."""
+        return PendingLogits(self.infer(batch) if isinstance(batch, np.ndarray) else self.infer_tensor(batch))
+
     def close(self) -> None:
         """Release the engine (the base holds nothing)."""
 
@@ -184,6 +207,26 @@ class TorchRunner(_RunnerBase):
         parts = [self._engine.forward(batch[i:i + self.max_batch]).cpu().numpy()
                  for i in range(0, int(batch.shape[0]), self.max_batch)]
         return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+    def infer_async(self, batch: Any) -> PendingLogits:
+        """On CUDA: enqueue the batch and the logits' copy into page-locked memory, record an event, return.
+        A numpy batch must stay untouched until the result is taken (its copy to the GPU is asynchronous)."""
+        import torch
+
+        if self._engine.device.type != "cuda" or int(batch.shape[0]) > self.max_batch:
+            return super().infer_async(batch)
+        tensor = batch
+        if isinstance(batch, np.ndarray):
+            tensor = torch.from_numpy(np.ascontiguousarray(batch, dtype=np.float32))
+        if tensor.ndim != 4 or tuple(tensor.shape[1:]) != self.input_shape or tensor.shape[0] == 0:
+            raise ValueError(f"expected a batch of shape (N, {', '.join(map(str, self.input_shape))}), "
+                             f"got {tuple(tensor.shape)}")
+        logits = self._engine.forward(tensor)
+        host = torch.empty(logits.shape, dtype=torch.float32, pin_memory=True)
+        host.copy_(logits, non_blocking=True)
+        event = torch.cuda.Event()
+        event.record()
+        return PendingLogits(host=host, event=event)
 
     def close(self) -> None:
         self._engine.close()

@@ -22,6 +22,7 @@ created, is taken off first. A replica that exceeds its cap fails its batch (503
 
 from __future__ import annotations
 
+import collections
 import json
 import os
 import select
@@ -35,6 +36,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from mlkit.engine.runtime import PendingLogits
 
 from . import protocol as p
 from .preload import server_state
@@ -152,9 +155,28 @@ def _free_cuda_cache() -> None:
         pass
 
 
+IN_FLIGHT = 2  # batches launched and not yet finished: the next one is prepared while the GPU runs one
+IN_FLIGHT_POLL_S = 0.0005  # with a batch in flight and the next one filling, look at both this often
+
+
+@dataclass
+class _Launched:
+    """A batch handed to the engine: its records, the JPEGs the decoder refused, its logits to come."""
+
+    records: list[p.InboxRecord]
+    refused: list[p.InboxRecord]
+    logits: PendingLogits | None  # None: nothing was run (every JPEG refused) or the launch failed
+    error: str = ""
+
+
 @dataclass
 class Batcher:
-    """Dynamic batching over the inbox; ``run_batch`` is the only place the engine runs."""
+    """Dynamic batching over the inbox; the engine runs only in :meth:`launch`.
+
+    Up to :data:`IN_FLIGHT` batches are in flight: on CUDA a launch returns once the batch is queued on the GPU,
+    so the next batch is taken, decoded and queued while the GPU runs the previous one; results are sent in
+    launch order. A staging buffer per batch in flight keeps a queued host-to-device copy from being
+    overwritten."""
 
     args: GpuArgs
     runner: Any
@@ -167,18 +189,19 @@ class Batcher:
     upgrading: bool = False  # a background thread is preparing the compiled engine (see upgrade_replica)
     decoder: Any = None  # a JpegDecoder when this replica decodes the JPEGs it is sent
     _next: tuple[Any, dict[str, Any]] | None = None  # (runner, event) handed over by that thread
-    staging: np.ndarray = field(init=False)
+    in_flight: collections.deque[_Launched] = field(default_factory=collections.deque)
+    staging: list[np.ndarray] = field(init=False)
 
     def __post_init__(self) -> None:
         shape = (self.batch_limit, *self.args.layout.input_shape)
-        self._pinned_tensor: Any = None
+        self._launches = 0
         if self.pinned:
             import torch
 
-            self._pinned_tensor = torch.empty(shape, dtype=torch.float32, pin_memory=True)
-            self.staging = self._pinned_tensor.numpy()
+            self._pinned = [torch.empty(shape, dtype=torch.float32, pin_memory=True) for _ in range(IN_FLIGHT)]
+            self.staging = [t.numpy() for t in self._pinned]
         else:
-            self.staging = np.empty(shape, dtype=np.float32)
+            self.staging = [np.empty(shape, dtype=np.float32) for _ in range(IN_FLIGHT)]
 
     def accept(self, data: bytes, now: float) -> None:
         for rec in p.iter_inbox(data):
@@ -190,8 +213,14 @@ class Batcher:
             # else: meant for a dead predecessor; the worker already failed that request
 
     def flush(self) -> None:
+        """Run everything pending and finish every batch in flight."""
         while self.pending:
             self.run_batch()
+        self.drain()
+
+    def drain(self) -> None:
+        while self.in_flight:
+            self.finish(self.in_flight.popleft())
 
     def hand_over(self, runner: Any, event: dict[str, Any]) -> None:
         """Called by the upgrade thread: swap ``runner`` in before the next batch (None: only report)."""
@@ -203,6 +232,7 @@ class Batcher:
             return
         runner, event = handed
         if runner is not None:
+            self.drain()  # a capture must not overlap other work on the GPU
             captured = time.monotonic()
             warm(runner, self.batch_limit)  # CUDA graph captures: here, where nothing else runs on the GPU
             event["capture_s"] = round(time.monotonic() - captured, 2)
@@ -217,37 +247,54 @@ class Batcher:
         return bool(self.pending) and now >= self.pending[0][0] + self.args.max_delay_ms / 1000.0
 
     def wait_s(self, now: float) -> float | None:
+        if self.in_flight and not self.pending:
+            return 0.0  # look at the inbox, then finish the oldest batch
         poll = UPGRADE_POLL_S if self.upgrading else None  # wake to take a handed-over engine when idle
+        if self.in_flight:
+            poll = IN_FLIGHT_POLL_S
         if not self.pending:
             return poll
         due_in = max(0.0, self.pending[0][0] + self.args.max_delay_ms / 1000.0 - now)
         return due_in if poll is None else min(due_in, poll)
 
     def run_batch(self) -> None:
+        """Launch the next batch (finishing the oldest first when the pipeline is full)."""
+        if len(self.in_flight) >= IN_FLIGHT:
+            self.finish(self.in_flight.popleft())
+        self.in_flight.append(self.launch())
+
+    def launch(self) -> _Launched:
         taken, self.pending = self.pending[:self.batch_limit], self.pending[self.batch_limit:]
         records = [rec for _, rec in taken]
-        refused: list[p.InboxRecord] = []
-        status, rows = p.RESULT_OK, 0
+        staging = self.staging[self._launches % IN_FLIGHT]
+        self._launches += 1
         try:
             if any(rec.kind == p.INBOX_ENCODED for rec in records):
-                records, refused, logits = self._run_decoding(records)
-            else:
-                slots = np.fromiter((rec.slot for rec in records), dtype=np.int64, count=len(records))
-                batch = self.staging[:len(records)]
-                np.take(self.pool.inputs, slots, axis=0, out=batch)
-                logits = self.runner.infer(batch)
-            if records:
-                status, rows = self._store(records, logits)
+                return self._launch_decoding(records, staging)
+            slots = np.fromiter((rec.slot for rec in records), dtype=np.int64, count=len(records))
+            batch = staging[:len(records)]
+            np.take(self.pool.inputs, slots, axis=0, out=batch)
+            return _Launched(records, [], self.runner.infer_async(batch))
         except Exception as exc:  # e.g. torch.cuda.OutOfMemoryError at the cap: this replica fails alone
-            print(f"gpu-proc {self.args.index}: batch of {len(records)} failed: {type(exc).__name__}: {exc}",
-                  file=sys.stderr, flush=True)
+            return _Launched(records, [], None, f"{type(exc).__name__}: {exc}")
+
+    def finish(self, launched: _Launched) -> None:
+        """Wait for a launched batch, store its logits and send every result record."""
+        records, status, rows = launched.records, p.RESULT_OK, 0
+        try:
+            if launched.error:
+                raise RuntimeError(launched.error)
+            if records and launched.logits is not None:
+                status, rows = self._store(records, launched.logits.result())
+        except Exception as exc:
+            print(f"gpu-proc {self.args.index}: batch of {len(records)} failed: {exc}", file=sys.stderr, flush=True)
             status = p.RESULT_FAILED
             _free_cuda_cache()
         by_worker: dict[int, list[bytes]] = defaultdict(list)
         for n, rec in enumerate(records):
             by_worker[rec.worker].append(p.pack_result(rec.req_id, rec.slot, status, len(records) if n == 0 else 0,
                                                        self.args.index, rec.worker_gen, rows))
-        for rec in refused:
+        for rec in launched.refused:
             by_worker[rec.worker].append(p.pack_result(rec.req_id, rec.slot, p.RESULT_UNDECODED, 0, self.args.index,
                                                        rec.worker_gen))
         for worker, recs in by_worker.items():
@@ -265,9 +312,9 @@ class Batcher:
         self.pool.outputs[slots] = logits
         return p.RESULT_OK, 0
 
-    def _run_decoding(self, records: list[p.InboxRecord]) -> tuple[list[p.InboxRecord], list[p.InboxRecord], Any]:
-        """A batch holding encoded JPEGs: decode them on the device, add the tensors the workers wrote, run the
-        engine on the device batch. Returns (the records run, the records whose JPEG was refused, logits)."""
+    def _launch_decoding(self, records: list[p.InboxRecord], staging: np.ndarray) -> _Launched:
+        """A batch holding encoded JPEGs: decode them on the device, add the tensors the workers wrote, and launch
+        the engine on the device batch; the refused JPEGs go back to their workers."""
         import torch
 
         encoded = [i for i, rec in enumerate(records) if rec.kind == p.INBOX_ENCODED]
@@ -277,20 +324,21 @@ class Batcher:
                             device=decoded.batch.device)
         batch[encoded] = decoded.batch
         if tensors:
-            staged = self.staging[:len(tensors)]
+            staged = staging[:len(tensors)]
             np.take(self.pool.inputs, [records[i].slot for i in tensors], axis=0, out=staged)
             batch[tensors] = torch.from_numpy(staged).to(batch.device, non_blocking=True)
         refused_rows = {encoded[j] for j in decoded.refused}
         if not refused_rows:
-            return records, [], self.runner.infer_tensor(batch)
+            return _Launched(records, [], self.runner.infer_async(batch))
         kept = [i for i in range(len(records)) if i not in refused_rows]
-        logits = self.runner.infer_tensor(batch[kept]) if kept else None
-        return [records[i] for i in kept], [records[i] for i in sorted(refused_rows)], logits
+        refused = [records[i] for i in sorted(refused_rows)]
+        return _Launched([records[i] for i in kept], refused, self.runner.infer_async(batch[kept]) if kept else None)
 
     def loop(self, inbox_fd: int) -> None:
         reader = p.RecordReader(inbox_fd)
         while True:
-            self._swap_if_handed_over()
+            if not self.in_flight:
+                self._swap_if_handed_over()
             ready, _, _ = select.select([inbox_fd], [], [], self.wait_s(time.monotonic()))
             if ready:
                 data, eof = reader.read()
@@ -299,6 +347,9 @@ class Batcher:
                 self.accept(data, time.monotonic())
             while self.due(time.monotonic()):
                 self.run_batch()
+            if self.in_flight and (not self.pending or self.in_flight[0].logits is None
+                                   or self.in_flight[0].logits.ready()):
+                self.finish(self.in_flight.popleft())
 
 
 def warmup_sizes(batch_limit: int) -> list[int]:
