@@ -122,8 +122,9 @@ def gpu_pids(server: Any) -> list[int]:
 
 
 def footprint_mb(server: Any) -> float | None:
+    """The replica's NVML footprint: after the compiled engine's swap when it upgraded, else at ready."""
     info = server.get_json("/v1/info")[1]["gpu_processes"][0].get("info", {})
-    value = info.get("memory", {}).get("footprint_mb")
+    value = info.get("upgrade", {}).get("footprint_mb") or info.get("memory", {}).get("footprint_mb")
     return float(value) if value is not None else None
 
 
@@ -250,7 +251,8 @@ def main(argv: list[str] | None = None) -> None:
     extra: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="aipipe-serve-bench-") as tmp:
         started = time.monotonic()
-        model_dir, engines = build_bundles(Path(tmp), plan.arch, plan.size, plan.classes, ("fp32", "fp16"),
+        precisions = ("fp32", "fp16") if any("fp32" in name for name in only) else ("fp16",)
+        model_dir, engines = build_bundles(Path(tmp), plan.arch, plan.size, plan.classes, precisions,
                                            plan.max_batch, backend="onnxruntime" if plan.quick else "pytorch")
         print(f"serve_bench: bundles built in {time.monotonic() - started:.0f} s", file=log, flush=True)
         run = Runner(plan, payloads, rows, log)

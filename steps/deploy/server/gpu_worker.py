@@ -234,10 +234,21 @@ class Batcher:
         if runner is not None:
             self.drain()  # a capture must not overlap other work on the GPU
             captured = time.monotonic()
-            warm(runner, self.batch_limit)  # CUDA graph captures: here, where nothing else runs on the GPU
-            event["capture_s"] = round(time.monotonic() - captured, 2)
-            old, self.runner = self.runner, runner
-            old.close()
+            try:
+                warm(runner, self.batch_limit)  # CUDA graph captures: here, where nothing else runs on the GPU
+            except Exception as exc:  # e.g. out of memory under the replica's cap: it keeps serving uncompiled
+                print(f"gpu-proc {self.args.index}: capturing the compiled engine failed ({type(exc).__name__}: "
+                      f"{exc}); serving uncompiled", file=sys.stderr, flush=True)
+                runner.close()
+                _free_cuda_cache()
+                event.update(compiled=False, note=f"{type(exc).__name__}: {exc}"[:300])
+            else:
+                event["capture_s"] = round(time.monotonic() - captured, 2)
+                old, self.runner = self.runner, runner
+                old.close()
+                measured = nvml_process_mb()
+                if measured is not None:
+                    event["footprint_mb"] = round(measured, 1)  # the compiled engine's, CUDA graphs included
         self.upgrading = False
         self.control.send_bytes(json.dumps(event).encode())
 
