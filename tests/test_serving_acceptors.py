@@ -4,6 +4,7 @@ connection, so the kernel spreads them over the sockets)."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import signal
@@ -56,6 +57,29 @@ def server(engine_dir: Path) -> Iterator[RunningServer]:
         srv.stop()
 
 
+@contextlib.contextmanager
+def steady_load(url: str, clients: int = 4) -> Iterator[list[int]]:
+    """``clients`` threads posting one request after another until the block ends; yields their codes."""
+    codes: list[int] = []
+    stop = threading.Event()
+
+    def load() -> None:
+        seed = 0
+        while not stop.is_set():
+            codes.append(predict(url, seed))
+            seed += 1
+
+    threads = [threading.Thread(target=load) for _ in range(clients)]
+    for t in threads:
+        t.start()
+    try:
+        yield codes
+    finally:
+        stop.set()
+        for t in threads:
+            t.join()
+
+
 def metric(url: str, line_start: str) -> float:
     for line in requests.get(url + "/metrics", timeout=10).text.splitlines():
         if line.startswith(line_start):
@@ -81,34 +105,20 @@ def test_workers_accept_and_answer_and_the_supervisor_counts_every_request(serve
 def test_a_killed_worker_is_replaced_after_the_fences_and_its_slots_serve_again(server: RunningServer) -> None:
     _, info = server.get_json("/v1/info")
     victim = info["cpu_workers"][0]
-    codes: list[int] = []
-    stop = threading.Event()
-
-    def load() -> None:
-        seed = 0
-        while not stop.is_set():
-            codes.append(predict(server.url, seed))
-            seed += 1
-
-    threads = [threading.Thread(target=load) for _ in range(4)]
-    for t in threads:
-        t.start()
-    time.sleep(1.0)
-    os.kill(victim["pid"], signal.SIGKILL)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        _, now = server.get_json("/v1/info")
-        replaced = now["cpu_workers"][0]
-        if replaced["generation"] > victim["generation"] and replaced["ready"]:
-            break
-        time.sleep(0.2)
-    else:
-        pytest.fail("the killed worker was not replaced")
-    killed_at = len(codes)
-    time.sleep(2.0)
-    stop.set()
-    for t in threads:
-        t.join()
+    with steady_load(server.url) as codes:
+        time.sleep(1.0)
+        os.kill(victim["pid"], signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            _, now = server.get_json("/v1/info")
+            replaced = now["cpu_workers"][0]
+            if replaced["generation"] > victim["generation"] and replaced["ready"]:
+                break
+            time.sleep(0.2)
+        else:
+            pytest.fail("the killed worker was not replaced")
+        killed_at = len(codes)
+        time.sleep(2.0)
     after = codes[killed_at + 20:]  # past the connections the kill cut
     assert after and all(c == 200 for c in after), after[:20]
     assert set(codes) <= {200, 503, -1}  # cut connections (-1) or the dead worker's requests (503) only
@@ -119,33 +129,19 @@ def test_a_killed_worker_is_replaced_after_the_fences_and_its_slots_serve_again(
 
 
 def test_rolling_restart_with_worker_acceptors_fails_no_request(server: RunningServer) -> None:
-    codes: list[int] = []
-    stop = threading.Event()
-
-    def load() -> None:
-        seed = 0
-        while not stop.is_set():
-            codes.append(predict(server.url, seed))
-            seed += 1
-
-    threads = [threading.Thread(target=load) for _ in range(4)]
-    for t in threads:
-        t.start()
-    time.sleep(0.5)
-    _, before = server.get_json("/v1/info")
-    os.kill(server.pid, signal.SIGHUP)  # restart the replicas one at a time
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        _, now = server.get_json("/v1/info")
-        gens = [g["generation"] for g in now["gpu_processes"]]
-        if all(g > b["generation"] for g, b in zip(gens, before["gpu_processes"], strict=True)) and all(
-                g["ready"] for g in now["gpu_processes"]):
-            break
-        time.sleep(0.2)
-    else:
-        pytest.fail("the rolling restart did not finish")
-    time.sleep(0.5)
-    stop.set()
-    for t in threads:
-        t.join()
+    with steady_load(server.url) as codes:
+        time.sleep(0.5)
+        _, before = server.get_json("/v1/info")
+        os.kill(server.pid, signal.SIGHUP)  # restart the replicas one at a time
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            _, now = server.get_json("/v1/info")
+            gens = [g["generation"] for g in now["gpu_processes"]]
+            if all(g > b["generation"] for g, b in zip(gens, before["gpu_processes"], strict=True)) and all(
+                    g["ready"] for g in now["gpu_processes"]):
+                break
+            time.sleep(0.2)
+        else:
+            pytest.fail("the rolling restart did not finish")
+        time.sleep(0.5)
     assert len(codes) > 50 and set(codes) == {200}, sorted(set(codes))

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from aipipe.engine.gpupreempt import Process, terminate
+from aipipe.engine.proctree import descendants
 
 USAGE_FILE_ENV = "AIPIPE_GPU_USAGE_FILE"
 INTERVAL_S = 0.5
@@ -50,24 +51,8 @@ def tree_use(usage: Mapping[int, int], pids: Iterable[int]) -> int:
 
 
 def tree_pids(root: int) -> set[int]:
-    """``root`` and every process below it (from /proc)."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as fh:
-                parent = int(fh.read().rsplit(b")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        children.setdefault(parent, []).append(int(entry))
-    found, todo = {root}, [root]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            if child not in found:
-                found.add(child)
-                todo.append(child)
-    return found
+    """``root`` and every process below it."""
+    return {root, *descendants(root)}
 
 
 def file_usage(path: Path) -> Usage:

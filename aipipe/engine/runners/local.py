@@ -57,6 +57,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
+from aipipe.engine.proctree import descendants
 from aipipe.engine.runners.base import ProcessResult, ProcessSpec
 from aipipe.engine.security import NodeSecurity
 from aipipe.errors import UserError
@@ -306,31 +307,10 @@ def _become_node(security: NodeSecurity, supervisor: int) -> None:
         os._exit(137)
 
 
-def _descendants(pid: int) -> list[int]:
-    """Every process below ``pid`` (from /proc), parents before children."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as fh:
-                fields = fh.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        children.setdefault(int(fields[1]), []).append(int(entry))
-    out: list[int] = []
-    todo = list(children.get(pid, []))
-    while todo:
-        child = todo.pop()
-        out.append(child)
-        todo.extend(children.get(child, []))
-    return out
-
-
 def kill_tree(pid: int, include_self: bool = True, rounds: int = 50) -> None:
     """SIGKILL ``pid``'s descendants until none is left (a subreaper keeps the orphans below it), then ``pid``."""
     for _ in range(rounds):
-        found = _descendants(pid)
+        found = descendants(pid)
         if not found:
             break
         for child in found:
@@ -640,7 +620,7 @@ def end_leftovers(node: Mapping[str, Any]) -> int:
     tag = b"/" + nid.encode()
     count = 0
     if isinstance(pid, int) and pid > 1:
-        below, tagged = _descendants(pid), set(_tagged(tag, since))
+        below, tagged = descendants(pid), set(_tagged(tag, since))
         if any(p in tagged for p in below):  # still our supervisor: its main process carries the tag
             count += len(below) + 1
             kill_tree(pid)
