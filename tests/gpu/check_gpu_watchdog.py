@@ -63,7 +63,8 @@ print(json.dumps({{"reserved_mb": torch.cuda.max_memory_reserved() // 2**20}}))
 
 def workflow(image: str, mode: str) -> dict[str, Any]:
     def node(name: str, source: str) -> dict[str, Any]:
-        return {"name": name, "script": {"image": image, "command": ["python3"], "source": source,
+        # this interpreter (the one with torch), not whatever python3 the node's PATH finds first
+        return {"name": name, "script": {"image": image, "command": [sys.executable], "source": source,
                                          "resources": {"limits": {"nvidia.com/gpu": 1, "nvidia.com/gpumem": CAP}},
                                          "volumeMounts": [{"name": "gpu", "mountPath": "/gpu"}]}}
     return {"apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow", "metadata": {"name": "watchdog"},
@@ -91,7 +92,8 @@ def main() -> int:
             return 1
         cfg = load_config(env={"AIPIPE_HOME": str(home)})
         meter = NodeMeter(usage)
-        ctx = default_context(cfg, home / "runs" / "watchdog", on_change=meter.on_change)
+        ctx = default_context(cfg, home / "runs" / "watchdog", on_change=meter.on_change,
+                              on_log=lambda node, line: print(f"[{node}] {line}", file=sys.stderr))
         start = time.monotonic()
         with meter:
             status = WorkflowExecutor(workflow(str(cfg.get("kubernetes.steps_image")), "quick" if quick else "gpu"),
