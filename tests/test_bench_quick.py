@@ -27,7 +27,7 @@ def run_quick(script: str, benchmark: str, out: Path, timeout_s: float) -> dict[
     assert proc.returncode == 0, proc.stderr[-3000:]
     (result,) = out.glob(f"{benchmark}_*.json")
     doc = json.loads(result.read_text())
-    assert set(doc) == RESULT_KEYS and doc["benchmark"] == benchmark and doc["rows"]
+    assert set(doc) >= RESULT_KEYS and doc["benchmark"] == benchmark and doc["rows"]  # (+ how the run was set up)
     return doc
 
 

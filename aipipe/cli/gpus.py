@@ -10,6 +10,7 @@ from rich.table import Table
 
 from aipipe.cli.output import OutputOpt, emit_objects, output_format
 from aipipe.config import load_config
+from aipipe.engine.context import pool_policy
 from aipipe.engine.gpu import detect_inventory
 from aipipe.engine.gpupool import pool_report
 
@@ -44,7 +45,7 @@ def gpus(output: OutputOpt = None) -> None:
     """Each GPU of this machine: memory, what is granted and to whom; the nodes waiting for a GPU."""
     fmt = output_format(output)
     home = load_config().home
-    report = pool_report(home, detect_inventory(home))
+    report = pool_report(home, detect_inventory(home), pool_policy()[0])
     if fmt in ("json", "yaml", "name") and emit_objects(fmt, report, lambda: [str(g["index"]) for g in report["gpus"]]):
         return
     console.print(_gpu_table(report))

@@ -7,15 +7,18 @@ The run store, CLI and server call :func:`default_context`; so do tests.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from aipipe.config import KEYS, KEYS_BY_NAME, Config
+from aipipe.config import KEYS, KEYS_BY_NAME, Config, load_config
 from aipipe.engine.execution import ExecutionContext, TemplateLookup, dict_templates, no_templates
+from aipipe.engine.gpupolicy import BINPACK, SPREAD
 from aipipe.engine.images import ImageMap
 from aipipe.engine.secrets import SecretStore
 from aipipe.engine.settings import HOST_LOCALE_ENV, EngineSettings, NodeEnvironment, NodeFolders
+from aipipe.errors import UserError
 from aipipe.storage import Storage, parse_uri
 
 __all__ = ["ExecutionContext", "TemplateLookup", "default_artifact_root", "default_context", "dict_templates",
@@ -27,6 +30,34 @@ REPO_ROOT = Path(__file__).resolve().parents[2]  # the steps image runs from thi
 def default_artifact_root(cfg: Config) -> Path:
     """The embedded engine's default artifact repository: ``<home>/artifacts``."""
     return cfg.home / "artifacts"
+
+
+AGING_KEY, PLACEMENT_KEY = "engine.gpu_aging_s", "engine.gpu_placement"
+AGING_ENV, PLACEMENT_ENV = "AIPIPE_GPU_AGING_S", "AIPIPE_GPU_PLACEMENT"
+
+
+def pool_policy(env: Mapping[str, str] | None = None) -> tuple[float, str]:
+    """(aging seconds per priority level, placement): config keys ``engine.gpu_aging_s`` and
+    ``engine.gpu_placement``, overridden by ``AIPIPE_GPU_AGING_S`` / ``AIPIPE_GPU_PLACEMENT``; a bad value is
+    refused naming where it came from."""
+    env = os.environ if env is None else env
+    cfg = load_config(env=env)
+
+    def field(key: str, variable: str) -> str:
+        return variable if env.get(variable) else key
+
+    raw = str(cfg.get(AGING_KEY))
+    try:
+        aging = float(raw)
+    except ValueError:
+        aging = -1.0
+    if aging < 0:
+        raise UserError(f"must be a number of seconds >= 0 (0: no aging), got {raw!r}",
+                        field=field(AGING_KEY, AGING_ENV))
+    placement = str(cfg.get(PLACEMENT_KEY))
+    if placement not in (BINPACK, SPREAD):
+        raise UserError(f"must be {BINPACK} or {SPREAD}, got {placement!r}", field=field(PLACEMENT_KEY, PLACEMENT_ENV))
+    return aging, placement
 
 
 def engine_settings(cfg: Config) -> EngineSettings:
@@ -43,6 +74,7 @@ def engine_settings(cfg: Config) -> EngineSettings:
         max_nodes=int(cfg.get("engine.max_nodes")),
         gpu_fallback=str(cfg.get("engine.gpu_fallback")),
         gpu_resource=str(cfg.get("kubernetes.gpu_resource")),
+        gpu_policy=pool_policy(),
         images=images,
         node_env=NodeEnvironment(passthrough=(*(k.env for k in KEYS if not k.secret), *HOST_LOCALE_ENV),
                                  fixed={"AIPIPE_HOME": str(cfg.home)}),

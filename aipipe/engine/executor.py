@@ -71,7 +71,7 @@ class WorkflowExecutor:
                          RunGpus(settings.state_dir, partial(counted_inventory, ctx.gpu_count)
                                  if ctx.gpu_count is not None else partial(detect_inventory, settings.state_dir),
                                  f"{rt.workflow['metadata']['namespace']}/{rt.name}", int(spec.get("priority") or 0),
-                                 settings.gpu_fallback, settings.gpu_resource),
+                                 settings.gpu_fallback, settings.gpu_resource, settings.gpu_policy),
                          rt.cancelled, None,  # the workflow's parallelism: the invoker's pod slots
                          [*(spec.get("volumes") or []),
                           *({"name": c.get("metadata", {}).get("name")}

@@ -27,15 +27,14 @@ import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from aipipe.config import load_config
 from aipipe.engine.dbfile import SqliteFile
 from aipipe.engine.gpu import GpuRequest, Inventory, Lease, fits_at_all, gpu_request, grace_seconds
-from aipipe.engine.gpupolicy import BINPACK, SPREAD, Held, Waiter, admit, effective_priority, queue_order, victims
+from aipipe.engine.gpupolicy import BINPACK, Held, Waiter, admit, effective_priority, queue_order, victims
 from aipipe.engine.gpupreempt import PREEMPTED, Guard, Process
 from aipipe.engine.gpushare import mps_pipe, node_env, sharing_note
 from aipipe.engine.gpuwatch import Watchdog, usage_source
@@ -44,32 +43,7 @@ from aipipe.errors import UserError
 
 POLL_S = 0.25
 WAITING = "waiting for GPU (queue position {position})"
-AGING_KEY, PLACEMENT_KEY = "engine.gpu_aging_s", "engine.gpu_placement"
-AGING_ENV, PLACEMENT_ENV = "AIPIPE_GPU_AGING_S", "AIPIPE_GPU_PLACEMENT"
-
-
-def pool_policy(env: Mapping[str, str] | None = None) -> tuple[float, str]:
-    """(aging seconds per priority level, placement): config keys ``engine.gpu_aging_s`` and
-    ``engine.gpu_placement``, overridden by ``AIPIPE_GPU_AGING_S`` / ``AIPIPE_GPU_PLACEMENT``; a bad value is
-    refused naming where it came from."""
-    env = os.environ if env is None else env
-    cfg = load_config(env=env)
-
-    def field(key: str, variable: str) -> str:
-        return variable if env.get(variable) else key
-
-    raw = str(cfg.get(AGING_KEY))
-    try:
-        aging = float(raw)
-    except ValueError:
-        aging = -1.0
-    if aging < 0:
-        raise UserError(f"must be a number of seconds >= 0 (0: no aging), got {raw!r}",
-                        field=field(AGING_KEY, AGING_ENV))
-    placement = str(cfg.get(PLACEMENT_KEY))
-    if placement not in (BINPACK, SPREAD):
-        raise UserError(f"must be {BINPACK} or {SPREAD}, got {placement!r}", field=field(PLACEMENT_KEY, PLACEMENT_ENV))
-    return aging, placement
+DEFAULT_POLICY = (300.0, BINPACK)  # (aging seconds per priority level, placement): engine.gpu_aging_s/_placement
 
 
 def pool_dir(state_dir: Path) -> Path:
@@ -143,7 +117,7 @@ class MachinePool:
 
     def __init__(self, state_dir: Path) -> None:
         self.file = PoolFile(pool_dir(state_dir))
-        self.policy = pool_policy()
+        self.policy: tuple[float, str] = DEFAULT_POLICY  # set by each run from its settings
         self.owner = f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
         self._owner_fd = os.open(self.file.folder / "owners" / f"{self.owner}.lock", os.O_RDWR | os.O_CREAT, 0o600)
         fcntl.flock(self._owner_fd, fcntl.LOCK_EX)
@@ -226,9 +200,11 @@ class RunGpus:
     """One run's side of the pool: its name and priority, the machine's inventory, the no-GPU fallback."""
 
     def __init__(self, state_dir: Path, inventory: Callable[[], Inventory], run: str, priority: int,
-                 fallback: str = "cpu", resource: str = "nvidia.com/gpu") -> None:
+                 fallback: str = "cpu", resource: str = "nvidia.com/gpu",
+                 policy: tuple[float, str] = DEFAULT_POLICY) -> None:
         if fallback not in ("cpu", "fail"):
             raise UserError(f"must be cpu or fail, got {fallback!r}", field="engine.gpu_fallback")
+        machine_pool(state_dir).policy = policy
         self.state_dir, self.run, self.priority = state_dir, run, priority
         self.fallback, self.resource = fallback, resource
         self._detect: Callable[[], Inventory] = inventory
@@ -323,11 +299,10 @@ def machine_pool(state_dir: Path) -> MachinePool:
         return _pools[key]
 
 
-def pool_report(state_dir: Path, inventory: Inventory) -> dict[str, Any]:
-    """Each GPU (total and granted memory and compute, its leases) and the queue in order, as ``aipipe gpus`` and
-    the API show it."""
+def pool_report(state_dir: Path, inventory: Inventory, aging: float = DEFAULT_POLICY[0]) -> dict[str, Any]:
+    """Each GPU (total and granted memory and compute, its leases) and the queue in order (``aging``: seconds per
+    priority level), as ``aipipe gpus`` and the API show it."""
     pool = PoolFile(pool_dir(state_dir))
-    aging, _ = pool_policy()
     try:
         with pool.write() as conn:
             leases = [dict(r) for r in conn.execute("SELECT * FROM leases ORDER BY id")]

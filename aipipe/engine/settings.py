@@ -45,6 +45,7 @@ class EngineSettings:
     max_nodes: int = 10000
     gpu_fallback: str = "cpu"  # "cpu": a node asking for GPUs runs without when none exists; "fail"
     gpu_resource: str = "nvidia.com/gpu"  # the resource name a template's GPU request uses
+    gpu_policy: tuple[float, str] = (300.0, "binpack")  # the GPU queue's aging (s per level) and placement
     images: ImageMap = field(default_factory=ImageMap)
     node_env: NodeEnvironment = field(default_factory=NodeEnvironment)
     folders: NodeFolders = field(default_factory=NodeFolders)

@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
-from aipipe.engine.context import no_templates
+from aipipe.engine.context import no_templates, pool_policy
 from aipipe.engine.gpu import GpuInfo, GpuRequest, Inventory, Lease, detect_inventory
 from aipipe.engine.gpupolicy import place
-from aipipe.engine.gpupool import pool_policy, pool_report
+from aipipe.engine.gpupool import pool_report
 from aipipe.engine.validate import validate_workflow
 from aipipe.errors import UserError
 from tests.engine.concurrency import executor, finished, in_thread, max_overlap, other_driver, pin, wait_for

@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
+from aipipe.engine.context import pool_policy
 from aipipe.engine.gpu import detect_inventory, gpu_request, request_problem
-from aipipe.engine.gpupool import pool_policy, pool_report
+from aipipe.engine.gpupool import pool_report
 from aipipe.errors import UserError
 from tests.engine.concurrency import executor, in_thread, pin, wait_for
 
