@@ -12,8 +12,10 @@ answer. It keeps serving the proxy's requests through its job pipe as before.
 - Its counts (status codes, latencies, batch sizes, who decoded) reach the supervisor's metrics every
   :data:`STATS_EVERY_S` (``REPLY_STATS``); ``/readyz``, ``/metrics`` and ``/v1/info`` are forwarded to the
   supervisor's private control address, ``/healthz`` is answered here.
-- A worker that dies takes its open connections with it (as a gunicorn worker does); its slots are given to
-  its successor only after every live replica answered a fence (no record naming them is left anywhere).
+- A worker that dies takes its open connections with it (as a gunicorn worker does), and Linux resets the
+  connections still queued on its socket unless ``net.ipv4.tcp_migrate_req`` is 1 (then they move to a
+  live acceptor); its slots are given to its successor only after every live replica answered a fence (no
+  record naming them is left anywhere).
 """
 
 from __future__ import annotations
