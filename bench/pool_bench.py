@@ -195,6 +195,12 @@ def preemption(engine: Engine, plan: Plan, part_mb: int) -> dict[str, Any]:
             "urgent_s": urgent_s, "urgent_first": results(urgent_status)[0]["first"], "weights_max_abs_diff": diff}
 
 
+def add_row(rows: list[dict[str, Any]], row: dict[str, Any]) -> None:
+    """Keep a row and print it at once (a run cut short by its time limit still shows what it measured)."""
+    rows.append(row)
+    print(json.dumps(row), flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="CPU smoke run on a pinned synthetic inventory")
@@ -224,20 +230,20 @@ def main() -> int:
             for i in range(plan.runs):
                 status, took = engine.run(engine.workflow(f"seq{i}", steps[:1], {"nvidia.com/gpu": 1}))
                 seq_s, seq_train = seq_s + took, seq_train + results(status)[0]["train_s"]
-            rows.append({"config": "sequential (whole GPU each)", "makespan_s": seq_s, "train_s": seq_train})
+            add_row(rows, {"config": "sequential (whole GPU each)", "makespan_s": seq_s, "train_s": seq_train})
             share_mb = total // plan.runs  # a quarter of the GPU each for 4 runs
             share = {"nvidia.com/gpu": 1, "nvidia.com/gpumem": share_mb}
             status, packed_s = engine.run(engine.workflow("packed", steps, share))
             packed = results(status)
             span = max(r["start"] + r["train_s"] for r in packed) - min(r["start"] for r in packed)
-            rows.append({"config": f"packed by the pool ({plan.runs} x {share_mb} MiB)", "makespan_s": packed_s,
-                         "train_s": span})
+            add_row(rows, {"config": f"packed by the pool ({plan.runs} x {share_mb} MiB)", "makespan_s": packed_s,
+                           "train_s": span})
             naive_s = naive_all_at_once(plan, home)
-            rows.append({"config": "naive: all at once, CUDA_VISIBLE_DEVICES=0, no cap", "makespan_s": naive_s,
-                         "train_s": None})
+            add_row(rows, {"config": "naive: all at once, CUDA_VISIBLE_DEVICES=0, no cap", "makespan_s": naive_s,
+                           "train_s": None})
             pre = preemption(engine, plan, total * 7 // 10)
-            rows.append({"config": "preemption: low 70 % preempted by urgent 70 % (low's makespan)",
-                         "makespan_s": pre["low_s"], "train_s": None})
+            add_row(rows, {"config": "preemption: low 70 % preempted by urgent 70 % (low's makespan)",
+                           "makespan_s": pre["low_s"], "train_s": None})
         finally:
             if meter is not None:
                 meter.__exit__()

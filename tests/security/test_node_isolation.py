@@ -193,6 +193,25 @@ mount -o remount,rw /usr 2>/dev/null; echo "remount: $?"
         assert fh.read(16) == b"SQLite format 3\x00"
 
 
+def test_proc_is_writable_for_the_process_and_read_only_for_the_kernel_s_settings(home: Path) -> None:
+    """As a container runtime leaves /proc (a read-only /proc makes CUDA's cuInit fail with 304)."""
+    source = """
+exec 2>&1
+echo 500 > /proc/self/oom_score_adj; echo "oom_score_adj: $?"
+echo 1 > /proc/sys/vm/drop_caches; echo "sys: $?"
+echo h > /proc/sysrq-trigger; echo "sysrq: $?"
+[ -e /proc/keys ] && echo "keys: $(wc -c < /proc/keys)"
+"""
+    node, log = _run(home, _workflow("proc-view", source))
+    result = _result(node)
+    assert node["phase"] == "Succeeded", (node, log)
+    assert "oom_score_adj: 0" in result
+    assert "sys: 0" not in result and "sysrq: 0" not in result
+    assert "drop_caches: Read-only file system" in result
+    if Path("/proc/keys").exists():
+        assert "keys: 0" in result  # masked by /dev/null
+
+
 def test_an_interpreter_under_tmp_stays_visible_to_nodes(home: Path, tmp_path: Path) -> None:
     """Issue 12: a venv under /tmp (hidden by the node's private /tmp) is bound back in, read-only."""
     venv = tmp_path / "venv"

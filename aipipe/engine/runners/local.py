@@ -3,7 +3,8 @@
 **Mount view.** The forked child unshares its mount namespace, makes every mount private, binds the
 node's private root (``<run>/nodes/<id>/root``) onto itself and fills it: every top-level host folder
 the node does not own is bound in *read-only* (recursively); ``/dev`` is a fresh tmpfs with only the
-harmless devices and the GPUs, its own ``/dev/shm`` and ``/dev/pts``; the hidden folders (``AIPIPE_HOME``:
+harmless devices and the GPUs, its own ``/dev/shm`` and ``/dev/pts``; ``/proc`` is writable with the kernel's
+settings read-only and its state files masked, as a container runtime leaves it; the hidden folders (``AIPIPE_HOME``:
 run store, secrets, server token; and the user's ``$HOME`` with its dotfiles) are covered by an empty,
 writable tmpfs of the node's own; then the paths the node must write
 (storage root, deployments, dataset cache, MLflow's sqlite file) are bound back read-write, the
@@ -88,6 +89,8 @@ NEVER_PRIVATE = frozenset({"usr", "bin", "sbin", "lib", "lib32", "lib64", "libx3
 DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
 DEVICE_PREFIXES = ("nvidia",)  # GPUs (files and the nvidia-caps folder)
 DEVICE_FOLDERS = ("dri", "infiniband")
+PROC_READ_ONLY = ("sys", "sysrq-trigger", "irq", "bus", "fs")  # runc's read-only paths
+PROC_MASKED = ("kcore", "keys", "timer_list", "latency_stats", "sched_debug", "acpi", "scsi")  # and its masked ones
 _SKIP_TOPS = frozenset({"lost+found"})
 _HIDDEN_TMPFS = b"mode=755,size=1g"  # writable and private to the node: tool caches under $HOME fit
 
@@ -155,6 +158,9 @@ def _mount_plan(spec: ProcessSpec) -> tuple[list[Step], list[Path]]:
         target.mkdir(exist_ok=True)
         if name == "dev":
             plan += _dev_plan(target)
+            continue
+        if name == "proc":
+            plan += _proc_plan(target)
             continue
         plan += [Step("bind", str(target).encode(), entry.path.encode()), Step("ro", str(target).encode())]
     for top in spec.private_tops:
@@ -239,6 +245,25 @@ def _dev_plan(target: Path) -> list[Step]:
              Step("symlink", dev + b"/ptmx", b"pts/ptmx"), Step("symlink", dev + b"/fd", b"/proc/self/fd")]
     for number, stream in enumerate((b"stdin", b"stdout", b"stderr")):
         plan.append(Step("symlink", dev + b"/" + stream, b"/proc/self/fd/%d" % number))
+    return plan
+
+
+def _proc_plan(target: Path) -> list[Step]:
+    """``/proc`` as a container runtime leaves it: writable where a process configures itself (the CUDA driver
+    fails to initialise under a read-only ``/proc``: cuInit 304), the kernel's settings read-only, and the files
+    that tell of the host's kernel state masked."""
+    plan = [Step("bind", str(target).encode(), b"/proc")]
+    for name in PROC_READ_ONLY:
+        if os.path.exists(f"/proc/{name}"):
+            node = str(target / name).encode()
+            plan += [Step("bind", node, node), Step("ro", node)]
+    for name in PROC_MASKED:
+        path = f"/proc/{name}"
+        if os.path.isdir(path):
+            plan += [Step("tmpfs", str(target / name).encode(), data=b"mode=555,size=4k"),
+                     Step("ro", str(target / name).encode())]
+        elif os.path.exists(path):
+            plan.append(Step("bind", str(target / name).encode(), b"/dev/null"))
     return plan
 
 
