@@ -116,11 +116,12 @@ def apply_gpu_memory_cap(env: Mapping[str, str] | None = None) -> list[float]:
     return fractions
 
 
-def run_step(step: str, main: Callable[[], Any]) -> None:
-    """Run a step's main (within its GPU memory cap); map errors to contract exit codes with one clear line,
-    no traceback."""
+def run_step(step: str, main: Callable[[], Any], gpu_cap: bool = True) -> None:
+    """Run a step's main (within its GPU memory cap; ``gpu_cap=False``: the step keeps to its share itself);
+    map errors to contract exit codes with one clear line, no traceback."""
     try:
-        apply_gpu_memory_cap()
+        if gpu_cap:
+            apply_gpu_memory_cap()
         main()
     except AipipeError as exc:
         print(f"{step}: error: {exc}", file=sys.stderr)

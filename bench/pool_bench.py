@@ -46,6 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from aipipe.config import load_config
 from aipipe.engine.context import default_context
+from aipipe.engine.execution import ExecutionContext
 from aipipe.engine.executor import WorkflowExecutor
 from aipipe.engine.gpu import detect_inventory
 from aipipe.engine.gpuwatch import usage_source
@@ -101,11 +102,15 @@ class Engine:
                          "templates": [{"name": "main", "steps": [[{"name": f"t{i}", "template": f"t{i}"}
                                                                    for i in range(len(argv))]]}, *templates]}}
 
+    def context(self, run: str) -> ExecutionContext:
+        """The execution context of one run, its changes followed by the meter."""
+        meter = self.meter
+        return default_context(self.cfg, self.home / "runs" / run,
+                               on_change=meter.on_change if meter else lambda _change: None)
+
     def run(self, wf: dict[str, Any]) -> tuple[dict[str, Any], float]:
         """(final status, seconds); raises when a node did not succeed."""
-        meter = self.meter
-        ctx = default_context(self.cfg, self.home / "runs" / wf["metadata"]["name"],
-                              on_change=meter.on_change if meter else lambda _change: None)
+        ctx = self.context(wf["metadata"]["name"])
         start = time.monotonic()
         status = WorkflowExecutor(wf, ctx).run()["status"]
         took = time.monotonic() - start

@@ -46,11 +46,12 @@ from bench.serve_peers import NaiveServer, TrivialFront  # noqa: E402
 
 # --- bundles -----------------------------------------------------------------------------------------
 def build_bundles(work: Path, arch: str, image_size: int, num_classes: int, precisions: Sequence[str],
-                  max_batch: int, backend: str = "pytorch") -> tuple[Path, dict[str, Path]]:
+                  max_batch: int, backend: str = "pytorch", compiled: bool = True) -> tuple[Path, dict[str, Path]]:
     """A model bundle (random weights) and one engine bundle per precision (``backend``: pytorch | onnxruntime).
 
     On a GPU the PyTorch engines are compiled at build time as the convert step does (``torch.compile``
-    mode ``default``, compile cache in the bundle): replicas start uncompiled and swap the compiled engine in."""
+    mode ``default``, compile cache in the bundle): replicas start uncompiled and swap the compiled engine in.
+    ``compiled=False`` leaves that out (replicas serve the eager engine)."""
     import torch
 
     from mlkit.engine.backends.base import PrecisionPlan
@@ -72,7 +73,8 @@ def build_bundles(work: Path, arch: str, image_size: int, num_classes: int, prec
     engines = {}
     for precision in precisions:
         cuda = torch.cuda.is_available()
-        builder = (TorchBackend(model_dir, device="cuda" if cuda else "cpu", compile_mode="default" if cuda else None,
+        mode = "default" if cuda and compiled else None
+        builder = (TorchBackend(model_dir, device="cuda" if cuda else "cpu", compile_mode=mode,
                                 input_shape=(3, image_size, image_size), max_batch=max_batch)
                    if backend == "pytorch" else OnnxRuntimeBackend())
         built = builder.build(onnx_model, PrecisionPlan(precision), work / f"build-{precision}")

@@ -1,5 +1,5 @@
-"""Smoke runs of bench/pool_bench.py and tests/gpu/check_gpu_watchdog.py in their ``--quick`` modes (CPU, pinned
-synthetic gpus.json, real embedded-engine runs).
+"""Smoke runs of bench/pool_bench.py, bench/colocate_bench.py and tests/gpu/check_gpu_watchdog.py in their
+``--quick`` modes (CPU, pinned synthetic gpus.json, real embedded-engine runs).
 
 The bench must pack its trainings through the pool, run the preemption scenario (the low run stopped once and resumed
 from its checkpoint with no step run twice) and write its result JSON with the issue's summary keys.
@@ -50,3 +50,22 @@ def test_the_gpu_watchdog_check_passes_in_its_quick_mode() -> None:
     summary = json.loads(proc.stdout.split("summary:", 1)[1])
     assert summary["ok"] is True and summary["source"] == "AIPIPE_GPU_USAGE_FILE"
     assert summary["fine_over_cap_mb"] < 0 and summary["peaks_mb"]["watchdog[0].hog"] > 4096
+
+
+@pytest.mark.timeout(300)
+def test_colocate_bench_quick_serves_beside_a_training_through_the_pool(tmp_path: Path) -> None:
+    env = {**os.environ, "AIPIPE_BENCH_OUT": str(tmp_path), "PYTHONPATH": str(REPO), "OMP_NUM_THREADS": "1"}
+    env.pop("AIPIPE_GPU_USAGE_FILE", None)
+    proc = subprocess.run([sys.executable, "bench/colocate_bench.py", "--quick"], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=280)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+    (result,) = tmp_path.glob("colocate_bench_quick_*.json")
+    doc = json.loads(result.read_text())
+    rows = {row["config"].split(":")[0] + (" beside" if "beside" in row["config"] else ""): row for row in doc["rows"]}
+    assert set(rows) == {"closed loop c=4 (probe)", "ours", "ours beside", "peer", "peer beside"}
+    assert rows["ours"]["errors"] == 0 and rows["peer"]["errors"] == 0  # alone, half the probe's rate: all served
+    assert rows["ours beside"]["requests"] > 0 and rows["peer beside"]["requests"] > 0
+    summary = doc["summary"]
+    assert summary["training_steps_per_s"] > 0 and summary["peer_training_steps_per_s"] > 0  # it trained meanwhile
+    assert summary["offered_qps"] > 0 and summary["colocated_p99_ratio"] > 0 and summary["peer_p99_ratio"] > 0
+    assert summary["serving_over_cap_mb"] is None and summary["training_over_cap_mb"] is None  # no readings on CPU

@@ -12,9 +12,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from aipipe.errors import UserError
 from mlkit.engine.runtime import PendingLogits
 from steps.deploy.server import protocol as p
-from steps.deploy.server.config import ServerConfig, load_serving_spec, parse_config
+from steps.deploy.server.config import ServerConfig, load_serving_spec, parse_config, within_share
 from steps.deploy.server.cpu_worker import CpuWorker, WorkerArgs
 from steps.deploy.server.gpu_worker import Batcher, GpuArgs
 from steps.deploy.server.imaging import BadRequest, Preprocessor, parse_json_request, top_k
@@ -241,8 +242,6 @@ def test_json_request_and_top_k_validation() -> None:
 
 
 def test_config_validation_and_argv_round_trip(tmp_path: Path) -> None:
-    from aipipe.errors import UserError
-
     cfg = ServerConfig(engine_dir=str(tmp_path), port=0, max_delay_ms=2.5, cpu_workers=3)
     assert parse_config(cfg.to_argv()) == cfg
     with pytest.raises(UserError, match="queue-size"):
@@ -254,6 +253,22 @@ def test_config_validation_and_argv_round_trip(tmp_path: Path) -> None:
 class _OutOfMemoryRunner(_RecordingRunner):
     def infer(self, batch: np.ndarray) -> np.ndarray:
         raise MemoryError("CUDA out of memory (cap reached)")
+
+
+def test_the_replicas_split_the_node_s_gpu_share_and_must_fit_it() -> None:
+    cfg = ServerConfig(engine_dir="/e", gpu_procs=2, device="cuda")
+    assert within_share(cfg, {}) is cfg  # no share: no cap added
+    assert within_share(cfg, {"AIPIPE_GPU_MEMORY_MB": "9000"}).gpu_memory_mb_per_proc == 4500
+    fits = ServerConfig(engine_dir="/e", gpu_procs=2, device="cuda", gpu_memory_mb_per_proc=4000)
+    assert within_share(fits, {"AIPIPE_GPU_MEMORY_MB": "9000"}) is fits
+    with pytest.raises(UserError, match="more than the node's GPU share of 7000 MiB") as err:
+        within_share(fits, {"AIPIPE_GPU_MEMORY_MB": "7000"})
+    assert err.value.field == "gpu-memory-mb-per-proc"
+    with pytest.raises(UserError) as bad:
+        within_share(cfg, {"AIPIPE_GPU_MEMORY_MB": "lots"})
+    assert bad.value.field == "AIPIPE_GPU_MEMORY_MB"
+    cpu = ServerConfig(engine_dir="/e", device="cpu")
+    assert within_share(cpu, {"AIPIPE_GPU_MEMORY_MB": "9000"}) is cpu
 
 
 def test_a_failing_batch_answers_503_and_the_replica_keeps_serving(pool: SlotPool, tmp_path: Path) -> None:

@@ -1,6 +1,7 @@
 #!/bin/sh
-# Issue 19's GPU pool on the GPU machine: the watchdog check, then bench/pool_bench.py (about 3 minutes in all).
-# Results: $OUT/gpu-watchdog-check.json and $OUT/pool_bench_*.json (bench/results/ without $OUT).
+# Issue 19's GPU pool on the GPU machine: the watchdog check, bench/pool_bench.py, then bench/colocate_bench.py
+# (about 6 minutes in all). Results: $OUT/gpu-watchdog-check.json, $OUT/pool_bench_*.json and
+# $OUT/colocate_bench_*.json (bench/results/ without $OUT).
 #   sh tests/gpu/run_pool_gpu.sh            # GPU machine
 #   sh tests/gpu/run_pool_gpu.sh --quick    # CPU smoke run of both
 cd "$(dirname "$0")/../.." || exit 1
@@ -13,5 +14,7 @@ python3 tests/gpu/check_gpu_watchdog.py "$@"
 check=$?
 python3 bench/pool_bench.py "$@"
 bench=$?
-echo "check_gpu_watchdog exit $check, pool_bench exit $bench"
-[ "$check" -eq 0 ] && [ "$bench" -eq 0 ]
+python3 bench/colocate_bench.py "$@"
+colocate=$?
+echo "check_gpu_watchdog exit $check, pool_bench exit $bench, colocate_bench exit $colocate"
+[ "$check" -eq 0 ] && [ "$bench" -eq 0 ] && [ "$colocate" -eq 0 ]

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import os
 
 from aipipe.stepkit import run_step
 
 from .app import serve
-from .config import parse_config
+from .config import parse_config, within_share
 
 
 def main() -> None:
-    config = parse_config()
+    config = within_share(parse_config(), os.environ)
     asyncio.run(serve(config))
 
 
 if __name__ == "__main__":
-    run_step("serve", main)
+    run_step("serve", main, gpu_cap=False)  # the replicas keep to the node's share (within_share)

@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-from dataclasses import asdict, dataclass, fields
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
 from aipipe.contract import CLASSES_FILE, ENGINE_MANIFEST, PREPROCESS_FILE
 from aipipe.errors import UserError
+from aipipe.gpushare import GPU_MEMORY_ENV
 
 DEVICES = ("auto", "cpu", "cuda")
 DECODERS = ("auto", "worker", "replica")
@@ -122,6 +124,24 @@ def build_parser() -> argparse.ArgumentParser:
 def parse_config(argv: list[str] | None = None) -> ServerConfig:
     ns = build_parser().parse_args(argv)
     return ServerConfig(**vars(ns))
+
+
+def within_share(config: ServerConfig, env: Mapping[str, str]) -> ServerConfig:
+    """Keep the replicas within the GPU memory share granted to the service's node (``AIPIPE_GPU_MEMORY_MB``,
+    set by the embedded engine's pool): without ``--gpu-memory-mb-per-proc`` each replica gets an equal part;
+    with it, the replicas together must fit the share. The supervisor and the CPU workers hold no CUDA context."""
+    raw = env.get(GPU_MEMORY_ENV)
+    if not raw or config.device == "cpu":
+        return config
+    if not raw.isdigit() or int(raw) <= 0:
+        raise UserError(f"must be a positive number of MiB, got {raw!r}", field=GPU_MEMORY_ENV)
+    share = int(raw)
+    if config.gpu_memory_mb_per_proc == 0:
+        return replace(config, gpu_memory_mb_per_proc=share // config.gpu_procs)
+    if config.gpu_memory_mb_per_proc * config.gpu_procs > share:
+        raise UserError(f"{config.gpu_procs} replica(s) x {config.gpu_memory_mb_per_proc} MiB is more than the "
+                        f"node's GPU share of {share} MiB ({GPU_MEMORY_ENV})", field="gpu-memory-mb-per-proc")
+    return config
 
 
 @dataclass(frozen=True)
