@@ -42,11 +42,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from aipipe.engine.executor import WorkflowExecutor
-from aipipe.engine.gpu import detect_inventory
-from aipipe.engine.gpuwatch import usage_source
-from bench.gpu_meter import NodeMeter
 from bench.loadgen import Payload, make_jpegs, measure, measure_open
-from bench.pool_bench import Engine, add_row
+from bench.pool_bench import Engine, add_row, first_gpu_mb, node_meter
 from bench.results_io import write_result
 from bench.serve_bench import build_bundles
 
@@ -247,16 +244,11 @@ def main() -> int:
     try:
         home = work / "home"
         home.mkdir()
-        if args.quick:
-            (home / "gpus.json").write_text(json.dumps([{"index": 0, "memory_mb": 81920}]))
-        inventory = detect_inventory(home)
-        if not inventory.gpus or not inventory.gpus[0].memory_mb:
-            raise SystemExit(f"no GPU with known memory ({inventory.source}); use --quick on a machine without one")
+        first_gpu_mb(home, args.quick)
         _, engines = build_bundles(work / "bundle", plan.serve_arch, plan.serve_size, 10, [plan.precision],
                                    plan.max_batch, compiled=False)
         payloads = [Payload(data, "image/jpeg") for data in make_jpegs(64, size=plan.jpeg_size)]
-        usage, source = usage_source()
-        meter = NodeMeter(usage) if usage is not None else None
+        meter, source = node_meter()
         engine = Engine(home, meter)
         rows: list[dict[str, Any]] = []
         windows = Windows(plan, payloads, rows)

@@ -200,6 +200,22 @@ def preemption(engine: Engine, plan: Plan, part_mb: int) -> dict[str, Any]:
             "urgent_s": urgent_s, "urgent_first": results(urgent_status)[0]["first"], "weights_max_abs_diff": diff}
 
 
+def first_gpu_mb(home: Path, quick: bool) -> int:
+    """GPU 0's memory (MiB) as the pool under ``home`` sees it; ``quick`` pins a synthetic 80 GiB GPU there."""
+    if quick:
+        (home / "gpus.json").write_text(json.dumps([{"index": 0, "memory_mb": 81920}]))
+    inventory = detect_inventory(home)
+    if not inventory.gpus or not inventory.gpus[0].memory_mb:
+        raise SystemExit(f"no GPU with known memory ({inventory.source}); use --quick on a machine without one")
+    return inventory.gpus[0].memory_mb
+
+
+def node_meter() -> tuple[NodeMeter | None, str]:
+    """A meter of the nodes' GPU memory over the watchdog's source (None where there is none), and its name."""
+    usage, source = usage_source()
+    return (NodeMeter(usage) if usage is not None else None), source
+
+
 def add_row(rows: list[dict[str, Any]], row: dict[str, Any]) -> None:
     """Keep a row and print it at once (a run cut short by its time limit still shows what it measured)."""
     rows.append(row)
@@ -217,14 +233,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="pool-bench-") as tmp:
         home = Path(tmp) / "home"
         home.mkdir()
-        if args.quick:
-            (home / "gpus.json").write_text(json.dumps([{"index": 0, "memory_mb": 81920}]))
-        inventory = detect_inventory(home)
-        if not inventory.gpus or not inventory.gpus[0].memory_mb:
-            raise SystemExit(f"no GPU with known memory ({inventory.source}); use --quick on a machine without one")
-        total = inventory.gpus[0].memory_mb
-        usage, source = usage_source()
-        meter = NodeMeter(usage) if usage is not None else None
+        total = first_gpu_mb(home, args.quick)
+        meter, source = node_meter()
         engine = Engine(home, meter)
         if meter is not None:
             meter.__enter__()
