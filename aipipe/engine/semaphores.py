@@ -21,6 +21,7 @@ import fcntl
 import os
 import re
 import threading
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -166,7 +167,7 @@ class Slots:
                     fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
                     fcntl.flock(fd, fcntl.LOCK_UN)  # free: nobody holds it
                 except BlockingIOError:
-                    found.append(os.pread(fd, 4096, 0).decode(errors="replace").strip() or "?")
+                    found.append(_holder_key(fd))
             finally:
                 os.close(fd)
         return found
@@ -190,6 +191,17 @@ class Slots:
             os.pwrite(fd, holder.encode(), 0)
             return fd
         return None
+
+
+def _holder_key(fd: int, wait_s: float = 0.05) -> str:
+    """The key written in a held slot. A taker writes it just after it locks the slot, so an empty slot is
+    re-read for up to ``wait_s`` before it is reported as "?" (held by someone who has not said who yet)."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        key = os.pread(fd, 4096, 0).decode(errors="replace").strip()
+        if key or time.monotonic() >= deadline:
+            return key or "?"
+        time.sleep(0.001)
 
 
 def release(fd: int) -> None:
