@@ -59,15 +59,16 @@ class LeafHandler:
         return {"phase": NodePhase.RUNNING, "daemoned": True}
 
     def _end(self, nid: str, result: NodeResult) -> None:
-        """The daemon's process ended: Succeeded when the engine ended it (its boundary completed, the run
-        ended), else what its process gave."""
+        """The daemon's process ended: Failed when a stop or terminate of the run killed it (also where its
+        boundary, cut short by the stop, released it at the same moment), Succeeded when the engine ended it
+        (its boundary completed, the run ended), else what its process gave."""
         rt = self.rt
         result = dict(result)
         phase, message = result.pop("phase"), result.pop("message", None)
-        if self.pods.daemons.is_released(nid):
-            phase, message = NodePhase.SUCCEEDED, None
-        elif rt.cancelled.is_set() and phase not in PASSED_PHASES:
+        if rt.cancelled.is_set() and phase not in PASSED_PHASES:
             phase, message = NodePhase.FAILED, rt.abort_reason or message
+        elif self.pods.daemons.is_released(nid):
+            phase, message = NodePhase.SUCCEEDED, None
         result.pop("terminal", None)
         self._undaemon(nid)
         rt.finish_node(nid, phase, message, **result)
