@@ -29,7 +29,7 @@ goes with it (pod semantics); processes it detached into their own session survi
 serving instance). Each node process carries ``AIPIPE_NODE=<run uid>/<node id>`` in its environment, so
 :func:`end_leftovers` can still find and end a tree whose supervisor was killed too.
 
-**Why one module of ~650 lines.** Its parts are the two halves of one protocol and change together: the mount
+**Why one module of ~680 lines.** Its parts are the two halves of one protocol and change together: the mount
 plan is computed in the driver and applied in the forked child (``preexec_fn``, between fork and exec, where
 only code already loaded and no locks may run), the supervisor and the driver talk through the same two pipes
 (``report``: set-up errors; ``driver_gone``: the driver's death), and ``end_leftovers`` finds the processes the
@@ -285,6 +285,7 @@ def _apply(plan: list[Step]) -> None:
     """Runs in the forked child: system calls and a few file operations."""
     for step in plan:
         if step.op == "bind":
+            _mount_point_again(step.target, step.source)
             _check(_libc.mount(step.source, step.target, None, MS_BIND | MS_REC, None), f"bind {step.source.decode()}")
         elif step.op == "ro":
             _read_only(step.target)
@@ -300,6 +301,18 @@ def _apply(plan: list[Step]) -> None:
             os.close(os.open(step.target, os.O_CREAT | os.O_WRONLY, 0o644))
         elif step.op == "symlink":
             os.symlink(step.source, step.target)
+
+
+def _mount_point_again(target: bytes, source: bytes) -> None:
+    """Make a bind's mount point if it is gone: the containers of one node share its root, and one that ended
+    removes the mount points it made there while another may still be setting up its view."""
+    if os.path.lexists(target):
+        return
+    if os.path.isdir(source):
+        os.makedirs(target, exist_ok=True)
+    else:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        os.close(os.open(target, os.O_CREAT | os.O_WRONLY, 0o644))
 
 
 def _pivot(root: bytes, cwd: bytes) -> None:
