@@ -91,17 +91,25 @@ def _outside_mb(env: Mapping[str, str]) -> int:
     return int(raw)
 
 
+def granted_gpu_memory_mb(env: Mapping[str, str]) -> int | None:
+    """The GPU memory (MiB) the engine's pool granted the node (``AIPIPE_GPU_MEMORY_MB``), None without a share."""
+    raw = env.get(GPU_MEMORY_ENV)
+    if not raw:
+        return None
+    if not raw.isdigit() or int(raw) <= 0:
+        raise UserError(f"must be a positive number of MiB, got {raw!r}", field=GPU_MEMORY_ENV)
+    return int(raw)
+
+
 def apply_gpu_memory_cap(env: Mapping[str, str] | None = None) -> list[float]:
     """Keep PyTorch within the GPU memory granted to the node (``AIPIPE_GPU_MEMORY_MB``, set by the embedded
     engine's pool) on every visible GPU, less what CUDA keeps outside the allocator (``AIPIPE_GPU_CONTEXT_MB``,
     default 1024); the fractions set, [] without a cap, torch or CUDA."""
     env = os.environ if env is None else env
-    raw = env.get(GPU_MEMORY_ENV)
-    if not raw:
+    granted = granted_gpu_memory_mb(env)
+    if granted is None:
         return []
-    if not raw.isdigit() or int(raw) <= 0:
-        raise UserError(f"must be a positive number of MiB, got {raw!r}", field=GPU_MEMORY_ENV)
-    allowed = allocator_mb(int(raw), _outside_mb(env))
+    allowed = allocator_mb(granted, _outside_mb(env))
     try:
         torch: Any = importlib.import_module("torch")
     except ImportError:

@@ -13,6 +13,7 @@ from typing import Any
 from aipipe.contract import CLASSES_FILE, ENGINE_MANIFEST, PREPROCESS_FILE
 from aipipe.errors import UserError
 from aipipe.gpushare import GPU_MEMORY_ENV
+from aipipe.stepkit import granted_gpu_memory_mb
 
 DEVICES = ("auto", "cpu", "cuda")
 DECODERS = ("auto", "worker", "replica")
@@ -130,12 +131,9 @@ def within_share(config: ServerConfig, env: Mapping[str, str]) -> ServerConfig:
     """Keep the replicas within the GPU memory share granted to the service's node (``AIPIPE_GPU_MEMORY_MB``,
     set by the embedded engine's pool): without ``--gpu-memory-mb-per-proc`` each replica gets an equal part;
     with it, the replicas together must fit the share. The supervisor and the CPU workers hold no CUDA context."""
-    raw = env.get(GPU_MEMORY_ENV)
-    if not raw or config.device == "cpu":
+    share = granted_gpu_memory_mb(env) if config.device != "cpu" else None
+    if share is None:
         return config
-    if not raw.isdigit() or int(raw) <= 0:
-        raise UserError(f"must be a positive number of MiB, got {raw!r}", field=GPU_MEMORY_ENV)
-    share = int(raw)
     if config.gpu_memory_mb_per_proc == 0:
         return replace(config, gpu_memory_mb_per_proc=share // config.gpu_procs)
     if config.gpu_memory_mb_per_proc * config.gpu_procs > share:
