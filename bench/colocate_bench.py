@@ -3,30 +3,37 @@
 Ours: the serving runtime (``python -m steps.deploy.server``) runs as the node of one embedded-engine run asking
 for ``nvidia.com/gpumem`` (its replica keeps to that share: ``within_share``), and a training
 (``bench/pool_train.py``) as the node of another run asking for its own share of the same GPU (``stepkit`` caps
-it); the pool places both on GPU 0 and its watchdog watches both. The load is an open loop at one fixed rate
-(``--load`` of what the service served alone under a closed loop), so every window sees the same offered load:
+it); the pool places both on GPU 0. The load is an open loop at one fixed rate (``--load`` of what the service
+served alone under a closed loop), so every window sees the same offered load:
 
-- ``alone``: the service with the GPU to itself;
-- ``colocated``: the same service while the training runs (from its first checkpoint on);
+- ``alone``: the service with the GPU to itself; ``alone again`` once the training has ended (the ratio divides by
+  the better of the two);
+- ``beside``: the same service while the training runs (from its first checkpoint on);
 - the competent peer: the same two programs started by hand on GPU 0 (``CUDA_VISIBLE_DEVICES=0``), no pool and
-  no caps, measured alone and beside the training the same way.
+  no caps, measured the same way.
 
-Summary: ``colocated_p99_ratio`` (p99 beside the training / p99 alone; the issue's goal is <= 1.5),
-``peer_p99_ratio``, the p99s, ``offered_qps``, ``training_steps_per_s`` (beside the service), and
-``serving_over_cap_mb`` / ``training_over_cap_mb`` (each node's peak GPU memory over its process tree, as NVML
-reads it, minus its share: <= 0 expected; null without readings).
+Each sharing mode (``--sharing``) runs both: ``mps``, where the bench starts an MPS control daemon as an operator
+would and each node also asks for a compute share (``nvidia.com/gpucores``: the engine makes it an MPS client with
+its SM percentage and pinned memory limit; the peer sets the same percentages by hand), and ``time-sliced``, no
+daemon. Summary: ``colocated_p99_ratio`` (MPS: p99 beside the training / p99 alone; the issue's goal is <= 1.5),
+``peer_p99_ratio``, the p99s, ``offered_qps``, ``training_steps_per_s`` (beside the service),
+``serving_over_cap_mb`` / ``training_over_cap_mb`` (peak GPU memory of the node's process tree as NVML reads it,
+minus its share: <= 0 expected; null without readings, as for MPS clients, which NVML does not list on the GPU
+machine); the same keys with ``_time_sliced`` for that mode.
 
-    python3 bench/colocate_bench.py            # the GPU machine, about 3 minutes
+    python3 bench/colocate_bench.py            # the GPU machine, about 6 minutes
     python3 bench/colocate_bench.py --quick    # CPU, pinned synthetic gpus.json, tiny models: about a minute
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import contextlib
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -93,10 +100,10 @@ def train_argv(plan: Plan, ckpt: Path | str) -> list[str]:
     return ["-m", "bench.pool_train", "--steps", str(TRAIN_STEPS), *plan.train_argv, "--ckpt", str(ckpt)]
 
 
-def node_workflow(engine: Engine, name: str, argv: list[str], share_mb: int, volume: str | None) -> dict[str, Any]:
-    """A run of one long-running node holding ``share_mb`` of a GPU (with a scratch volume at /<volume>)."""
-    container: dict[str, Any] = {"image": engine.image, "command": ["python3", *argv],
-                                 "resources": {"limits": {"nvidia.com/gpu": 1, "nvidia.com/gpumem": share_mb}}}
+def node_workflow(engine: Engine, name: str, argv: list[str], limits: dict[str, Any],
+                  volume: str | None) -> dict[str, Any]:
+    """A run of one long-running node holding the GPU share ``limits`` says (with a scratch volume at /<volume>)."""
+    container: dict[str, Any] = {"image": engine.image, "command": ["python3", *argv], "resources": {"limits": limits}}
     spec: dict[str, Any] = {"entrypoint": "main", "templates": [{"name": "main", "container": container}]}
     if volume:
         container["volumeMounts"] = [{"name": volume, "mountPath": f"/{volume}"}]
@@ -111,9 +118,16 @@ class Background:
     def __init__(self, engine: Engine, wf: dict[str, Any]) -> None:
         self.stop = threading.Event()
         self.status: dict[str, Any] = {}
-        ctx = engine.context(wf["metadata"]["name"])
-        self.thread = threading.Thread(target=lambda: self.status.update(WorkflowExecutor(wf, ctx).run(self.stop)
-                                                                          ["status"]), daemon=True)
+        self.output: collections.deque[str] = collections.deque(maxlen=40)  # the node's last lines, for why()
+        ctx = engine.context(wf["metadata"]["name"], lambda _node, text: self.output.append(text))
+
+        def drive() -> None:
+            try:
+                self.status.update(WorkflowExecutor(wf, ctx).run(self.stop)["status"])
+            except BaseException as exc:  # SystemExit too: why() reports it
+                self.status["message"] = f"the engine raised {exc!r}"
+
+        self.thread = threading.Thread(target=drive, daemon=True)
         self.thread.start()
 
     def alive(self) -> bool:
@@ -124,15 +138,17 @@ class Background:
         self.thread.join(120)
 
     def why(self) -> str:
-        return json.dumps({n["displayName"]: n.get("message") for n in (self.status.get("nodes") or {}).values()})
+        nodes = {n["displayName"]: n.get("message") for n in (self.status.get("nodes") or {}).values()}
+        return (json.dumps({"phase": self.status.get("phase"), "message": self.status.get("message"), "nodes": nodes})
+                + "\n" + "".join(self.output))
 
 
-def wait_until(done: Any, alive: Any, what: str, timeout_s: float = 600.0) -> None:
-    """Poll ``done()`` until true; fail when ``alive()`` turns false first or the time runs out."""
+def wait_until(done: Any, alive: Any, what: str, why: Any = lambda: "", timeout_s: float = 600.0) -> None:
+    """Poll ``done()`` until true; fail when ``alive()`` turns false first or the time runs out (saying ``why()``)."""
     deadline = time.monotonic() + timeout_s
     while not done():
         if not alive():
-            raise SystemExit(f"{what}: ended before it was ready")
+            raise SystemExit(f"{what}: ended before it was ready {why()}")
         if time.monotonic() > deadline:
             raise SystemExit(f"{what}: not ready within {timeout_s:g} s")
         time.sleep(0.2)
@@ -163,9 +179,13 @@ def by_hand(argv: list[str], env: dict[str, str]) -> Iterator[subprocess.Popen[b
                             stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         yield proc
-    finally:
+    finally:  # SIGTERM first, so the serving runtime frees its shared memory
         with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, 9)
+            os.killpg(proc.pid, signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(20)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(30)
 
 
@@ -175,12 +195,12 @@ class Windows:
     def __init__(self, plan: Plan, payloads: list[Payload], rows: list[dict[str, Any]]) -> None:
         self.plan, self.payloads, self.rows, self.rate = plan, payloads, rows, 0.0
 
-    def probe(self, url: str, load: float) -> None:
+    def probe(self, url: str, load: float, tag: str) -> None:
         """What the service serves alone under a closed loop; the open loop then offers ``load`` of it."""
         served = measure(url, self.payloads, self.plan.probe_concurrency, warmup_s=1.0, duration_s=self.plan.window_s,
                          procs=2)
         self.rate = max(1.0, load * float(served["qps"]))
-        add_row(self.rows, {"config": f"closed loop c={self.plan.probe_concurrency} (probe)", **served})
+        add_row(self.rows, {"config": f"{tag}: closed loop c={self.plan.probe_concurrency} (probe)", **served})
 
     def window(self, config: str, url: str, ckpt: Path | None = None) -> dict[str, Any]:
         before = (steps_done(ckpt), time.monotonic()) if ckpt else None
@@ -192,41 +212,103 @@ class Windows:
         return row
 
 
-def ours(engine: Engine, plan: Plan, engine_dir: Path, windows: Windows, load: float) -> tuple[dict, dict]:
+@dataclass(frozen=True)
+class Sharing:
+    """How the two programs share the GPU: ``mps`` (an MPS daemon runs; each asks for a compute share too) or
+    ``time-sliced`` (no daemon: the driver time-slices the two processes)."""
+
+    name: str
+    serve_cores: int | None
+    train_cores: int | None
+
+    def limits(self, share_mb: int, cores: int | None) -> dict[str, Any]:
+        return {"nvidia.com/gpu": 1, "nvidia.com/gpumem": share_mb,
+                **({"nvidia.com/gpucores": cores} if cores is not None else {})}
+
+    def by_hand_env(self, cores: int | None) -> dict[str, str]:
+        """What the peer sets by hand: the same GPU and, under MPS, the same compute share."""
+        env = {**os.environ, "PYTHONPATH": str(REPO), "CUDA_VISIBLE_DEVICES": "0"}
+        env.pop("AIPIPE_GPU_MEMORY_MB", None)
+        if cores is not None:
+            env["CUDA_MPS_ACTIVE_THREAD_PERCENTAGE"] = str(cores)
+        return env
+
+
+SHARINGS = {"mps": Sharing("mps", 50, 50), "time-sliced": Sharing("time-sliced", None, None)}
+
+
+@contextlib.contextmanager
+def mps_daemon(folder: Path) -> Iterator[None]:
+    """An MPS control daemon with its pipe and log folders under ``folder``, named in this process's environment
+    (the engine looks there; the peer inherits it), quit on exit."""
+    control = shutil.which("nvidia-cuda-mps-control")
+    if control is None:
+        raise SystemExit("--sharing mps needs nvidia-cuda-mps-control on PATH")
+    names = {"CUDA_MPS_PIPE_DIRECTORY": str(folder / "pipe"), "CUDA_MPS_LOG_DIRECTORY": str(folder / "log")}
+    for path in names.values():
+        Path(path).mkdir(parents=True)
+    saved = {k: os.environ.get(k) for k in names}
+    os.environ.update(names)
+    try:
+        subprocess.run([control, "-d"], check=True)
+        wait_until(lambda: (folder / "pipe" / "control").exists(), lambda: True, "the MPS daemon", timeout_s=30)
+        yield
+    finally:
+        subprocess.run([control], input=b"quit\n", check=False, timeout=60)
+        for key, value in saved.items():
+            os.environ.pop(key, None)
+            if value is not None:
+                os.environ[key] = value
+
+
+def ours(engine: Engine, plan: Plan, sharing: Sharing, engine_dir: Path, windows: Windows,
+         load: float) -> dict[str, dict[str, Any]]:
+    """The service's windows alone, beside the training, and alone again, both as embedded-engine nodes."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    serving = Background(engine, node_workflow(engine, "serve", serve_argv(plan, engine_dir, port), plan.serve_mb,
-                                               None))
+    tag = f"ours, {sharing.name}"
+    serve_wf = node_workflow(engine, f"serve-{sharing.name}", serve_argv(plan, engine_dir, port),
+                             sharing.limits(plan.serve_mb, sharing.serve_cores), None)
+    serving = Background(engine, serve_wf)
     try:
-        wait_until(lambda: ready(url), serving.alive, f"the service ({serving.why()})")
-        windows.probe(url, load)
-        alone = windows.window(f"ours: service alone ({plan.serve_mb} MiB share)", url)
-        training = Background(engine, node_workflow(engine, "train", train_argv(plan, "/ckpt"), plan.train_mb, "ckpt"))
-        ckpt = engine.volume("train", "ckpt")
+        wait_until(lambda: ready(url), serving.alive, "the service", serving.why)
+        windows.probe(url, load, tag)
+        alone = windows.window(f"{tag}: service alone", url)
+        train_run = f"train-{sharing.name}"
+        training = Background(engine, node_workflow(engine, train_run, train_argv(plan, "/ckpt"),
+                                                    sharing.limits(plan.train_mb, sharing.train_cores), "ckpt"))
+        ckpt = engine.volume(train_run, "ckpt")
         try:
-            wait_until(lambda: steps_done(ckpt) > 0, training.alive, f"the training ({training.why()})")
-            beside = windows.window(f"ours: service beside the training ({plan.train_mb} MiB share)", url, ckpt)
+            wait_until(lambda: steps_done(ckpt) > 0, training.alive, "the training", training.why)
+            beside = windows.window(f"{tag}: service beside the training", url, ckpt)
         finally:
             training.end()
+        again = windows.window(f"{tag}: service alone again", url)
     finally:
         serving.end()
-    return alone, beside
+    return {"alone": alone, "beside": beside, "again": again}
 
 
-def peer(plan: Plan, engine_dir: Path, windows: Windows, home: Path) -> tuple[dict, dict]:
+def peer(plan: Plan, sharing: Sharing, engine_dir: Path, windows: Windows, home: Path) -> dict[str, dict[str, Any]]:
+    """The same windows with both programs started by hand on GPU 0, no pool and no memory cap."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    env = {**os.environ, "PYTHONPATH": str(REPO), "CUDA_VISIBLE_DEVICES": "0"}
-    env.pop("AIPIPE_GPU_MEMORY_MB", None)
-    with by_hand(serve_argv(plan, engine_dir, port), env) as server:
+    tag = f"peer, {sharing.name}"
+    with by_hand(serve_argv(plan, engine_dir, port), sharing.by_hand_env(sharing.serve_cores)) as server:
         wait_until(lambda: ready(url), lambda: server.poll() is None, "the peer's service")
-        alone = windows.window("peer: service alone, by hand, no cap", url)
-        ckpt = home / "peer-ckpt"
+        alone = windows.window(f"{tag}: service alone, by hand", url)
+        ckpt = home / f"peer-ckpt-{sharing.name}"
         ckpt.mkdir()
-        with by_hand(train_argv(plan, ckpt), env) as trainer:
+        with by_hand(train_argv(plan, ckpt), sharing.by_hand_env(sharing.train_cores)) as trainer:
             wait_until(lambda: steps_done(ckpt) > 0, lambda: trainer.poll() is None, "the peer's training")
-            beside = windows.window("peer: service beside the training, both by hand", url, ckpt)
-    return alone, beside
+            beside = windows.window(f"{tag}: service beside the training, both by hand", url, ckpt)
+        again = windows.window(f"{tag}: service alone again, by hand", url)
+    return {"alone": alone, "beside": beside, "again": again}
+
+
+def p99_ratio(windows: dict[str, dict[str, Any]]) -> float:
+    """p99 beside the training over the better of the two p99s alone (the stricter reading)."""
+    return round(windows["beside"]["p99_ms"] / min(windows["alone"]["p99_ms"], windows["again"]["p99_ms"]), 3)
 
 
 def over_cap(peaks: dict[str, int], run: str, share: int) -> int | None:
@@ -234,12 +316,33 @@ def over_cap(peaks: dict[str, int], run: str, share: int) -> int | None:
     return max(mine) - share if mine else None
 
 
+def summarize(plan: Plan, sharing: Sharing, mine: dict[str, dict[str, Any]], theirs: dict[str, dict[str, Any]],
+              peaks: dict[str, int], rate: float) -> dict[str, Any]:
+    """The summary keys of one sharing mode (suffixed ``_time_sliced`` for that mode)."""
+    suffix = "" if sharing.name == "mps" else "_" + sharing.name.replace("-", "_")
+    keys = {"colocated_p99_ratio": p99_ratio(mine), "peer_p99_ratio": p99_ratio(theirs), "offered_qps": rate,
+            "serving_p99_alone_ms": min(mine["alone"]["p99_ms"], mine["again"]["p99_ms"]),
+            "serving_p99_colocated_ms": mine["beside"]["p99_ms"],
+            "training_steps_per_s": mine["beside"].get("training_steps_per_s"),
+            "peer_training_steps_per_s": theirs["beside"].get("training_steps_per_s"),
+            "errors": sum(r["errors"] for r in (*mine.values(), *theirs.values())),
+            "serving_over_cap_mb": over_cap(peaks, f"serve-{sharing.name}", plan.serve_mb),
+            "training_over_cap_mb": over_cap(peaks, f"train-{sharing.name}", plan.train_mb)}
+    return {key + suffix: value for key, value in keys.items()}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="CPU smoke run on a pinned synthetic inventory")
     parser.add_argument("--load", type=float, default=0.5, help="open-loop rate as a share of the probe's QPS")
+    parser.add_argument("--sharing", default=None,
+                        help="comma-separated modes, of mps and time-sliced (default: both on a GPU; --quick: "
+                             "time-sliced)")
     args = parser.parse_args()
     plan = QUICK_PLAN if args.quick else GPU_PLAN
+    modes = (args.sharing or ("time-sliced" if args.quick else "mps,time-sliced")).split(",")
+    if unknown := [m for m in modes if m not in SHARINGS]:
+        parser.error(f"--sharing: unknown mode(s) {', '.join(unknown)} (known: {', '.join(SHARINGS)})")
     work = Path(tempfile.mkdtemp(prefix="colocate-bench-", dir="/var/tmp"))  # the nodes read the bundle here
     try:
         home = work / "home"
@@ -251,23 +354,18 @@ def main() -> int:
         meter, source = node_meter()
         engine = Engine(home, meter)
         rows: list[dict[str, Any]] = []
-        windows = Windows(plan, payloads, rows)
-        with meter if meter is not None else contextlib.nullcontext():
-            alone, beside = ours(engine, plan, engines[plan.precision], windows, args.load)
-        peer_alone, peer_beside = peer(plan, engines[plan.precision], windows, home)
-        peaks = meter.peaks if meter else {}
-        summary = {
-            "quick": args.quick, "usage_source": source, "offered_qps": windows.rate,
-            "serving_p99_alone_ms": alone["p99_ms"], "serving_p99_colocated_ms": beside["p99_ms"],
-            "colocated_p99_ratio": round(beside["p99_ms"] / alone["p99_ms"], 3),
-            "peer_p99_ratio": round(peer_beside["p99_ms"] / peer_alone["p99_ms"], 3),
-            "training_steps_per_s": beside.get("training_steps_per_s"),
-            "peer_training_steps_per_s": peer_beside.get("training_steps_per_s"),
-            "errors": sum(r["errors"] for r in (alone, beside, peer_alone, peer_beside)),
-            "serving_over_cap_mb": over_cap(peaks, "serve", plan.serve_mb),
-            "training_over_cap_mb": over_cap(peaks, "train", plan.train_mb)}
+        summary: dict[str, Any] = {"quick": args.quick, "usage_source": source, "sharing": modes}
+        for mode in modes:
+            sharing = SHARINGS[mode]
+            windows = Windows(plan, payloads, rows)
+            daemon = mps_daemon(work / "mps") if mode == "mps" else contextlib.nullcontext()
+            with daemon, meter if meter is not None else contextlib.nullcontext():
+                mine = ours(engine, plan, sharing, engines[plan.precision], windows, args.load)
+                theirs = peer(plan, sharing, engines[plan.precision], windows, home)
+            summary |= summarize(plan, sharing, mine, theirs, meter.peaks if meter else {}, windows.rate)
         write_result("colocate_bench_quick" if args.quick else "colocate_bench", rows, summary,
-                     extra={"plan": plan.__dict__, "peaks_mb": peaks})
+                     extra={"plan": plan.__dict__, "sharings": {m: SHARINGS[m].__dict__ for m in modes},
+                            "peaks_mb": meter.peaks if meter else {}})
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0

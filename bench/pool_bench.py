@@ -38,6 +38,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -102,11 +103,12 @@ class Engine:
                          "templates": [{"name": "main", "steps": [[{"name": f"t{i}", "template": f"t{i}"}
                                                                    for i in range(len(argv))]]}, *templates]}}
 
-    def context(self, run: str) -> ExecutionContext:
-        """The execution context of one run, its changes followed by the meter."""
+    def context(self, run: str, on_log: Callable[[str, str], None] | None = None) -> ExecutionContext:
+        """The execution context of one run, its changes followed by the meter (its nodes' output to ``on_log``)."""
         meter = self.meter
         return default_context(self.cfg, self.home / "runs" / run,
-                               on_change=meter.on_change if meter else lambda _change: None)
+                               on_change=meter.on_change if meter else lambda _change: None,
+                               on_log=on_log or (lambda _node, _text: None))
 
     def run(self, wf: dict[str, Any]) -> tuple[dict[str, Any], float]:
         """(final status, seconds); raises when a node did not succeed."""

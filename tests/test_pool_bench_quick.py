@@ -61,11 +61,20 @@ def test_colocate_bench_quick_serves_beside_a_training_through_the_pool(tmp_path
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
     (result,) = tmp_path.glob("colocate_bench_quick_*.json")
     doc = json.loads(result.read_text())
-    rows = {row["config"].split(":")[0] + (" beside" if "beside" in row["config"] else ""): row for row in doc["rows"]}
-    assert set(rows) == {"closed loop c=4 (probe)", "ours", "ours beside", "peer", "peer beside"}
-    assert rows["ours"]["errors"] == 0 and rows["peer"]["errors"] == 0  # alone, half the probe's rate: all served
-    assert rows["ours beside"]["requests"] > 0 and rows["peer beside"]["requests"] > 0
+    configs = [row["config"] for row in doc["rows"]]
+    assert configs == ["ours, time-sliced: closed loop c=4 (probe)", "ours, time-sliced: service alone",
+                       "ours, time-sliced: service beside the training", "ours, time-sliced: service alone again",
+                       "peer, time-sliced: service alone, by hand",
+                       "peer, time-sliced: service beside the training, both by hand",
+                       "peer, time-sliced: service alone again, by hand"]
+    rows = dict(zip(configs, doc["rows"], strict=True))
+    alone = [row for config, row in rows.items() if "alone" in config]
+    assert all(row["errors"] == 0 for row in alone)  # alone, half the probe's rate: all served
+    assert all(row["requests"] > 0 for config, row in rows.items() if "beside" in config)
     summary = doc["summary"]
-    assert summary["training_steps_per_s"] > 0 and summary["peer_training_steps_per_s"] > 0  # it trained meanwhile
-    assert summary["offered_qps"] > 0 and summary["colocated_p99_ratio"] > 0 and summary["peer_p99_ratio"] > 0
-    assert summary["serving_over_cap_mb"] is None and summary["training_over_cap_mb"] is None  # no readings on CPU
+    assert summary["sharing"] == ["time-sliced"]  # no MPS daemon on CPU
+    assert summary["training_steps_per_s_time_sliced"] > 0 and summary["peer_training_steps_per_s_time_sliced"] > 0
+    assert summary["offered_qps_time_sliced"] > 0
+    assert summary["colocated_p99_ratio_time_sliced"] > 0 and summary["peer_p99_ratio_time_sliced"] > 0
+    assert summary["serving_over_cap_mb_time_sliced"] is None  # no readings on CPU
+    assert summary["training_over_cap_mb_time_sliced"] is None

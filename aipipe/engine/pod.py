@@ -21,6 +21,7 @@ from aipipe.engine.containerset import ContainerGraph, ContainerNodes, split_set
 from aipipe.engine.daemons import DaemonRegistry, wait_ready
 from aipipe.engine.execution import ExecutionContext
 from aipipe.engine.gpupool import Grant, RunGpus
+from aipipe.engine.gpushare import mps_folders
 from aipipe.engine.images import ImageMap
 from aipipe.engine.io import ArtifactError, load_input
 from aipipe.engine.nodes import NodeTree
@@ -256,7 +257,7 @@ class PodRunner:
             spec = ProcessSpec(argv=argv, env=env, cwd=str(body.get("workingDir") or "/"), root=root,
                                private_tops=private, shared=self.shared, binds=binds, read_only_mounts=read_only,
                                on_stdout=out.feed,
-                               on_stderr=err.feed, readonly=self.readonly, hidden=self.hidden(env),
+                               on_stderr=err.feed, readonly=self.readonly + mps_folders(env), hidden=self.hidden(env),
                                security=security)
             extras = ExtraContainers(self, nid, tmpl, body, spec, fields)
             problem = run_init(extras.build(inits, "initContainers"), self.runner, lambda h: self._track(nid, h),

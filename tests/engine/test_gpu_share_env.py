@@ -1,22 +1,30 @@
-"""A node's compute share on this machine: MPS where a daemon's control pipe is there, time-slicing otherwise.
+"""A node's GPU share on this machine: MPS where a daemon's control socket is there, time-slicing otherwise.
 
-Real runs on a pinned inventory; the MPS daemon is stood for by its control FIFO, which is all the engine looks
-for (the node talks to the daemon itself).
+Real runs on a pinned inventory; the MPS daemon is stood for by its ``control`` socket (a FIFO on older drivers),
+which is all the engine looks for (the node talks to the daemon itself, through the pipe folder its mount view
+must show it).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import socket
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from aipipe.engine.gpu import GpuRequest
+from aipipe.engine.gpushare import mps_folders, node_env, sharing_note
 from tests.engine.concurrency import executor, pin
 
-SOURCE = ("import json, os\nprint(json.dumps({k: os.environ.get(k) for k in ('CUDA_VISIBLE_DEVICES', "
-          "'AIPIPE_GPU_MEMORY_MB', 'CUDA_MPS_ACTIVE_THREAD_PERCENTAGE', 'CUDA_MPS_PIPE_DIRECTORY')}))\n")
+SOURCE = ("import json, os\nenv = {k: os.environ.get(k) for k in ('CUDA_VISIBLE_DEVICES', 'AIPIPE_GPU_MEMORY_MB', "
+          "'CUDA_MPS_ACTIVE_THREAD_PERCENTAGE', 'CUDA_MPS_PIPE_DIRECTORY', 'CUDA_MPS_PINNED_DEVICE_MEM_LIMIT')}\n"
+          "pipe = env['CUDA_MPS_PIPE_DIRECTORY']\n"
+          "env['sees_control'] = bool(pipe) and os.path.exists(os.path.join(pipe, 'control'))\n"
+          "env['pipe_writable'] = bool(pipe) and os.access(pipe, os.W_OK)\n"
+          "print(json.dumps(env))\n")
 
 
 def share_wf(name: str) -> dict[str, Any]:
@@ -44,18 +52,37 @@ def test_without_an_mps_daemon_the_share_is_time_sliced(tmp_path: Path, monkeypa
     monkeypatch.setenv("CUDA_MPS_PIPE_DIRECTORY", str(tmp_path / "no-daemon"))
     env, messages = run(home, "sliced")
     assert env == {"CUDA_VISIBLE_DEVICES": "0", "AIPIPE_GPU_MEMORY_MB": "4096",
-                   "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE": None, "CUDA_MPS_PIPE_DIRECTORY": None}
+                   "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE": None, "CUDA_MPS_PIPE_DIRECTORY": None,
+                   "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT": None, "sees_control": False, "pipe_writable": False}
     assert any(m.startswith("GPU compute share 30%: time-slicing") for m in messages), messages
 
 
-def test_with_an_mps_control_pipe_the_node_gets_its_thread_percentage(tmp_path: Path,
-                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("control", ["socket", "fifo"])
+def test_under_an_mps_daemon_the_node_is_its_client_within_its_share(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                     control: str) -> None:
     home = tmp_path / "home"
     pin(home, 81920)
-    pipe = tmp_path / "mps"
+    pipe = tmp_path / "mps"  # under /tmp, which is the node's own: the engine shows it the host's folder
     pipe.mkdir()
-    os.mkfifo(pipe / "control")
-    monkeypatch.setenv("CUDA_MPS_PIPE_DIRECTORY", str(pipe))
-    env, messages = run(home, "mps")
+    with socket.socket(socket.AF_UNIX) as listener:
+        if control == "socket":  # what nvidia-cuda-mps-control makes today
+            listener.bind(str(pipe / "control"))
+        else:
+            os.mkfifo(pipe / "control")
+        monkeypatch.setenv("CUDA_MPS_PIPE_DIRECTORY", str(pipe))
+        env, messages = run(home, f"mps-{control}")
     assert env["CUDA_MPS_ACTIVE_THREAD_PERCENTAGE"] == "30" and env["CUDA_MPS_PIPE_DIRECTORY"] == str(pipe)
-    assert "GPU compute share 30%: MPS (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=30)" in messages
+    assert env["CUDA_MPS_PINNED_DEVICE_MEM_LIMIT"] == "0=4096M"
+    assert env["sees_control"] and not env["pipe_writable"]
+    assert ("GPU shared through MPS: 30% of the SMs (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE), memory pinned at 4096 MiB "
+            "(CUDA_MPS_PINNED_DEVICE_MEM_LIMIT)") in messages
+
+
+def test_a_whole_gpu_node_joins_the_mps_daemon_too() -> None:
+    """A node outside MPS would be time-sliced against the daemon's server, so even a whole GPU gets the pipe."""
+    env = node_env("0,1", GpuRequest(count=2), "/run/mps")
+    assert env == {"CUDA_VISIBLE_DEVICES": "0,1", "CUDA_MPS_PIPE_DIRECTORY": "/run/mps"}
+    assert sharing_note(GpuRequest(count=2), "/run/mps") == "GPU shared through MPS"
+    shared = node_env("0,1", GpuRequest(count=2, memory_mb=2048), "/run/mps")
+    assert shared["CUDA_MPS_PINNED_DEVICE_MEM_LIMIT"] == "0=2048M,1=2048M"
+    assert mps_folders(shared) == ("/run/mps",) and mps_folders(node_env("0", GpuRequest(count=1), None)) == ()
