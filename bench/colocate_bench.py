@@ -18,8 +18,7 @@ its SM percentage and pinned memory limit; the peer sets the same percentages by
 daemon. Summary: ``colocated_p99_ratio`` (MPS: p99 beside the training / p99 alone; the issue's goal is <= 1.5),
 ``peer_p99_ratio``, the p99s, ``offered_qps``, ``training_steps_per_s`` (beside the service),
 ``serving_over_cap_mb`` / ``training_over_cap_mb`` (peak GPU memory of the node's process tree as NVML reads it,
-minus its share: <= 0 expected; null without readings, as for MPS clients, which NVML does not list on the GPU
-machine); the same keys with ``_time_sliced`` for that mode.
+minus its share: <= 0 expected; null without readings); the same keys with ``_time_sliced`` for that mode.
 
     python3 bench/colocate_bench.py            # the GPU machine, about 6 minutes
     python3 bench/colocate_bench.py --quick    # CPU, pinned synthetic gpus.json, tiny models: about a minute
@@ -50,6 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from aipipe.engine.executor import WorkflowExecutor
 from bench.loadgen import Payload, make_jpegs, measure, measure_open
+from bench.mps import mps_daemon
 from bench.pool_bench import Engine, add_row, first_gpu_mb, node_meter
 from bench.results_io import write_result
 from bench.serve_bench import build_bundles
@@ -237,30 +237,6 @@ class Sharing:
 SHARINGS = {"mps": Sharing("mps", 50, 50), "time-sliced": Sharing("time-sliced", None, None)}
 
 
-@contextlib.contextmanager
-def mps_daemon(folder: Path) -> Iterator[None]:
-    """An MPS control daemon with its pipe and log folders under ``folder``, named in this process's environment
-    (the engine looks there; the peer inherits it), quit on exit."""
-    control = shutil.which("nvidia-cuda-mps-control")
-    if control is None:
-        raise SystemExit("--sharing mps needs nvidia-cuda-mps-control on PATH")
-    names = {"CUDA_MPS_PIPE_DIRECTORY": str(folder / "pipe"), "CUDA_MPS_LOG_DIRECTORY": str(folder / "log")}
-    for path in names.values():
-        Path(path).mkdir(parents=True)
-    saved = {k: os.environ.get(k) for k in names}
-    os.environ.update(names)
-    try:
-        subprocess.run([control, "-d"], check=True)
-        wait_until(lambda: (folder / "pipe" / "control").exists(), lambda: True, "the MPS daemon", timeout_s=30)
-        yield
-    finally:
-        subprocess.run([control], input=b"quit\n", check=False, timeout=60)
-        for key, value in saved.items():
-            os.environ.pop(key, None)
-            if value is not None:
-                os.environ[key] = value
-
-
 def ours(engine: Engine, plan: Plan, sharing: Sharing, engine_dir: Path, windows: Windows,
          load: float) -> dict[str, dict[str, Any]]:
     """The service's windows alone, beside the training, and alone again, both as embedded-engine nodes."""
@@ -355,14 +331,14 @@ def main() -> int:
         engine = Engine(home, meter)
         rows: list[dict[str, Any]] = []
         summary: dict[str, Any] = {"quick": args.quick, "usage_source": source, "sharing": modes}
-        for mode in modes:
-            sharing = SHARINGS[mode]
-            windows = Windows(plan, payloads, rows)
-            daemon = mps_daemon(work / "mps") if mode == "mps" else contextlib.nullcontext()
-            with daemon, meter if meter is not None else contextlib.nullcontext():
-                mine = ours(engine, plan, sharing, engines[plan.precision], windows, args.load)
-                theirs = peer(plan, sharing, engines[plan.precision], windows, home)
-            summary |= summarize(plan, sharing, mine, theirs, meter.peaks if meter else {}, windows.rate)
+        with meter if meter is not None else contextlib.nullcontext():
+            for mode in modes:
+                sharing = SHARINGS[mode]
+                windows = Windows(plan, payloads, rows)
+                with mps_daemon(work / "mps") if mode == "mps" else contextlib.nullcontext():
+                    mine = ours(engine, plan, sharing, engines[plan.precision], windows, args.load)
+                    theirs = peer(plan, sharing, engines[plan.precision], windows, home)
+                summary |= summarize(plan, sharing, mine, theirs, meter.peaks if meter else {}, windows.rate)
         write_result("colocate_bench_quick" if args.quick else "colocate_bench", rows, summary,
                      extra={"plan": plan.__dict__, "sharings": {m: SHARINGS[m].__dict__ for m in modes},
                             "peaks_mb": meter.peaks if meter else {}})

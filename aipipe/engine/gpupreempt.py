@@ -7,13 +7,12 @@ queue the node again (not a retry) instead of failing it.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
 import threading
 import time
 from collections.abc import Callable
 from typing import Protocol
+
+from aipipe.engine.runners.local import terminate
 
 PREEMPTED = "preempted, requeued"
 
@@ -24,19 +23,6 @@ class Process(Protocol):
     def running_after(self, timeout: float) -> bool: ...
 
     def kill(self) -> None: ...
-
-
-def terminate(supervisor: int) -> None:
-    """SIGTERM the node's main process group (the supervisor's children lead their own groups), as a kubelet
-    signals a container's first process."""
-    try:
-        with open(f"/proc/{supervisor}/task/{supervisor}/children") as fh:
-            children = [int(pid) for pid in fh.read().split()]
-    except OSError:
-        return
-    for child in children:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(child, signal.SIGTERM)
 
 
 class Guard:

@@ -31,8 +31,9 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from aipipe.engine.gpupreempt import Process, terminate
+from aipipe.engine.gpupreempt import Process
 from aipipe.engine.proctree import descendants
+from aipipe.engine.runners.local import terminate
 
 USAGE_FILE_ENV = "AIPIPE_GPU_USAGE_FILE"
 INTERVAL_S = 0.5

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -40,6 +41,7 @@ from aipipe.errors import UserError
 
 DEADLINE_MESSAGE = "Pod was active on the node longer than the specified deadline"
 RESULT_LIMIT = 256 * 1024
+STOP_GRACE_S = 30.0  # Kubernetes' default terminationGracePeriodSeconds: SIGTERM, then SIGKILL this much later
 SCRIPT_PATH = "/argo/staging/script"
 
 
@@ -79,6 +81,13 @@ def _interpreter_paths(extra: tuple[str, ...]) -> tuple[str, ...]:
     exe = Path(sys.executable)
     paths = {*extra, sys.prefix, sys.base_prefix, str(exe.parent.parent), str(exe.resolve().parent.parent)}
     return tuple(sorted(p for p in paths if p not in ("/", "") and os.path.isdir(p)))
+
+
+def _stop(handle: Handle) -> None:
+    """SIGTERM the node, SIGKILL its tree if it still runs after :data:`STOP_GRACE_S`."""
+    handle.terminate()
+    if handle.running_after(STOP_GRACE_S):
+        handle.kill()
 
 
 def _clean_up(secret_files: list[Path], locked: list[Path]) -> None:
@@ -132,10 +141,16 @@ class PodRunner:
         self.runner.check_available()
 
     def kill_all(self) -> None:
+        """End every running node as Kubernetes deletes a pod: SIGTERM to each now, SIGKILL to what still runs
+        :data:`STOP_GRACE_S` later (a GPU process killed mid-kernel can stall an MPS server's other clients)."""
         with self.lock:
             handles = list(self.running.values())
         for handle in handles:
-            handle.kill()
+            handle.terminate()
+        deadline = time.monotonic() + STOP_GRACE_S
+        for handle in handles:
+            if handle.running_after(max(0.0, deadline - time.monotonic())):
+                handle.kill()
 
     def hidden(self, env: Mapping[str, str]) -> tuple[str, ...]:
         """Host folders a node must not see: those the settings hide (the engine's state: run store, secrets,
@@ -170,11 +185,11 @@ class PodRunner:
             return {"phase": NodePhase.ERROR, "message": str(exc)}
 
     def kill(self, nid: str) -> None:
-        """Kill one node's process tree (a daemon the engine ends)."""
+        """End one node's process tree (a daemon the engine ends), SIGTERM first as for a deleted pod."""
         with self.lock:
             handle = self.running.get(nid)
         if handle is not None:
-            handle.kill()
+            _stop(handle)
 
     def _run(self, nid: str, tmpl: dict[str, Any], scope: Scope, tree: NodeTree,
              on_ready: Callable[[], None] | None) -> dict[str, Any]:
@@ -290,7 +305,7 @@ class PodRunner:
             if deadline is not None:
                 def expire() -> None:
                     timed_out.set()
-                    handle.kill()
+                    _stop(handle)
 
                 timer = threading.Timer(deadline, expire)
                 timer.daemon = True

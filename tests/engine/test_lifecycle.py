@@ -63,6 +63,62 @@ spec:
     assert _processes_with("sleep 41.5") == [] and _processes_with("sleep 40.5") == []
 
 
+GRACEFUL = """
+import signal, sys, time
+def on_term(*_):
+    print("saved its work on SIGTERM", flush=True)
+    sys.exit(0)
+signal.signal(signal.SIGTERM, on_term if sys.argv[1] == "save" else signal.SIG_IGN)
+print("running", flush=True)
+time.sleep(float(sys.argv[2]))
+"""
+
+
+def _graceful_wf(mode: str, sleep_s: float) -> dict[str, Any]:
+    return {"metadata": {"name": f"graceful-{mode}"}, "spec": {"entrypoint": "main", "templates": [
+        {"name": "main", "container": {"image": "python:3.12", "command": ["python3", "-c", GRACEFUL, mode,
+                                                                           str(sleep_s)]}}]}}
+
+
+def _stop_once_running(engine: EngineRun) -> threading.Event:
+    stop = threading.Event()
+
+    def watch() -> None:
+        deadline = time.monotonic() + 20
+        while "running" not in engine.log_text() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        stop.set()
+
+    threading.Thread(target=watch, daemon=True).start()
+    return stop
+
+
+def test_stop_sends_sigterm_first_so_a_node_can_save_its_work(engine: EngineRun) -> None:
+    """As Kubernetes deletes a pod: SIGTERM to the main process, which may end cleanly (a GPU process killed
+    mid-kernel can stall an MPS server's other clients); the node still ends as stopped."""
+    started = time.monotonic()
+    out = engine.run(_graceful_wf("save", 41.25), stop=_stop_once_running(engine))
+    assert time.monotonic() - started < 15
+    assert "saved its work on SIGTERM" in engine.log_text()
+    [node] = nodes_by_display(out)["graceful-save"]
+    assert node["phase"] == "Failed" and node["message"] == "terminated by user"
+
+
+def test_a_node_that_ignores_sigterm_is_killed_after_the_grace(engine: EngineRun,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from aipipe.engine import pod
+
+    monkeypatch.setattr(pod, "STOP_GRACE_S", 1.5)
+    started = time.monotonic()
+    out = engine.run(_graceful_wf("ignore", 41.75), stop=_stop_once_running(engine))
+    took = time.monotonic() - started
+    assert 1.5 <= took < 15
+    [node] = nodes_by_display(out)["graceful-ignore"]
+    assert node["phase"] == "Failed" and node["message"] == "terminated by user"
+    time.sleep(0.2)
+    assert _processes_with("41.75") == []
+
+
 DRIVER = """
 import json, os, sys, yaml
 from pathlib import Path

@@ -345,6 +345,19 @@ def _become_node(security: NodeSecurity, supervisor: int) -> None:
         os._exit(137)
 
 
+def terminate(supervisor: int) -> None:
+    """SIGTERM the node's main process group (the supervisor's children lead their own groups), as a kubelet
+    signals a container's first process."""
+    try:
+        with open(f"/proc/{supervisor}/task/{supervisor}/children") as fh:
+            children = [int(pid) for pid in fh.read().split()]
+    except OSError:
+        return
+    for child in children:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(child, signal.SIGTERM)
+
+
 def kill_tree(pid: int, include_self: bool = True, rounds: int = 50) -> None:
     """SIGKILL ``pid``'s descendants until none is left (a subreaper keeps the orphans below it), then ``pid``."""
     for _ in range(rounds):
@@ -499,6 +512,12 @@ class LocalHandle:
         return ProcessResult(exit_code=code if code >= 0 else 128 - code, stdout=b"".join(self._stdout),
                              killed=self.killed, duration=time.monotonic() - self.started)
 
+    def terminate(self) -> None:
+        """Ask the node to end (SIGTERM to its main process group); it counts as killed from now on."""
+        self.killed = True
+        if self.proc.poll() is None:
+            terminate(self.proc.pid)
+
     def kill(self) -> None:
         """End the node's whole tree: every descendant of its supervisor, then the supervisor."""
         self.killed = True
@@ -515,6 +534,9 @@ class FailedStart:
 
     def running_after(self, timeout: float) -> bool:
         return False
+
+    def terminate(self) -> None:
+        pass
 
     def wait(self) -> ProcessResult:
         return ProcessResult(exit_code=self.code, start_error=self.message)
