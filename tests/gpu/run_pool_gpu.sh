@@ -1,6 +1,6 @@
 #!/bin/sh
 # Issue 19's GPU pool on the GPU machine: the watchdog check, bench/pool_bench.py, then bench/colocate_bench.py
-# (about 6 minutes in all). Results: $OUT/gpu-watchdog-check.json, $OUT/pool_bench_*.json and
+# (about 12 minutes in all). Results: $OUT/gpu-watchdog-check.json, $OUT/pool_bench_*.json and
 # $OUT/colocate_bench_*.json (bench/results/ without $OUT).
 #   sh tests/gpu/run_pool_gpu.sh            # GPU machine
 #   sh tests/gpu/run_pool_gpu.sh --quick    # CPU smoke run of both
