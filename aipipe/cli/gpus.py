@@ -18,7 +18,9 @@ console = Console()
 
 
 def _gpu_table(report: dict[str, Any]) -> Table:
-    table = Table(title=f"GPUs ({report['inventorySource']})")
+    sharing = report["sharing"]
+    kept = f"shared through MPS at {sharing['pipe']}" if sharing["mode"] == "mps" else "time-sliced (no MPS daemon)"
+    table = Table(title=f"GPUs ({report['inventorySource']}; {kept})")
     for column in ("GPU", "MODEL", "MEMORY MiB", "GRANTED MiB", "FREE MiB", "FREE COMPUTE %", "LEASES"):
         table.add_column(column)
     for gpu in report["gpus"]:

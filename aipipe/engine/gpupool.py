@@ -300,8 +300,9 @@ def machine_pool(state_dir: Path) -> MachinePool:
 
 
 def pool_report(state_dir: Path, inventory: Inventory, aging: float = DEFAULT_POLICY[0]) -> dict[str, Any]:
-    """Each GPU (total and granted memory and compute, its leases) and the queue in order (``aging``: seconds per
-    priority level), as ``aipipe gpus`` and the API show it."""
+    """Each GPU (total and granted memory and compute, its leases), the queue in order (``aging``: seconds per
+    priority level) and how shares are kept (MPS where a daemon runs, else time-slicing), as ``aipipe gpus`` and
+    the API show it."""
     pool = PoolFile(pool_dir(state_dir))
     try:
         with pool.write() as conn:
@@ -333,4 +334,6 @@ def pool_report(state_dir: Path, inventory: Inventory, aging: float = DEFAULT_PO
     queue = [{"position": i, "run": waiters[w.id]["run"], "node": waiters[w.id]["node"], "priority": w.priority,
               "effectivePriority": effective_priority(w, now, aging), "request": w.request.describe(),
               "since": w.since} for i, w in enumerate(order, start=1)]
-    return {"inventorySource": inventory.source, "gpus": gpus, "queue": queue}
+    pipe = mps_pipe()
+    sharing = {"mode": "mps", "pipe": pipe} if pipe is not None else {"mode": "time-slicing", "pipe": None}
+    return {"inventorySource": inventory.source, "sharing": sharing, "gpus": gpus, "queue": queue}

@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from aipipe.engine.gpu import GpuRequest
+from aipipe.engine.gpu import GpuRequest, detect_inventory
+from aipipe.engine.gpupool import pool_report
 from aipipe.engine.gpushare import mps_folders, node_env, sharing_note
 from tests.engine.concurrency import executor, pin
 
@@ -55,6 +56,7 @@ def test_without_an_mps_daemon_the_share_is_time_sliced(tmp_path: Path, monkeypa
                    "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE": None, "CUDA_MPS_PIPE_DIRECTORY": None,
                    "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT": None, "sees_control": False, "pipe_writable": False}
     assert any(m.startswith("GPU compute share 30%: time-slicing") for m in messages), messages
+    assert pool_report(home, detect_inventory(home))["sharing"] == {"mode": "time-slicing", "pipe": None}
 
 
 @pytest.mark.parametrize("control", ["socket", "fifo"])
@@ -71,6 +73,7 @@ def test_under_an_mps_daemon_the_node_is_its_client_within_its_share(tmp_path: P
             os.mkfifo(pipe / "control")
         monkeypatch.setenv("CUDA_MPS_PIPE_DIRECTORY", str(pipe))
         env, messages = run(home, f"mps-{control}")
+        assert pool_report(home, detect_inventory(home))["sharing"] == {"mode": "mps", "pipe": str(pipe)}
     assert env["CUDA_MPS_ACTIVE_THREAD_PERCENTAGE"] == "30" and env["CUDA_MPS_PIPE_DIRECTORY"] == str(pipe)
     assert env["CUDA_MPS_PINNED_DEVICE_MEM_LIMIT"] == "0=4096M"
     assert env["sees_control"] and not env["pipe_writable"]

@@ -24,7 +24,9 @@ a child subreaper (``PR_SET_CHILD_SUBREAPER``) that forks the node's main proces
 node's tree is re-parented to it, never to init. It waits for the main process and watches a pipe whose
 write end only the driver holds: when the driver dies (``kill -9`` included) the pipe reads EOF and the
 supervisor kills every descendant, however deep or detached (``setsid``), before it exits. Stop and
-deadlines kill the same tree from the driver. When the main process ends on its own, its process group
+deadlines end the same tree from the driver: :meth:`LocalHandle.terminate` (SIGTERM to the main process group,
+as a kubelet signals a container), then :meth:`LocalHandle.kill` once the caller's grace has passed. When the
+main process ends on its own, its process group
 goes with it (pod semantics); processes it detached into their own session survive (the deploy step's
 serving instance). Each node process carries ``AIPIPE_NODE=<run uid>/<node id>`` in its environment, so
 :func:`end_leftovers` can still find and end a tree whose supervisor was killed too.
