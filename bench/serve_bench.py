@@ -14,7 +14,7 @@ own cores; the server gets the others). Rows:
 - ``d-…``: N memory-capped FP16 services (one replica each, replica decode, the server cores split evenly) on
   one GPU vs one such service; NVML per-process memory sampled and checked against the cap; the ratio is the
   median of ``--packing-runs`` runs. ``--packing-mps`` runs both sides under an MPS daemon the bench starts
-  (the services' kernels then share the SMs instead of taking turns).
+  (the services' kernels then share the SMs instead of taking turns); ``--mps`` runs every server under one.
 
 Engine bundles are built here with the conversion step's own code (``--quick``: its ONNX Runtime backend).
 Run from the repo root: ``python3 bench/serve_bench.py`` (GPU) or ``python3 bench/serve_bench.py --quick``
@@ -239,6 +239,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--services", type=int, help="services packed on one GPU")
     parser.add_argument("--gpu-procs", type=int, help="model replicas of our server (default 1)")
     parser.add_argument("--packing-runs", type=int, help="runs of the packing measurement, median taken (3; --quick 1)")
+    parser.add_argument("--mps", action="store_true",
+                        help="run every server of the bench (the peers' and ours) under an MPS daemon it starts")
     parser.add_argument("--packing-mps", action="store_true",
                         help="pack the services (and measure the one alone) under an MPS daemon this bench starts")
     parser.add_argument("--only", default=",".join(CONFIGS), help=f"comma-separated subset of {','.join(CONFIGS)}")
@@ -271,17 +273,20 @@ def main(argv: list[str] | None = None) -> None:
             ("fp16-replica-proxy", lambda: run.ours(engines["fp16"], "fp16", "replica", acceptors="proxy")),
             ("packing", lambda: extra.update(packing(run, engines["fp16"], args.packing_runs or (1 if plan.quick
                                                                                                     else 3),
-                                                     Path(tmp) / "mps" if args.packing_mps else None)))]
-        for name, fn in phases:
-            if name not in only:
-                continue
-            try:
-                fn()
-            except Exception as exc:  # recorded; the other configurations still run
-                errors.append(f"{name}: {type(exc).__name__}: {exc}")
-                print(f"serve_bench: {name} failed: {exc!r}", file=log, flush=True)
+                                                     Path(tmp) / "mps" if args.packing_mps and not args.mps
+                                                     else None)))]
+        with mps_daemon(Path(tmp) / "mps-all") if args.mps else contextlib.nullcontext():
+            for name, fn in phases:
+                if name not in only:
+                    continue
+                try:
+                    fn()
+                except Exception as exc:  # recorded; the other configurations still run
+                    errors.append(f"{name}: {type(exc).__name__}: {exc}")
+                    print(f"serve_bench: {name} failed: {exc!r}", file=log, flush=True)
     summary = summarize(rows, plan, extra, run.cpu_ms)
-    summary["packing_under_mps"] = args.packing_mps
+    summary["under_mps"] = args.mps
+    summary["packing_under_mps"] = args.mps or args.packing_mps
     write_result("serve_bench" + ("_quick" if plan.quick else ""), rows, summary,
                  extra={"plan": plan.describe(), "errors": errors,
                         "packing": {k: v for k, v in extra.items() if k != "packing_ratio"}})
