@@ -318,22 +318,23 @@ def test_links_out_and_artifact_downloads(srv: ServerProcess, browser: Any) -> N
     name = _submit(srv, LINKS)
     node_id = next(iter(_finished(srv, name)["status"]["nodes"]))
     browser.get(f"{srv.url}/runs/{NS}/{name}")
-    links = {a.text: a.get_attribute("href") for a in browser.find_elements("css selector", "#live .links a")}
+    links = _wait("the links", lambda: {a.text: a.get_attribute("href")
+                                        for a in browser.find_elements("css selector", "#live .links a")})
     assert links == {"MLflow run": "http://127.0.0.1:5000/#/runs/abc",
                      "MLflow cats version 3": "http://127.0.0.1:5000/#/models/cats/versions/3",
                      "Deployed endpoint": "http://127.0.0.1:8123/"}
     assert browser.find_element("css selector", "#live .summary h2.title").text == "Retrain <cats>"
-    described = browser.find_elements("css selector", "#live .description a")
-    assert [(a.text, a.get_attribute("href")) for a in described] == [
-        ("Model in MLflow", "http://127.0.0.1:5000/#/models/cats")]
+    described = _wait("the description's links", lambda: [
+        (a.text, a.get_attribute("href")) for a in browser.find_elements("css selector", "#live .description a")])
+    assert described == [("Model in MLflow", "http://127.0.0.1:5000/#/models/cats")]
     assert browser.find_element("css selector", "#live .description strong").text == "pets"
     assert "[evil](javascript:alert(1))" in browser.find_element("css selector", "#live .description").text
     assert "webhook" in browser.find_element("css selector", "#live .summary dl").text
     _click(browser, f"svg.graph g.node[data-node-id='{node_id}']")
-    artifact = _wait("the artifact link", lambda: browser.find_elements("css selector", "#node-panel a.artifact"))[0]
-    assert artifact.get_attribute("href") == (f"{srv.url}/artifact-files/{NS}/workflows/{name}/{node_id}"
-                                              "/outputs/report")
-    download = requests.get(artifact.get_attribute("href"), cookies=browser_cookies(browser), timeout=30)
+    href = _wait("the artifact link",  # read inside the wait: the live page may redraw the panel meanwhile
+                 lambda: browser.find_elements("css selector", "#node-panel a.artifact")[0].get_attribute("href"))
+    assert href == f"{srv.url}/artifact-files/{NS}/workflows/{name}/{node_id}/outputs/report"
+    download = requests.get(href, cookies=browser_cookies(browser), timeout=30)
     assert download.status_code == 200
     with tarfile.open(fileobj=io.BytesIO(download.content)) as tar:  # stored as Argo stores it: a .tgz
         member = next(m for m in tar.getmembers() if m.isfile())
