@@ -13,8 +13,10 @@ own cores; the server gets the others). Rows:
   offered load, CPU time of the server's whole process tree per request;
 - ``d-…``: N memory-capped FP16 services (one replica each, replica decode, the server cores split evenly) on
   one GPU vs one such service; NVML per-process memory sampled and checked against the cap; the ratio is the
-  median of ``--packing-runs`` runs. ``--packing-mps`` runs both sides under an MPS daemon the bench starts
-  (the services' kernels then share the SMs instead of taking turns); ``--mps`` runs every server under one.
+  median of ``--packing-runs`` runs.
+
+``--mps`` runs every server of the bench under an MPS daemon it starts (kernels of several processes then share
+the SMs instead of taking turns); ``--only packing --mps`` packs the services that way.
 
 Engine bundles are built here with the conversion step's own code (``--quick``: its ONNX Runtime backend).
 Run from the repo root: ``python3 bench/serve_bench.py`` (GPU) or ``python3 bench/serve_bench.py --quick``
@@ -241,8 +243,6 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--packing-runs", type=int, help="runs of the packing measurement, median taken (3; --quick 1)")
     parser.add_argument("--mps", action="store_true",
                         help="run every server of the bench (the peers' and ours) under an MPS daemon it starts")
-    parser.add_argument("--packing-mps", action="store_true",
-                        help="pack the services (and measure the one alone) under an MPS daemon this bench starts")
     parser.add_argument("--only", default=",".join(CONFIGS), help=f"comma-separated subset of {','.join(CONFIGS)}")
     args = parser.parse_args(argv)
 
@@ -271,10 +271,8 @@ def main(argv: list[str] | None = None) -> None:
             *[(f"{prec}-{where}", lambda prec=prec, where=where: run.ours(engines[prec], prec, where))
               for prec in ("fp32", "fp16") for where in ("worker", "replica")],
             ("fp16-replica-proxy", lambda: run.ours(engines["fp16"], "fp16", "replica", acceptors="proxy")),
-            ("packing", lambda: extra.update(packing(run, engines["fp16"], args.packing_runs or (1 if plan.quick
-                                                                                                    else 3),
-                                                     Path(tmp) / "mps" if args.packing_mps and not args.mps
-                                                     else None)))]
+            ("packing", lambda: extra.update(run.packing(engines["fp16"], args.packing_runs or (1 if plan.quick
+                                                                                                 else 3))))]
         with mps_daemon(Path(tmp) / "mps-all") if args.mps else contextlib.nullcontext():
             for name, fn in phases:
                 if name not in only:
@@ -286,16 +284,9 @@ def main(argv: list[str] | None = None) -> None:
                     print(f"serve_bench: {name} failed: {exc!r}", file=log, flush=True)
     summary = summarize(rows, plan, extra, run.cpu_ms)
     summary["under_mps"] = args.mps
-    summary["packing_under_mps"] = args.mps or args.packing_mps
     write_result("serve_bench" + ("_quick" if plan.quick else ""), rows, summary,
                  extra={"plan": plan.describe(), "errors": errors,
                         "packing": {k: v for k, v in extra.items() if k != "packing_ratio"}})
-
-
-def packing(run: Runner, engine: Path, runs: int, mps_folder: Path | None) -> dict[str, Any]:
-    """The packing measurement, under an MPS daemon with its folders in ``mps_folder`` when one is given."""
-    with mps_daemon(mps_folder) if mps_folder is not None else contextlib.nullcontext():
-        return run.packing(engine, runs)
 
 
 class Runner:

@@ -83,11 +83,15 @@ def _interpreter_paths(extra: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(sorted(p for p in paths if p not in ("/", "") and os.path.isdir(p)))
 
 
-def _stop(handle: Handle) -> None:
-    """SIGTERM the node, SIGKILL its tree if it still runs after :data:`STOP_GRACE_S`."""
-    handle.terminate()
-    if handle.running_after(STOP_GRACE_S):
-        handle.kill()
+def _stop(*handles: Handle) -> None:
+    """End nodes as Kubernetes deletes pods: SIGTERM to each now, SIGKILL to the trees of those still running
+    :data:`STOP_GRACE_S` later (a GPU process killed mid-kernel can stall an MPS server's other clients)."""
+    for handle in handles:
+        handle.terminate()
+    deadline = time.monotonic() + STOP_GRACE_S
+    for handle in handles:
+        if handle.running_after(max(0.0, deadline - time.monotonic())):
+            handle.kill()
 
 
 def _clean_up(secret_files: list[Path], locked: list[Path]) -> None:
@@ -141,16 +145,10 @@ class PodRunner:
         self.runner.check_available()
 
     def kill_all(self) -> None:
-        """End every running node as Kubernetes deletes a pod: SIGTERM to each now, SIGKILL to what still runs
-        :data:`STOP_GRACE_S` later (a GPU process killed mid-kernel can stall an MPS server's other clients)."""
+        """End every running node (see :func:`_stop`)."""
         with self.lock:
             handles = list(self.running.values())
-        for handle in handles:
-            handle.terminate()
-        deadline = time.monotonic() + STOP_GRACE_S
-        for handle in handles:
-            if handle.running_after(max(0.0, deadline - time.monotonic())):
-                handle.kill()
+        _stop(*handles)
 
     def hidden(self, env: Mapping[str, str]) -> tuple[str, ...]:
         """Host folders a node must not see: those the settings hide (the engine's state: run store, secrets,
