@@ -109,7 +109,13 @@ class ContainerGraph:
                 self.nodes.ended(extra.name, NodePhase.FAILED, "a container it depends on did not succeed")
                 return
             self.nodes.running(extra.name)
-            handle = self.runner.start(extra.spec)
+            try:
+                handle = self.runner.start(extra.spec)
+            except (OSError, UserError) as exc:  # its view could not be set up: it fails, as a pod that cannot start
+                message = f"{extra.name}: failed to start: {exc}"
+                self.problems.append(message)
+                self.nodes.ended(extra.name, NodePhase.FAILED, message)
+                return
             self.track(extra.name, handle)
             try:
                 result = handle.wait()

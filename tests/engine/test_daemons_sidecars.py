@@ -7,14 +7,19 @@ end with main; init containers run in order before main.
 
 from __future__ import annotations
 
+import errno
 import socket
+import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from aipipe.engine.context import no_templates
+from aipipe.engine.runners.base import ProcessSpec
+from aipipe.engine.runners.local import LocalRunner, _mount_point
 from aipipe.engine.validate import validate_workflow
 from aipipe.errors import UserError
 from tests.engine.conftest import EngineRun, nodes_by_display
@@ -197,6 +202,58 @@ def test_a_failing_container_of_a_set_fails_the_node_and_its_dependants_never_ru
     assert only(out, "d")["message"] == "a: Error (exit code 5)"
     assert only(out, "a")["phase"] == only(out, "main")["phase"] == "Failed"
     assert "main ran" not in engine.log_text()
+
+
+def test_containers_of_a_set_starting_together_share_their_mount_points(tmp_path: Path) -> None:
+    """b and c start the moment a ends and make the same mount points in the node's one root: neither may fail
+    because the other made a folder first, and each folder is made (and later removed) by one of them."""
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads between a folder's check and its mkdir, as two busy cores do
+    try:
+        for attempt in range(20):
+            _race_mount_points(tmp_path / str(attempt) / "root" / "tmp" / "a" / "b" / "c" / "d" / "mount")
+    finally:
+        sys.setswitchinterval(switch)
+
+
+def _race_mount_points(target: Path) -> None:
+    made: list[list[Path]] = [[] for _ in range(8)]
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(len(made))
+
+    def make(mine: list[Path]) -> None:
+        barrier.wait()
+        try:
+            _mount_point(target, True, mine)
+        except OSError as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=make, args=(mine,)) for mine in made]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    every = [path for mine in made for path in mine]
+    assert not errors and target.is_dir() and target in every and sorted(every) == sorted(set(every))
+
+
+def test_a_container_of_a_set_that_cannot_start_fails_its_node_and_the_pod(
+        engine: EngineRun, monkeypatch: pytest.MonkeyPatch) -> None:
+    real_start = LocalRunner.start
+
+    def start(self: LocalRunner, spec: ProcessSpec) -> object:
+        if "from-b" in " ".join(spec.argv):
+            raise OSError(errno.EEXIST, "File exists", "/tmp/x")
+        return real_start(self, spec)
+
+    monkeypatch.setattr(LocalRunner, "start", start)
+    main = {"name": "main", "containerSet": {"containers": [
+        {"name": "b", "image": "busybox", "command": ["echo", "from-b"]},
+        {"name": "main", "image": "busybox", "command": ["echo", "main"], "dependencies": ["b"]}]}}
+    out = engine.run(wf(main))
+    assert out["status"]["phase"] == "Failed"
+    assert only(out, "b")["phase"] == "Failed" and "failed to start" in only(out, "b")["message"]
+    assert only(out, "d")["message"].startswith("b: failed to start")
 
 
 def test_stopping_the_run_ends_a_running_daemon(engine: EngineRun) -> None:

@@ -204,15 +204,22 @@ def _mount_point(target: Path, is_dir: bool, made: list[Path]) -> None:
     """Create a mount point in the node's root, remembering what was new (removed after the node ends,
     so an output artifact of the node's folder never holds the engine's empty mount points)."""
     for parent in reversed(target.parents):
-        if not parent.exists():
-            parent.mkdir()
+        if not parent.exists() and _made_now(parent, True):
             made.append(parent)
-    if not target.exists():
-        if is_dir:
-            target.mkdir()
-        else:
-            target.touch()
+    if not target.exists() and _made_now(target, is_dir):
         made.append(target)
+
+
+def _made_now(path: Path, is_dir: bool) -> bool:
+    """Create one mount point; False when another container of the same node (one root) made it first."""
+    try:
+        if is_dir:
+            path.mkdir()
+        else:
+            path.touch(exist_ok=False)
+    except FileExistsError:
+        return False
+    return True
 
 
 def _remove_mount_points(made: list[Path]) -> None:
