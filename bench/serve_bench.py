@@ -34,6 +34,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.request
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,7 @@ from bench.loadgen import Payload, make_jpegs, measure, measure_open  # noqa: E4
 from bench.mps import mps_daemon  # noqa: E402
 from bench.results_io import write_result  # noqa: E402
 from bench.serve_peers import NaiveServer, TrivialFront  # noqa: E402
+from steps.deploy.server.front import STATS_EVERY_S  # noqa: E402
 
 
 # --- bundles -----------------------------------------------------------------------------------------
@@ -137,12 +139,12 @@ def footprint_mb(server: Any) -> float | None:
 # --- the benchmark --------------------------------------------------------------------------------------
 def start_ours(engine_dir: Path, *, workers: int, gpu_procs: int, device: str, cap_mb: int = 0,
                max_batch: int = 64, decode: str = "auto", acceptors: str = "workers", cores: Sequence[int] = (),
-               log: Any = None) -> Any:
+               max_delay_ms: float = 2.0, log: Any = None) -> Any:
     """Our server, its processes on ``cores`` (all when empty)."""
     from steps.deploy.server import ServerConfig, launch
 
     config = ServerConfig(engine_dir=str(engine_dir), port=0, cpu_workers=workers, gpu_procs=gpu_procs,
-                          device=device, gpu_memory_mb_per_proc=cap_mb, max_batch=max_batch, max_delay_ms=2.0,
+                          device=device, gpu_memory_mb_per_proc=cap_mb, max_batch=max_batch, max_delay_ms=max_delay_ms,
                           queue_size=1024, request_timeout_s=30.0, decode=decode, acceptors=acceptors)
     with pinned(cores):
         server = launch(config, timeout_s=300, log=log)
@@ -172,6 +174,27 @@ def pinned(cores: Sequence[int]) -> Iterator[None]:
         yield
     finally:
         os.sched_setaffinity(0, saved)
+
+
+def batches_seen(server: Any) -> tuple[float, float]:
+    """(requests, batches) the service's replicas have run so far, from its batch-size histogram."""
+    with urllib.request.urlopen(server.url + "/metrics", timeout=5.0) as resp:
+        text = resp.read().decode()
+    found = {name: float(value) for name, value in
+             (line.split()[:2] for line in text.splitlines() if line.startswith("aipipe_serving_batch_size_"))
+             if name in ("aipipe_serving_batch_size_sum", "aipipe_serving_batch_size_count")}
+    return found.get("aipipe_serving_batch_size_sum", 0.0), found.get("aipipe_serving_batch_size_count", 0.0)
+
+
+def process_cpu_s(pids: Sequence[int]) -> float:
+    """CPU seconds (user + system) used so far by ``pids`` themselves (every thread, no children)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick
+    return total
 
 
 def tree_cpu_s(pid: int) -> float:
@@ -204,7 +227,7 @@ class Plan:
     """The sizes of one run: model, concurrencies, durations, and how the cores are split."""
 
     def __init__(self, quick: bool, device: str, duration: float | None, services: int | None,
-                 gpu_procs: int | None = None) -> None:
+                 gpu_procs: int | None = None, max_delay_ms: float = 2.0) -> None:
         self.quick, self.device = quick, device
         cpus = sorted(os.sched_getaffinity(0))
         self.arch, self.size, self.classes, self.max_batch = (("resnet_tiny", 32, 10, 16) if quick
@@ -221,12 +244,13 @@ class Plan:
         self.gpu_procs = gpu_procs or 1  # one replica: its pipeline keeps the GPU busy (two only time-slice it)
         self.workers = max(1, min(16, server - 1 - self.gpu_procs))  # after the proxy and the replicas
         self.workers_per_service = max(1, server // self.services - 2)  # the proxy, a replica, the workers
+        self.max_delay_ms = max_delay_ms
 
     def describe(self) -> dict[str, Any]:
         return {"server_cores": len(self.server_cores) or "all", "client_cores": len(self.client_cores) or "shared",
                 "client_procs": self.client_procs, "cpu_workers": self.workers, "gpu_procs": self.gpu_procs,
                 "services_packed": self.services, "cpu_workers_per_packed_service": self.workers_per_service,
-                "duration_s": self.duration, "model": f"{self.arch}@{self.size}"}
+                "duration_s": self.duration, "model": f"{self.arch}@{self.size}", "max_delay_ms": self.max_delay_ms}
 
 
 CONFIGS = ("naive", "peer", "front", "fp32-worker", "fp32-replica", "fp16-worker", "fp16-replica",
@@ -243,13 +267,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--packing-runs", type=int, help="runs of the packing measurement, median taken (3; --quick 1)")
     parser.add_argument("--mps", action="store_true",
                         help="run every server of the bench (the peers' and ours) under an MPS daemon it starts")
+    parser.add_argument("--max-delay-ms", type=float, default=2.0,
+                        help="how long a replica waits to fill a batch (0: a request runs as soon as the replica "
+                             "has room, batches then form while the GPU is busy)")
     parser.add_argument("--only", default=",".join(CONFIGS), help=f"comma-separated subset of {','.join(CONFIGS)}")
     args = parser.parse_args(argv)
 
     import torch
 
     device = args.device if args.device != "auto" else ("cuda" if torch.cuda.is_available() else "cpu")
-    plan = Plan(args.quick, device, args.duration, args.services, args.gpu_procs)
+    plan = Plan(args.quick, device, args.duration, args.services, args.gpu_procs, args.max_delay_ms)
     only = set(args.only.split(","))
     log = sys.stderr
     print(f"serve_bench: device={device} {plan.describe()}", file=log, flush=True)
@@ -330,18 +357,25 @@ class Runner:
         p = self.plan
         server = start_ours(engine, workers=p.workers, gpu_procs=p.gpu_procs, device=p.device,
                             max_batch=p.max_batch, decode=where, acceptors=acceptors, cores=p.server_cores,
-                            log=self.log)
+                            max_delay_ms=p.max_delay_ms, log=self.log)
         config = f"ours-{precision}-{where}" + ("-proxy" if acceptors == "proxy" else "")
         try:
             extra = {"workers": p.workers, "gpu_procs": p.gpu_procs, "decode": where, "acceptors": acceptors}
             if precision == "fp16" and where == "replica" and acceptors == "workers":
                 self._point(config, server.url, 1, extra)
             top = None
+            replicas = gpu_pids(server)
             for conc in p.concurrencies:
-                before = tree_cpu_s(server.pid)
+                before, replica_before = tree_cpu_s(server.pid), process_cpu_s(replicas)
+                seen_before = batches_seen(server)
                 row = self._point(config, server.url, conc, extra)
-                used = tree_cpu_s(server.pid) - before
+                used, replica_used = tree_cpu_s(server.pid) - before, process_cpu_s(replicas) - replica_before
+                time.sleep(2 * STATS_EVERY_S)  # the workers' batch counts reach /metrics this often
+                requests, batches = (now - then for now, then in zip(batches_seen(server), seen_before, strict=True))
                 row["cpu_ms_per_request"] = round(1000 * used / row["requests"], 3) if row["requests"] else math.nan
+                row["replica_cpu_ms_per_request"] = (round(1000 * replica_used / row["requests"], 3)
+                                                     if row["requests"] else math.nan)
+                row["mean_batch"] = round(requests / batches, 1) if batches else math.nan
                 if conc == 128 or (top is None and conc == p.concurrencies[-1]):
                     top = row
             if top is not None:
@@ -392,7 +426,7 @@ def pack(engine: Path, payloads: list[Payload], plan: Plan, conc: int, cap_mb: i
     def start(cores: Sequence[int]) -> Any:
         return start_ours(engine, workers=plan.workers_per_service, gpu_procs=1, device=device, cap_mb=cap_mb,
                           max_batch=plan.max_batch, decode="replica" if device == "cuda" else "worker", cores=cores,
-                          log=log)
+                          max_delay_ms=plan.max_delay_ms, log=log)
 
     if not cap_mb and device == "cuda":  # the cap: the uncapped replica's footprint plus a quarter
         probe = start(shares[0])

@@ -56,3 +56,6 @@ def test_serve_bench_quick_writes_its_result(tmp_path: Path) -> None:
             "ours-fp16-replica", "d-one-service"} <= configs
     assert any(c.startswith("a-peer-x") for c in configs)
     assert any(row.get("open_loop") and row["offered_qps"] > 0 for row in doc["rows"])
+    closed = [row for row in doc["rows"] if row["config"].startswith("ours-") and not row.get("open_loop")
+              and row["concurrency"] > 1]
+    assert closed and all(row["mean_batch"] >= 1 and row["replica_cpu_ms_per_request"] > 0 for row in closed)
