@@ -101,3 +101,35 @@ def test_header_bounds_hold_before_the_bytes_reach_the_replica(engine_dir: Path)
     bomb[height_at:height_at + 4] = (60000).to_bytes(2, "big") + (60000).to_bytes(2, "big")
     answers, _ = served(engine_dir, "replica", [(bytes(bomb), "image/jpeg")])
     assert answers[0].status_code == 400 and "larger than" in answers[0].json()["error"]
+
+
+def test_a_batch_of_mixed_sizes_lands_in_its_own_rows_in_order() -> None:
+    """Two sizes interleave, so each size's rows are not consecutive (an index copy) while a one-size batch is a
+    slice: every row must hold its own image, decoded alone for comparison."""
+    import torch
+
+    from steps.deploy.server.replica_decode import JpegDecoder
+
+    pre = {"input_size": 32, "mean": [0.5, 0.5, 0.5], "std": [0.25, 0.25, 0.25]}
+    blobs = [encode(seed, size=48 if seed % 2 else 64) for seed in range(6)]
+    decoder = JpegDecoder("cpu", pre, use_pil=True)
+    arrays = [np.frombuffer(b, dtype=np.uint8) for b in blobs]
+    mixed = decoder.decode(arrays)
+    alone = torch.cat([decoder.decode([a]).batch for a in arrays])
+    assert mixed.refused == [] and torch.allclose(mixed.batch, alone)
+    same_size = decoder.decode(arrays[1::2]).batch
+    assert torch.allclose(same_size, alone[1::2])
+
+
+def test_rows_are_put_and_taken_by_slice_or_by_index() -> None:
+    import torch
+
+    from steps.deploy.server.replica_decode import put_rows, take_rows
+
+    values = torch.arange(12, dtype=torch.float32).reshape(3, 4)
+    for rows in ([1, 2, 3], [4, 0, 2]):
+        out = torch.zeros((5, 4))
+        put_rows(out, rows, values)
+        expected = torch.zeros((5, 4))
+        expected[rows] = values
+        assert torch.equal(out, expected) and torch.equal(take_rows(out, rows), values)

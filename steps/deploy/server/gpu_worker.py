@@ -42,6 +42,7 @@ from mlkit.engine.runtime import PendingLogits
 from . import protocol as p
 from .preload import server_state
 from .procs import child_setup
+from .replica_decode import decoder_for, put_rows, take_rows
 from .slots import PoolLayout, SlotPool
 
 MIB = 1024 * 1024
@@ -331,19 +332,23 @@ class Batcher:
         encoded = [i for i, rec in enumerate(records) if rec.kind == p.INBOX_ENCODED]
         decoded = self.decoder.decode([self.pool.encoded[records[i].slot, :records[i].aux] for i in encoded])
         tensors = [i for i, rec in enumerate(records) if rec.kind != p.INBOX_ENCODED]
+        if not tensors and not decoded.refused:  # the usual batch: the decoded rows are the engine's input
+            return _Launched(records, [], self.runner.infer_async(decoded.batch))
         batch = torch.empty((len(records), *self.args.layout.input_shape), dtype=torch.float32,
                             device=decoded.batch.device)
-        batch[encoded] = decoded.batch
+        if encoded:
+            put_rows(batch, encoded, decoded.batch)
         if tensors:
             staged = staging[:len(tensors)]
             np.take(self.pool.inputs, [records[i].slot for i in tensors], axis=0, out=staged)
-            batch[tensors] = torch.from_numpy(staged).to(batch.device, non_blocking=True)
+            put_rows(batch, tensors, torch.from_numpy(staged).to(batch.device, non_blocking=True))
         refused_rows = {encoded[j] for j in decoded.refused}
         if not refused_rows:
             return _Launched(records, [], self.runner.infer_async(batch))
         kept = [i for i in range(len(records)) if i not in refused_rows]
         refused = [records[i] for i in sorted(refused_rows)]
-        return _Launched([records[i] for i in kept], refused, self.runner.infer_async(batch[kept]) if kept else None)
+        return _Launched([records[i] for i in kept], refused,
+                         self.runner.infer_async(take_rows(batch, kept)) if kept else None)
 
     def loop(self, inbox_fd: int) -> None:
         reader = p.RecordReader(inbox_fd)
@@ -416,8 +421,6 @@ def make_decoder(args: GpuArgs, device: str) -> tuple[Any, str]:
 
     ``decode="replica"`` without torchvision is a load error (said, not silently ignored); ``"auto"`` decodes
     on CUDA only, where it takes the work off the CPU workers."""
-    from .replica_decode import decoder_for
-
     if args.decode == "worker" or not args.layout.encoded_bytes or (args.decode == "auto" and device != "cuda"):
         return None, "the CPU workers decode (PIL)"
     decoder, what = decoder_for(device, args.preprocess)

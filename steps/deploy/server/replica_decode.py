@@ -75,7 +75,7 @@ class JpegDecoder:
             for start in range(0, len(rows), step):
                 chunk = rows[start:start + step]
                 pixels = torch.stack([images[i] for i in chunk]).float()
-                out[chunk] = self._resize_normalise(pixels)
+                put_rows(out, chunk, self._resize_normalise(pixels))
         return Decoded(out, refused)
 
     def _decode_all(self, data: list[Any]) -> tuple[list[Any], list[int]]:
@@ -108,6 +108,36 @@ class JpegDecoder:
         if self.bgr:
             pixels = pixels.flip(1)
         return pixels.mul_(self.scale).add_(self.bias)  # ``pixels`` is always a fresh tensor here
+
+
+def put_rows(out: Any, rows: list[int], values: Any) -> None:
+    """``out[rows] = values`` without stalling the host on CUDA.
+
+    Indexing a CUDA tensor with a Python list copies the index to the GPU from pageable memory, and PyTorch
+    waits for the stream (every batch queued on it) before such a copy: the replica would wait for the batch in
+    flight before it could queue the next. Consecutive rows (the usual case: one image size) are a slice, a
+    copy on the device; other rows go through an index in page-locked memory, copied without a wait."""
+    if rows == list(range(rows[0], rows[0] + len(rows))):
+        out[rows[0]:rows[0] + len(rows)] = values
+        return
+    out.index_copy_(0, device_index(rows, out.device), values)
+
+
+def take_rows(batch: Any, rows: list[int]) -> Any:
+    """``batch[rows]`` without stalling the host on CUDA (see :func:`put_rows`)."""
+    if rows == list(range(rows[0], rows[0] + len(rows))):
+        return batch[rows[0]:rows[0] + len(rows)]
+    return batch.index_select(0, device_index(rows, batch.device))
+
+
+def device_index(rows: list[int], device: Any) -> Any:
+    """``rows`` as an index tensor on ``device``, copied from page-locked memory without waiting on CUDA."""
+    import torch
+
+    index = torch.tensor(rows, dtype=torch.long)
+    if device.type != "cuda":
+        return index
+    return index.pin_memory().to(device, non_blocking=True)
 
 
 def _pil_decode_all(data: list[Any]) -> tuple[list[Any], list[int]]:
