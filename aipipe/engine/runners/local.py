@@ -31,7 +31,7 @@ goes with it (pod semantics); processes it detached into their own session survi
 serving instance). Each node process carries ``AIPIPE_NODE=<run uid>/<node id>`` in its environment, so
 :func:`end_leftovers` can still find and end a tree whose supervisor was killed too.
 
-**Why one module of ~680 lines.** Its parts are the two halves of one protocol and change together: the mount
+**Why one module of ~710 lines.** Its parts are the two halves of one protocol and change together: the mount
 plan is computed in the driver and applied in the forked child (``preexec_fn``, between fork and exec, where
 only code already loaded and no locks may run), the supervisor and the driver talk through the same two pipes
 (``report``: set-up errors; ``driver_gone``: the driver's death), and ``end_leftovers`` finds the processes the
