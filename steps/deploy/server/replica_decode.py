@@ -117,17 +117,22 @@ def put_rows(out: Any, rows: list[int], values: Any) -> None:
     waits for the stream (every batch queued on it) before such a copy: the replica would wait for the batch in
     flight before it could queue the next. Consecutive rows (the usual case: one image size) are a slice, a
     copy on the device; other rows go through an index in page-locked memory, copied without a wait."""
-    if rows == list(range(rows[0], rows[0] + len(rows))):
-        out[rows[0]:rows[0] + len(rows)] = values
-        return
-    out.index_copy_(0, device_index(rows, out.device), values)
+    run = _as_slice(rows)
+    if run is not None:
+        out[run] = values
+    else:
+        out.index_copy_(0, device_index(rows, out.device), values)
 
 
 def take_rows(batch: Any, rows: list[int]) -> Any:
     """``batch[rows]`` without stalling the host on CUDA (see :func:`put_rows`)."""
-    if rows == list(range(rows[0], rows[0] + len(rows))):
-        return batch[rows[0]:rows[0] + len(rows)]
-    return batch.index_select(0, device_index(rows, batch.device))
+    run = _as_slice(rows)
+    return batch[run] if run is not None else batch.index_select(0, device_index(rows, batch.device))
+
+
+def _as_slice(rows: list[int]) -> slice | None:
+    """``rows`` as a slice when they are consecutive and ascending, else None."""
+    return slice(rows[0], rows[0] + len(rows)) if rows == list(range(rows[0], rows[0] + len(rows))) else None
 
 
 def device_index(rows: list[int], device: Any) -> Any:
