@@ -178,39 +178,34 @@ def pinned(cores: Sequence[int]) -> Iterator[None]:
 
 def batches_seen(server: Any) -> tuple[float, float]:
     """(requests, batches) the service's replicas have run so far, from its batch-size histogram."""
+    from prometheus_client.parser import text_string_to_metric_families
+
     with urllib.request.urlopen(server.url + "/metrics", timeout=5.0) as resp:
         text = resp.read().decode()
-    found = {name: float(value) for name, value in
-             (line.split()[:2] for line in text.splitlines() if line.startswith("aipipe_serving_batch_size_"))
-             if name in ("aipipe_serving_batch_size_sum", "aipipe_serving_batch_size_count")}
+    found = {sample.name: sample.value for family in text_string_to_metric_families(text)
+             if family.name == "aipipe_serving_batch_size" for sample in family.samples}
     return found.get("aipipe_serving_batch_size_sum", 0.0), found.get("aipipe_serving_batch_size_count", 0.0)
+
+
+def _stat(pid: int | str) -> tuple[int, float] | None:
+    """(parent pid, CPU seconds of user + system so far) of one process from /proc (None once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return int(fields[1]), (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def process_cpu_s(pids: Sequence[int]) -> float:
     """CPU seconds (user + system) used so far by ``pids`` themselves (every thread, no children)."""
-    tick = os.sysconf("SC_CLK_TCK")
-    total = 0.0
-    for pid in pids:
-        with contextlib.suppress(OSError):
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / tick
-    return total
+    return sum(stat[1] for stat in map(_stat, pids) if stat is not None)
 
 
 def tree_cpu_s(pid: int) -> float:
     """CPU seconds (user + system) used so far by ``pid`` and its live descendants (from /proc)."""
-    parents: dict[int, int] = {}
-    times: dict[int, float] = {}
-    tick = os.sysconf("SC_CLK_TCK")
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        parents[int(entry.name)] = int(fields[1])
-        times[int(entry.name)] = (int(fields[11]) + int(fields[12])) / tick
+    stats = {int(entry.name): _stat(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit()}
+    parents = {p: stat[0] for p, stat in stats.items() if stat is not None}
+    times = {p: stat[1] for p, stat in stats.items() if stat is not None}
     tree, frontier = {pid}, [pid]
     while frontier:
         current = frontier.pop()
