@@ -5,6 +5,7 @@ rate and measures each latency from the moment the request was due (no coordinat
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import math
 import multiprocessing as mp
@@ -17,6 +18,12 @@ from typing import Any
 import numpy as np
 
 CTX = mp.get_context("spawn")
+# Per open-loop client process: connections opened before the schedule starts, and the most it keeps. Without
+# them, the first requests each open a connection at once and the client itself falls seconds behind its schedule
+# (seen on the H200 host: 2 s of send lag, latencies of 1-5 s in the first seconds, the server's queues full).
+# Past the limit a request waits in the client for a connection; its latency still counts from when it was due.
+OPEN_LOOP_PREWARM = 32
+OPEN_LOOP_CONNECTIONS = 128
 
 
 # --- requests ---------------------------------------------------------------------------------------
@@ -149,17 +156,28 @@ def _stats(results: list[tuple[int, float]], duration_s: float) -> dict[str, Any
 
 
 async def _open_loop(url: str, payloads: Sequence[Payload], rate: float, start_at: float, warmup_s: float,
-                     duration_s: float) -> list[tuple[int, float]]:
-    """Send at ``rate`` per second from ``start_at``; each latency counts from when its request was due."""
+                     duration_s: float) -> list[tuple[int, float, float]]:
+    """Send at ``rate`` per second from ``start_at`` (after opening :data:`OPEN_LOOP_PREWARM` connections); each
+    latency counts from when its request was due. Returns (status, latency, how late the client sent it) for the
+    requests due in the measured window: a large lag means the load generator, not the server, fell behind."""
     import aiohttp
 
-    results: list[tuple[int, float]] = []
+    results: list[tuple[int, float, float]] = []
     window = (start_at + warmup_s, start_at + warmup_s + duration_s)
-    connector = aiohttp.TCPConnector(limit=0)
+    connector = aiohttp.TCPConnector(limit=OPEN_LOOP_CONNECTIONS)
     async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=60)) as session:
+
+        async def prewarm(i: int) -> None:
+            payload = payloads[i % len(payloads)]
+            with contextlib.suppress(TimeoutError, aiohttp.ClientError):
+                async with session.post(url, data=payload.data, headers={"Content-Type": payload.content_type}) as resp:
+                    await resp.read()
+
+        await asyncio.gather(*(prewarm(i) for i in range(OPEN_LOOP_PREWARM)))
 
         async def one(i: int, due: float) -> None:
             payload = payloads[i % len(payloads)]
+            lag = time.monotonic() - due
             try:
                 async with session.post(url, data=payload.data,
                                         headers={"Content-Type": payload.content_type}) as resp:
@@ -168,7 +186,7 @@ async def _open_loop(url: str, payloads: Sequence[Payload], rate: float, start_a
             except (TimeoutError, aiohttp.ClientError):
                 status = -1
             if window[0] <= due < window[1]:
-                results.append((status, time.monotonic() - due))
+                results.append((status, time.monotonic() - due, lag))
 
         tasks = []
         for i in range(int(rate * (warmup_s + duration_s))):
@@ -201,8 +219,10 @@ def measure_open(url: str, payloads: list[Payload], rate: float, *, warmup_s: fl
         proc.start()
         write.close()
         children.append((proc, read))
-    results: list[tuple[int, float]] = []
+    results: list[tuple[int, float, float]] = []
     for proc, read in children:
         results += read.recv()
         proc.join(30)
-    return {"offered_qps": round(rate, 1), **_stats(results, duration_s)}
+    lag_ms = max((lag for _, _, lag in results), default=0.0) * 1000
+    return {"offered_qps": round(rate, 1), **_stats([(s, t) for s, t, _ in results], duration_s),
+            "client_lag_max_ms": round(lag_ms, 1)}

@@ -6,8 +6,9 @@ With PyTorch's sync debug mode set to ``error``, the replica's path from decoded
 (:class:`~steps.deploy.server.replica_decode.JpegDecoder` on one size and on mixed sizes, the rows put together
 with the workers' tensors, the refused rows taken out) must not synchronize the stream the engine runs on.
 nvJPEG's own wait for its decoding stream (inside torchvision) is not PyTorch's and is not flagged. Then a
-timing: while a long kernel runs, queueing a decoded batch must return before that kernel ends. Prints one JSON
-line; exits 1 when a check fails.
+timing: while a long kernel holds the engine's stream, queueing a decoded batch must return before that kernel
+ends; and a second batch decoded meanwhile must not write over the first one's images, which the first batch's
+resize (queued behind the kernel) has not read yet. Prints one JSON line; exits 1 when a check fails.
 """
 
 from __future__ import annotations
@@ -59,23 +60,39 @@ def main() -> int:
                 results[name] = f"synchronized: {exc}"[:300]
     finally:
         torch.cuda.set_sync_debug_mode("default")
-    busy = torch.randn(8192, 8192, device="cuda")
-    torch.cuda.synchronize()
-    started = time.perf_counter()
-    for _ in range(20):
-        busy = busy @ busy.T / 8192  # a few hundred ms of work queued on the stream
-    queued = time.perf_counter()
-    decoded = decoder.decode(mixed)
-    put_rows(torch.empty_like(decoded.batch), list(range(15, -1, -1)), decoded.batch)
-    returned = time.perf_counter()
-    torch.cuda.synchronize()
-    finished = time.perf_counter()
-    results["queue_ms"] = round(1000 * (returned - queued), 1)
-    results["kernel_ms"] = round(1000 * (finished - started), 1)
-    ok = all(results[n] == "no sync" for n in ("one size", "mixed sizes")) and returned < finished - 0.05
+    reference = decoder.decode(mixed).batch.clone()
+    queue_s, total_s, results["first_batch_intact"] = overlapped(decoder, mixed, one_size, reference)
+    results["queue_ms"], results["kernel_ms"] = round(1000 * queue_s, 1), round(1000 * total_s, 1)
+    # the same without a stream of its own for the images nor holding them: what the fix guards against
+    stream, decoder.alloc_stream = decoder.alloc_stream, None
+    results["unguarded_first_batch_intact"] = overlapped(decoder, mixed, one_size, reference, hold=False)[2]
+    decoder.alloc_stream = stream
+    ok = (all(results[n] == "no sync" for n in ("one size", "mixed sizes")) and queue_s < total_s - 0.2
+          and results["first_batch_intact"])
     results["passed"] = ok
     print(json.dumps(results))
     return 0 if ok else 1
+
+
+def overlapped(decoder: object, first_blobs: list[np.ndarray], second_blobs: list[np.ndarray],
+               reference: torch.Tensor, hold: bool = True) -> tuple[float, float, bool]:
+    """Hold the engine's stream with a ~0.5 s kernel on one SM (not a GEMM over every SM, which would keep
+    nvJPEG's own kernels waiting for SMs rather than for the stream), decode and queue a batch behind it, decode
+    a second while the first one's resize still waits. Returns (seconds to queue the first, seconds until the
+    stream is idle, whether the first batch came out as ``reference``)."""
+    from steps.deploy.server.replica_decode import put_rows
+
+    torch.cuda.synchronize()
+    started = time.perf_counter()
+    torch.cuda._sleep(1_000_000_000)  # cycles: about 0.5 s at the H100/H200's 1.98 GHz
+    first = decoder.decode(first_blobs)  # type: ignore[attr-defined]
+    if not hold:
+        first.keep.clear()
+    put_rows(torch.empty_like(first.batch), list(range(len(first_blobs) - 1, -1, -1)), first.batch)
+    queued = time.perf_counter()
+    decoder.decode(second_blobs)  # type: ignore[attr-defined]
+    torch.cuda.synchronize()
+    return queued - started, time.perf_counter() - started, bool(torch.equal(first.batch, reference))
 
 
 if __name__ == "__main__":

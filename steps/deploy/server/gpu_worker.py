@@ -168,6 +168,7 @@ class _Launched:
     refused: list[p.InboxRecord]
     logits: PendingLogits | None  # None: nothing was run (every JPEG refused) or the launch failed
     error: str = ""
+    keep: list[Any] = field(default_factory=list)  # device memory the batch's queued work reads (decoded JPEGs)
 
 
 @dataclass
@@ -333,7 +334,7 @@ class Batcher:
         decoded = self.decoder.decode([self.pool.encoded[records[i].slot, :records[i].aux] for i in encoded])
         tensors = [i for i, rec in enumerate(records) if rec.kind != p.INBOX_ENCODED]
         if not tensors and not decoded.refused:  # the usual batch: the decoded rows are the engine's input
-            return _Launched(records, [], self.runner.infer_async(decoded.batch))
+            return _Launched(records, [], self.runner.infer_async(decoded.batch), keep=decoded.keep)
         batch = torch.empty((len(records), *self.args.layout.input_shape), dtype=torch.float32,
                             device=decoded.batch.device)
         if encoded:
@@ -344,11 +345,11 @@ class Batcher:
             put_rows(batch, tensors, torch.from_numpy(staged).to(batch.device, non_blocking=True))
         refused_rows = {encoded[j] for j in decoded.refused}
         if not refused_rows:
-            return _Launched(records, [], self.runner.infer_async(batch))
+            return _Launched(records, [], self.runner.infer_async(batch), keep=decoded.keep)
         kept = [i for i in range(len(records)) if i not in refused_rows]
         refused = [records[i] for i in sorted(refused_rows)]
         return _Launched([records[i] for i in kept], refused,
-                         self.runner.infer_async(take_rows(batch, kept)) if kept else None)
+                         self.runner.infer_async(take_rows(batch, kept)) if kept else None, keep=decoded.keep)
 
     def loop(self, inbox_fd: int) -> None:
         reader = p.RecordReader(inbox_fd)

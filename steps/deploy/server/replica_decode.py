@@ -9,6 +9,11 @@ PIL). torch and torchvision are imported when a decoder is made, never at module
 Images of one size are resized together (``antialias=True``, the filter PIL's BILINEAR applies when it
 shrinks, so both paths see nearly the same pixels), in chunks of at most :data:`CHUNK_PIXELS` decoded
 pixels so a batch of large photos stays within a bounded amount of device memory.
+
+nvJPEG writes on a stream of torchvision's own, into tensors the caching allocator hands out for the *current*
+stream. Decoding on the engine's stream could be given memory that work still queued there (the batch in flight)
+uses; so on CUDA the decoded images come from a stream of their own, which nothing else allocates from, and
+:attr:`Decoded.keep` holds them until the caller knows the engine's stream has read them (its batch finished).
 """
 
 from __future__ import annotations
@@ -25,10 +30,12 @@ CHUNK_PIXELS = 16_000_000  # decoded pixels converted to float at a time (192 MB
 
 @dataclass
 class Decoded:
-    """The decoded batch (``n`` x C x H x W float32 on the device) and the positions the decoder refused."""
+    """The decoded batch (``n`` x C x H x W float32 on the device), the positions the decoder refused, and the
+    decoded images, to be kept until the batch's work on the device is done (see the module's docstring)."""
 
     batch: Any
     refused: list[int]
+    keep: list[Any]
 
 
 def decoder_for(device: str, preprocess: dict[str, Any]) -> tuple[JpegDecoder | None, str]:
@@ -58,6 +65,7 @@ class JpegDecoder:
         self.scale = (1.0 / (255.0 * std)).to(self.device)  # (x / 255 - mean) / std == x * scale + bias
         self.bias = (-mean / std).to(self.device)
         self.bgr = preprocess.get("color", "RGB") == "BGR"
+        self.alloc_stream = torch.cuda.Stream(self.device) if self.device.type == "cuda" and not use_pil else None
 
     def decode(self, blobs: list[np.ndarray]) -> Decoded:
         """Decode ``blobs`` (uint8 arrays of encoded JPEG); the output keeps their order, refused rows are
@@ -76,12 +84,20 @@ class JpegDecoder:
                 chunk = rows[start:start + step]
                 pixels = torch.stack([images[i] for i in chunk]).float()
                 put_rows(out, chunk, self._resize_normalise(pixels))
-        return Decoded(out, refused)
+        return Decoded(out, refused, images)
 
     def _decode_all(self, data: list[Any]) -> tuple[list[Any], list[int]]:
         """One batched decode; when it raises (one bad image fails the batch) each image is tried alone."""
         if self.use_pil:
             return _pil_decode_all(data)
+        if self.alloc_stream is None:
+            return self._nvjpeg_or_turbo(data)
+        import torch
+
+        with torch.cuda.stream(self.alloc_stream):
+            return self._nvjpeg_or_turbo(data)
+
+    def _nvjpeg_or_turbo(self, data: list[Any]) -> tuple[list[Any], list[int]]:
         from torchvision.io import ImageReadMode, decode_jpeg
 
         device = str(self.device)
