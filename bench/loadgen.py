@@ -155,15 +155,15 @@ def _stats(results: list[tuple[int, float]], duration_s: float) -> dict[str, Any
             "p99_ms": round(float(np.percentile(ok, 99)) * 1000, 2) if len(ok) else math.nan}
 
 
-async def _open_loop(url: str, payloads: Sequence[Payload], rate: float, start_at: float, warmup_s: float,
-                     duration_s: float) -> list[tuple[int, float, float]]:
-    """Send at ``rate`` per second from ``start_at`` (after opening :data:`OPEN_LOOP_PREWARM` connections); each
-    latency counts from when its request was due. Returns (status, latency, how late the client sent it) for the
-    requests due in the measured window: a large lag means the load generator, not the server, fell behind."""
+async def _open_loop(url: str, payloads: Sequence[Payload], rate: float, warmup_s: float, duration_s: float,
+                     conn: Any) -> list[tuple[int, float, float]]:
+    """Open :data:`OPEN_LOOP_PREWARM` connections, say so on ``conn`` and receive the start time; then send at
+    ``rate`` per second from it, each latency counted from when its request was due. Returns (status, latency,
+    how late the client sent it) for the requests due in the measured window: a large lag means the load
+    generator, not the server, fell behind."""
     import aiohttp
 
     results: list[tuple[int, float, float]] = []
-    window = (start_at + warmup_s, start_at + warmup_s + duration_s)
     connector = aiohttp.TCPConnector(limit=OPEN_LOOP_CONNECTIONS)
     async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=60)) as session:
 
@@ -174,6 +174,9 @@ async def _open_loop(url: str, payloads: Sequence[Payload], rate: float, start_a
                     await resp.read()
 
         await asyncio.gather(*(prewarm(i) for i in range(OPEN_LOOP_PREWARM)))
+        conn.send("ready")
+        start_at = float(conn.recv())  # every client starts its schedule at the same moment, once all are ready
+        window = (start_at + warmup_s, start_at + warmup_s + duration_s)
 
         async def one(i: int, due: float) -> None:
             payload = payloads[i % len(payloads)]
@@ -199,29 +202,36 @@ async def _open_loop(url: str, payloads: Sequence[Payload], rate: float, start_a
     return results
 
 
-def _open_process(url: str, payloads: list[Payload], rate: float, start_at: float, warmup_s: float, duration_s: float,
-                  conn: Any, cores: Sequence[int]) -> None:
+def _open_process(url: str, payloads: list[Payload], rate: float, warmup_s: float, duration_s: float, conn: Any,
+                  cores: Sequence[int]) -> None:
     if cores:
         os.sched_setaffinity(0, set(cores))
-    conn.send(asyncio.run(_open_loop(url, payloads, rate, start_at, warmup_s, duration_s)))
+    conn.send(asyncio.run(_open_loop(url, payloads, rate, warmup_s, duration_s, conn)))
     conn.close()
 
 
 def measure_open(url: str, payloads: list[Payload], rate: float, *, warmup_s: float, duration_s: float, procs: int,
                  cores: Sequence[int] = ()) -> dict[str, Any]:
-    """Open-loop load: ``rate`` requests per second in all, from ``procs`` client processes."""
-    start_at = time.monotonic() + 1.5
+    """Open-loop load: ``rate`` requests per second in all, from ``procs`` client processes, which start sending
+    together once each has imported and opened its connections (a client still starting would otherwise fall
+    behind its schedule and then send its backlog at once)."""
     children = []
     for _ in range(max(1, procs)):
-        read, write = CTX.Pipe(duplex=False)
-        proc = CTX.Process(target=_open_process, args=(url + "/v1/predict", payloads, rate / max(1, procs), start_at,
-                                                       warmup_s, duration_s, write, tuple(cores)), daemon=True)
+        ours, theirs = CTX.Pipe()
+        proc = CTX.Process(target=_open_process, args=(url + "/v1/predict", payloads, rate / max(1, procs),
+                                                       warmup_s, duration_s, theirs, tuple(cores)), daemon=True)
         proc.start()
-        write.close()
-        children.append((proc, read))
+        theirs.close()
+        children.append((proc, ours))
+    for _, conn in children:
+        if not conn.poll(120) or conn.recv() != "ready":
+            raise RuntimeError("an open-loop client did not get ready within 120 s")
+    start_at = time.monotonic() + 0.1
+    for _, conn in children:
+        conn.send(start_at)
     results: list[tuple[int, float, float]] = []
-    for proc, read in children:
-        results += read.recv()
+    for proc, conn in children:
+        results += conn.recv()
         proc.join(30)
     lag_ms = max((lag for _, _, lag in results), default=0.0) * 1000
     return {"offered_qps": round(rate, 1), **_stats([(s, t) for s, t, _ in results], duration_s),
