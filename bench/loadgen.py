@@ -1,11 +1,11 @@
 """The loopback load generator of the serving benchmarks and tests: photo-like JPEGs, closed-loop clients
 in separate processes (optionally pinned to their own cores), and an open-loop client that sends at a fixed
-rate and measures each latency from the moment the request was due (no coordinated omission)."""
+rate and measures each latency from the moment the request was due (no coordinated omission). Requests go
+over :mod:`bench.httpclient`'s lean keep-alive connections, so the clients cost little CPU next to a server."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import io
 import math
 import multiprocessing as mp
@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from bench.httpclient import HttpConnection, HttpError, build_post
 
 CTX = mp.get_context("spawn")
 # Per open-loop client process: connections opened before the schedule starts, and the most it keeps. Without
@@ -62,33 +64,41 @@ class Payload:
     label: str = "good"
 
 
-async def _post_loop(session: Any, url: str, payloads: Sequence[Payload], offset: int, next_index: Callable[[], int],
-                     record: Callable[[Payload, int, float, float], None], stop_at: float | None) -> None:
-    import aiohttp
+async def _send(conn: HttpConnection, request: bytes, timeout_s: float) -> int:
+    """One request on ``conn``: its status, or -1 when it failed or took longer than ``timeout_s``."""
+    try:
+        async with asyncio.timeout(timeout_s):
+            return await conn.post(request)
+    except (TimeoutError, HttpError):
+        conn.close()  # what is left of a timed-out response must not be read as the next one's
+        return -1
 
-    while True:
-        i = next_index()
-        if i < 0 or (stop_at is not None and time.monotonic() >= stop_at):
-            return
-        payload = payloads[(i + offset) % len(payloads)]
-        started = time.monotonic()
-        try:
-            async with session.post(url, data=payload.data, headers={"Content-Type": payload.content_type}) as resp:
-                await resp.read()
-                status = resp.status
-        except (TimeoutError, aiohttp.ClientError):
-            status = -1
-        record(payload, status, started, time.monotonic())
+
+async def _post_loop(url: str, requests: Sequence[bytes], payloads: Sequence[Payload], offset: int,
+                     next_index: Callable[[], int], record: Callable[[Payload, int, float, float], None],
+                     stop_at: float | None, timeout_s: float) -> None:
+    """One closed-loop user on its own keep-alive connection."""
+    conn = HttpConnection(url)
+    try:
+        while True:
+            i = next_index()
+            if i < 0 or (stop_at is not None and time.monotonic() >= stop_at):
+                return
+            k = (i + offset) % len(payloads)
+            started = time.monotonic()
+            status = await _send(conn, requests[k], timeout_s)
+            record(payloads[k], status, started, time.monotonic())
+    finally:
+        conn.close()
 
 
 async def _load(url: str, payloads: Sequence[Payload], concurrency: int, *, total: int | None = None,
                 stop_at: float | None = None, offset: int = 0, timeout_s: float = 60.0,
                 on_count: Callable[[int], None] | None = None) -> list[tuple[str, bool, int, float, float]]:
     """Run ``concurrency`` clients until ``total`` requests were sent or ``stop_at`` (monotonic) passed."""
-    import aiohttp
-
     counter = iter(range(total if total is not None else 1 << 62))
     records: list[tuple[str, bool, int, float, float]] = []
+    requests = [build_post(url, p.data, p.content_type) for p in payloads]
 
     def next_index() -> int:
         return next(counter, -1)
@@ -98,11 +108,8 @@ async def _load(url: str, payloads: Sequence[Payload], concurrency: int, *, tota
         if on_count is not None:
             on_count(len(records))
 
-    connector = aiohttp.TCPConnector(limit=0, force_close=False)
-    timeout = aiohttp.ClientTimeout(total=timeout_s)
-    async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
-        await asyncio.gather(*(_post_loop(session, url, payloads, offset + k, next_index, record, stop_at)
-                               for k in range(concurrency)))
+    await asyncio.gather(*(_post_loop(url, requests, payloads, offset + k, next_index, record, stop_at, timeout_s)
+                           for k in range(concurrency)))
     return records
 
 
@@ -156,49 +163,43 @@ def _stats(results: list[tuple[int, float]], duration_s: float) -> dict[str, Any
 
 
 async def _open_loop(url: str, payloads: Sequence[Payload], rate: float, warmup_s: float, duration_s: float,
-                     conn: Any) -> list[tuple[int, float, float]]:
+                     conn: Any, timeout_s: float = 60.0) -> list[tuple[int, float, float]]:
     """Open :data:`OPEN_LOOP_PREWARM` connections, say so on ``conn`` and receive the start time; then send at
     ``rate`` per second from it, each latency counted from when its request was due. Returns (status, latency,
     how late the client sent it) for the requests due in the measured window: a large lag means the load
     generator, not the server, fell behind."""
-    import aiohttp
-
+    requests = [build_post(url, p.data, p.content_type) for p in payloads]
+    idle: asyncio.Queue[HttpConnection] = asyncio.Queue()
+    every = [HttpConnection(url) for _ in range(OPEN_LOOP_CONNECTIONS)]
+    for c in every:
+        idle.put_nowait(c)
+    await asyncio.gather(*(_send(c, requests[i % len(requests)], timeout_s)
+                           for i, c in enumerate(every[:OPEN_LOOP_PREWARM])))
+    conn.send("ready")
+    start_at = float(conn.recv())  # every client starts its schedule at the same moment, once all are ready
+    window = (start_at + warmup_s, start_at + warmup_s + duration_s)
     results: list[tuple[int, float, float]] = []
-    connector = aiohttp.TCPConnector(limit=OPEN_LOOP_CONNECTIONS)
-    async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=60)) as session:
 
-        async def prewarm(i: int) -> None:
-            payload = payloads[i % len(payloads)]
-            with contextlib.suppress(TimeoutError, aiohttp.ClientError):
-                async with session.post(url, data=payload.data, headers={"Content-Type": payload.content_type}) as resp:
-                    await resp.read()
+    async def one(i: int, due: float) -> None:
+        lag = time.monotonic() - due
+        http = await idle.get()
+        try:
+            status = await _send(http, requests[i % len(requests)], timeout_s)
+        finally:
+            idle.put_nowait(http)
+        if window[0] <= due < window[1]:
+            results.append((status, time.monotonic() - due, lag))
 
-        await asyncio.gather(*(prewarm(i) for i in range(OPEN_LOOP_PREWARM)))
-        conn.send("ready")
-        start_at = float(conn.recv())  # every client starts its schedule at the same moment, once all are ready
-        window = (start_at + warmup_s, start_at + warmup_s + duration_s)
-
-        async def one(i: int, due: float) -> None:
-            payload = payloads[i % len(payloads)]
-            lag = time.monotonic() - due
-            try:
-                async with session.post(url, data=payload.data,
-                                        headers={"Content-Type": payload.content_type}) as resp:
-                    await resp.read()
-                    status = resp.status
-            except (TimeoutError, aiohttp.ClientError):
-                status = -1
-            if window[0] <= due < window[1]:
-                results.append((status, time.monotonic() - due, lag))
-
-        tasks = []
-        for i in range(int(rate * (warmup_s + duration_s))):
-            due = start_at + i / rate
-            delay = due - time.monotonic()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            tasks.append(asyncio.ensure_future(one(i, due)))
-        await asyncio.gather(*tasks)
+    tasks = []
+    for i in range(int(rate * (warmup_s + duration_s))):
+        due = start_at + i / rate
+        delay = due - time.monotonic()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        tasks.append(asyncio.ensure_future(one(i, due)))
+    await asyncio.gather(*tasks)
+    for c in every:
+        c.close()
     return results
 
 
