@@ -148,11 +148,10 @@ def _kill_and_wait(server: Any, timeout_s: float) -> dict[str, Any]:
 
 def _until(url: str, payloads: Any, concurrency: int, stop_at: list[float]) -> Any:
     """Closed-loop clients until ``stop_at[0]`` (read on every request: the main thread moves it)."""
+    from bench.httpclient import build_post
     from bench.loadgen import _post_loop
 
     async def run() -> list[tuple[str, bool, int, float, float]]:
-        import aiohttp
-
         records: list[tuple[str, bool, int, float, float]] = []
         counter = iter(range(1 << 62))
 
@@ -162,10 +161,10 @@ def _until(url: str, payloads: Any, concurrency: int, stop_at: list[float]) -> A
         def record(payload: Any, status: int, started: float, ended: float) -> None:
             records.append((payload.label, payload.good, status, started, ended))
 
-        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0),
-                                         timeout=aiohttp.ClientTimeout(total=30.0)) as session:
-            await asyncio.gather(*(_post_loop(session, url + "/v1/predict", payloads, k, next_index, record, None)
-                                   for k in range(concurrency)))
+        target = url + "/v1/predict"
+        requests = [build_post(target, p.data, p.content_type) for p in payloads]
+        await asyncio.gather(*(_post_loop(target, requests, payloads, k, next_index, record, None, 30.0)
+                               for k in range(concurrency)))
         return records
 
     return run()
