@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import random
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,10 +28,26 @@ class SqliteFile:
             conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
             conn.row_factory = sqlite3.Row
             conn.execute("PRAGMA busy_timeout=30000")
-            conn.execute("PRAGMA journal_mode=WAL")
+            self._use_wal(conn)
             conn.execute("PRAGMA synchronous=NORMAL")
             self._local.conn = conn
         return conn
+
+    def _use_wal(self, conn: sqlite3.Connection, patience_s: float = 30.0) -> None:
+        """Switch the file to WAL (a no-op once it is). Processes creating the file at the same moment can meet
+        sqlite's lock-upgrade deadlock, which it answers with "database is locked" at once, without calling the
+        busy handler; so a locked switch is tried again, with jitter, for up to ``patience_s``."""
+        deadline = time.monotonic() + patience_s
+        while True:
+            try:
+                mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+                break
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(random.uniform(0.005, 0.05))
+        if mode != "wal":
+            raise sqlite3.OperationalError(f"{self.path}: sqlite kept journal mode {mode!r}; WAL is needed")
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:

@@ -219,8 +219,7 @@ class WorkflowExecutor:
         if rt.abort_reason is not None:  # a deadline stops the body, not the exit handler
             rt.abort_reason = None
             rt.cancelled.clear()
-        with rt.tree.lock:
-            rt.status["phase"] = plain(phase)
+        rt.body_phase = plain(phase)
         scope = rt.workflow_scope()
         scope.set("workflow.status", plain(phase))
         scope.set("workflow.failures", json.dumps(self._failures(), separators=(",", ":")))

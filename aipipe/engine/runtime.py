@@ -59,6 +59,9 @@ class Runtime:
         self.cancelled = threading.Event()
         self.abort_reason: str | None = None
         self.abort_phase = NodePhase.FAILED
+        # the body's outcome, which ``workflow.status`` reads while the exit handler runs; the stored phase stays
+        # Running until the handler ends, as in Argo (a client sees a final phase only once the run has ended)
+        self.body_phase: str | None = None
         self.max_nodes = ctx.settings.max_nodes
         self.node_count = len(self.tree.nodes)
         self.depths: dict[str, int] = {}  # node id -> template call depth of the invocation it belongs to
@@ -120,7 +123,7 @@ class Runtime:
         values: dict[str, Any] = {
             **workflow_variables(self.workflow, self.spec),
             "workflow.duration": f"{self.clock.elapsed():.6f}",
-            "workflow.status": self.status.get("phase", NodePhase.RUNNING.value),
+            "workflow.status": self.body_phase or self.status.get("phase", NodePhase.RUNNING.value),
         }
         tags = creation_variables(str(self.workflow["metadata"].get("creationTimestamp") or ""))
         return self.with_global_outputs(Scope(values, tags=tags))

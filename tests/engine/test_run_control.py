@@ -176,6 +176,26 @@ def test_stop_runs_the_exit_handler(service: EngineService) -> None:
         run.control("shutdown", strategy="Terminate")
 
 
+def test_the_run_stays_running_until_its_exit_handler_ends(service: EngineService) -> None:
+    """Argo marks the run's phase only once the exit handler is done: a client polling for the final phase must
+    not see one (without its message) while the handler still runs; ``workflow.status`` inside the handler,
+    nested templates included, is the body's phase."""
+    run = Driven(service, wf("slow-exit-", [
+        {"name": "main", "dag": {"tasks": [{"name": "work", "template": "work"}]}},
+        sh("work", "sleep 60"),
+        {"name": "cleanup", "steps": [[{"name": "report", "template": "report"}]]},
+        sh("report", "echo body {{workflow.status}}; sleep 2")], onExit="cleanup"))
+    run.wait("the work node", lambda: (n := run.node("work")) and n["phase"] == "Running")
+    run.control("shutdown", strategy="Stop")
+    run.wait("the exit handler's step", lambda: (n := run.node("report")) and n["phase"] == "Running")
+    assert run.stored()["status"]["phase"] == "Running"
+    final = run.finish()
+    assert final["status"]["phase"] == "Failed"
+    assert final["status"]["message"] == "Stopped with strategy 'Stop'"
+    report = next(n for n in final["status"]["nodes"].values() if n["displayName"] == "report")
+    assert report["phase"] == "Succeeded" and report["outputs"]["result"] == "body Failed"
+
+
 def test_terminate_skips_the_exit_handler(service: EngineService) -> None:
     run = _exit_handler_run(service)
     run.wait("the work node", lambda: (n := run.node("work")) and n["phase"] == "Running")

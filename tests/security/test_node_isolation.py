@@ -273,8 +273,8 @@ def test_driver_kill_9_ends_the_grandchild(home: Path) -> None:
         os.kill(driver.pid, signal.SIGKILL)
         driver.wait(10)
         _wait_for(lambda: _gone(grandchild), 5, f"grandchild {grandchild} to end after the driver's kill -9")
-        tagged = [p for p in os.listdir("/proc") if p.isdigit() and _tag(int(p)).endswith(b"/tree")]
-        assert not [p for p in tagged if not _gone(int(p))], tagged
+        # the supervisor kills level by level (a killed shell's child is reparented to it, then killed)
+        _wait_for(lambda: not _tagged_alive(b"/tree"), 5, "every process of the node to end")
     finally:
         _end(driver)
 
@@ -327,6 +327,11 @@ def _tag(pid: int) -> bytes:
     except OSError:
         return b""
     return next((item for item in environ if item.startswith(NODE_ENV.encode() + b"=")), b"")
+
+
+def _tagged_alive(suffix: bytes) -> list[int]:
+    return [int(p) for p in os.listdir("/proc") if p.isdigit() and _tag(int(p)).endswith(suffix)
+            and not _gone(int(p))]
 
 
 def _parent(pid: int) -> int:
