@@ -109,12 +109,13 @@ class WorkflowExecutor:
                 deadline.cancel()
         invoker.pods.daemons.release(None)  # daemons still running end with the run's body (and its exit handler)
         self._run_workflow_hooks(invoker, phase)
-        exit_phase = self._run_exit_handler(invoker, phase)
+        exit_phase, exit_message = self._run_exit_handler(invoker, phase)
         invoker.pods.daemons.release(None)
         for thread in list(invoker.children.hook_threads):
             thread.join()
-        if phase == NodePhase.SUCCEEDED and exit_phase in FAILED_PHASES:
-            phase, message = NodePhase.FAILED, "exit handler failed"
+        if phase == NodePhase.SUCCEEDED and exit_phase in FAILED_PHASES:  # Argo: the handler's phase and message
+            phase = NodePhase.ERROR if exit_phase == NodePhase.ERROR else NodePhase.FAILED
+            message = exit_message
         if self.user_stopped:
             phase, message = NodePhase.FAILED, self.stop_message
         rt.set_status(phase=phase, message=message, finishedAt=now_iso())
@@ -209,13 +210,14 @@ class WorkflowExecutor:
         except NodeFailure:
             return artifact
 
-    def _run_exit_handler(self, invoker: Invoker, phase: str) -> str | None:
+    def _run_exit_handler(self, invoker: Invoker, phase: str) -> tuple[str | None, str | None]:
+        """Run ``onExit`` (or the exit hook) after the body; its node's phase and message (None: no handler)."""
         rt = self.rt
         hooks = rt.spec.get("hooks") or {}
         handler = rt.spec.get("onExit") or (hooks.get("exit") or {}).get("template")
         hook_args = (hooks.get("exit") or {}).get("arguments") or {}
         if not handler or self.user_stopped:
-            return None
+            return None, None
         if rt.abort_reason is not None:  # a deadline stops the body, not the exit handler
             rt.abort_reason = None
             rt.cancelled.clear()
@@ -227,9 +229,10 @@ class WorkflowExecutor:
         try:
             call = self._entry_call(handler, render_arguments(hook_args, scope, ref.name))
         except NodeFailure as exc:
-            rt.fail_node(ref, exc)
-            return NodePhase.ERROR
-        return invoker.execute(call, ref, scope).get("phase")
+            node = rt.fail_node(ref, exc)
+        else:
+            node = invoker.execute(call, ref, scope)
+        return node.get("phase"), node.get("message")
 
     def _failures(self) -> list[dict[str, Any]]:
         with self.rt.tree.lock:

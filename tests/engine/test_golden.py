@@ -341,3 +341,13 @@ def test_script_with_only_args_runs(engine: EngineRun) -> None:
     assert out["status"]["phase"] == "Succeeded", out["status"].get("message")
     [node] = [n for n in out["status"]["nodes"].values() if n["type"] == "Pod"]
     assert node["outputs"]["result"] == "hi from args"
+
+
+@pytest.mark.parametrize("name,phase", [("exit-handler-fails.yaml", "Failed"), ("exit-handler-errors.yaml", "Error")])
+def test_a_failing_exit_handler_gives_the_run_its_phase_and_message(engine: EngineRun, name: str, phase: str) -> None:
+    wf, _ = load(name)
+    out = engine.run(wf)
+    handler = nodes_by_display(out)[f"{wf['metadata']['name']}.onExit"][0]
+    assert handler["phase"] == phase and handler["message"]
+    assert out["status"]["phase"] == phase
+    assert out["status"]["message"] == handler["message"]
