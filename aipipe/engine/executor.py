@@ -222,8 +222,7 @@ class WorkflowExecutor:
             rt.abort_reason = None
             rt.cancelled.clear()
         rt.body_phase = plain(phase)
-        scope = rt.workflow_scope()
-        scope.set("workflow.status", plain(phase))
+        scope = rt.workflow_scope()  # workflow.status: the body's phase
         scope.set("workflow.failures", json.dumps(self._failures(), separators=(",", ":")))
         ref = rt.ref(f"{rt.name}.onExit", f"{rt.name}.onExit")
         try:
