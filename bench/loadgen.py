@@ -74,6 +74,11 @@ async def _send(conn: HttpConnection, request: bytes, timeout_s: float) -> int:
         return -1
 
 
+def post_requests(url: str, payloads: Sequence[Payload]) -> list[bytes]:
+    """Each payload's whole POST to ``url``, built once and sent as is on every use."""
+    return [build_post(url, p.data, p.content_type) for p in payloads]
+
+
 async def _post_loop(url: str, requests: Sequence[bytes], payloads: Sequence[Payload], offset: int,
                      next_index: Callable[[], int], record: Callable[[Payload, int, float, float], None],
                      stop_at: float | None, timeout_s: float) -> None:
@@ -98,7 +103,7 @@ async def _load(url: str, payloads: Sequence[Payload], concurrency: int, *, tota
     """Run ``concurrency`` clients until ``total`` requests were sent or ``stop_at`` (monotonic) passed."""
     counter = iter(range(total if total is not None else 1 << 62))
     records: list[tuple[str, bool, int, float, float]] = []
-    requests = [build_post(url, p.data, p.content_type) for p in payloads]
+    requests = post_requests(url, payloads)
 
     def next_index() -> int:
         return next(counter, -1)
@@ -168,7 +173,7 @@ async def _open_loop(url: str, payloads: Sequence[Payload], rate: float, warmup_
     ``rate`` per second from it, each latency counted from when its request was due. Returns (status, latency,
     how late the client sent it) for the requests due in the measured window: a large lag means the load
     generator, not the server, fell behind."""
-    requests = [build_post(url, p.data, p.content_type) for p in payloads]
+    requests = post_requests(url, payloads)
     idle: asyncio.Queue[HttpConnection] = asyncio.Queue()
     every = [HttpConnection(url) for _ in range(OPEN_LOOP_CONNECTIONS)]
     for c in every:

@@ -148,8 +148,7 @@ def _kill_and_wait(server: Any, timeout_s: float) -> dict[str, Any]:
 
 def _until(url: str, payloads: Any, concurrency: int, stop_at: list[float]) -> Any:
     """Closed-loop clients until ``stop_at[0]`` (read on every request: the main thread moves it)."""
-    from bench.httpclient import build_post
-    from bench.loadgen import _post_loop
+    from bench.loadgen import _post_loop, post_requests
 
     async def run() -> list[tuple[str, bool, int, float, float]]:
         records: list[tuple[str, bool, int, float, float]] = []
@@ -162,7 +161,7 @@ def _until(url: str, payloads: Any, concurrency: int, stop_at: list[float]) -> A
             records.append((payload.label, payload.good, status, started, ended))
 
         target = url + "/v1/predict"
-        requests = [build_post(target, p.data, p.content_type) for p in payloads]
+        requests = post_requests(target, payloads)
         await asyncio.gather(*(_post_loop(target, requests, payloads, k, next_index, record, None, 30.0)
                                for k in range(concurrency)))
         return records
