@@ -136,9 +136,11 @@ def _client_process(url: str, payloads: list[Payload], concurrency: int, offset:
 
 
 def measure(url: str, payloads: list[Payload], concurrency: int, *, warmup_s: float, duration_s: float,
-            procs: int, cores: Sequence[int] = ()) -> dict[str, Any]:
+            procs: int, cores: Sequence[int] = (),
+            window_probe: Callable[[], Sequence[float]] | None = None) -> dict[str, Any]:
     """Closed-loop load from ``procs`` client processes (on ``cores`` when given); QPS and latency over the
-    measured window."""
+    measured window. ``window_probe`` (e.g. the server's CPU seconds so far) is read as the window opens and as
+    it closes; the differences come back as ``window_delta``, so they cover the measured requests only."""
     procs = max(1, min(procs, concurrency))
     start_at = time.monotonic() + 1.5  # let the clients import
     window = (start_at + warmup_s, start_at + warmup_s + duration_s)
@@ -151,12 +153,23 @@ def measure(url: str, payloads: list[Payload], concurrency: int, *, warmup_s: fl
         proc.start()
         write.close()
         children.append((proc, read))
+    probed = _probe_window(window_probe, window) if window_probe is not None else None
     records: list[tuple[int, float, float]] = []
     for proc, read in children:
         records += read.recv()
         proc.join(30)
     inside = [(s, a, b) for s, a, b in records if window[0] <= b <= window[1]]  # completions in the window
-    return {"concurrency": concurrency, **_stats([(s, b - a) for s, a, b in inside], duration_s)}
+    result = {"concurrency": concurrency, **_stats([(s, b - a) for s, a, b in inside], duration_s)}
+    return result if probed is None else {**result, "window_delta": probed}
+
+
+def _probe_window(probe: Callable[[], Sequence[float]], window: tuple[float, float]) -> list[float]:
+    """``probe()`` at the window's end minus at its start (this thread sleeps until each edge)."""
+    readings = []
+    for edge in window:
+        time.sleep(max(0.0, edge - time.monotonic()))
+        readings.append(probe())
+    return [end - start for start, end in zip(readings[0], readings[1], strict=True)]
 
 
 def _stats(results: list[tuple[int, float]], duration_s: float) -> dict[str, Any]:

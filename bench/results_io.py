@@ -44,9 +44,29 @@ def cpu_mhz() -> float | None:
     return None
 
 
+def threads_per_core() -> int | None:
+    """Hardware threads per physical core as Linux sees them (2 on an SMT host: two "cores" share one core's
+    units, so a process alone runs faster than beside a busy sibling); None where sysfs does not say."""
+    with contextlib.suppress(OSError, ValueError):
+        siblings = Path("/sys/devices/system/cpu/cpu0/topology/thread_siblings_list").read_text().strip()
+        return count_cpu_list(siblings)
+    return None
+
+
+def count_cpu_list(cpu_list: str) -> int:
+    """How many CPUs a kernel CPU list names (``"0-1,8"``: 3)."""
+    total = 0
+    for part in cpu_list.split(","):
+        first, _, last = part.partition("-")
+        total += int(last or first) - int(first) + 1
+    return total
+
+
 def host_info() -> dict[str, Any]:
-    """The machine a result belongs to: GPU (name, count, driver) and host CPU (model, cores this process may use)."""
-    info: dict[str, Any] = {"cpu_model": cpu_model(), "cpu_cores": os.cpu_count(), "cpu_mhz": cpu_mhz()}
+    """The machine a result belongs to: GPU (name, count, driver) and host CPU (model, cores this process may use,
+    threads per physical core, clock)."""
+    info: dict[str, Any] = {"cpu_model": cpu_model(), "cpu_cores": os.cpu_count(), "cpu_mhz": cpu_mhz(),
+                            "cpu_threads_per_core": threads_per_core()}
     with contextlib.suppress(AttributeError):  # not Linux
         info["cpu_cores_usable"] = len(os.sched_getaffinity(0))
     try:

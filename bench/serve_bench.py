@@ -201,6 +201,11 @@ def process_cpu_s(pids: Sequence[int]) -> float:
     return sum(stat[1] for stat in map(_stat, pids) if stat is not None)
 
 
+def per_request_ms(cpu_s: float, requests: int) -> float:
+    """CPU milliseconds per request (NaN when no request completed)."""
+    return round(1000 * cpu_s / requests, 3) if requests else math.nan
+
+
 def tree_cpu_s(pid: int) -> float:
     """CPU seconds (user + system) used so far by ``pid`` and its live descendants (from /proc)."""
     stats = {int(entry.name): _stat(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit()}
@@ -319,10 +324,12 @@ class Runner:
         self.plan, self.payloads, self.rows, self.log = plan, payloads, rows, log
         self.cpu_ms: dict[str, float] = {}
 
-    def _point(self, config: str, url: str, conc: int, extra: dict[str, Any]) -> dict[str, Any]:
+    def _point(self, config: str, url: str, conc: int, extra: dict[str, Any],
+               window_probe: Callable[[], Sequence[float]] | None = None) -> dict[str, Any]:
         p = self.plan
         row = {"config": config, **measure(url, self.payloads, conc, warmup_s=p.warmup, duration_s=p.duration,
-                                           procs=min(conc, p.client_procs), cores=p.client_cores), **extra}
+                                           procs=min(conc, p.client_procs), cores=p.client_cores,
+                                           window_probe=window_probe), **extra}
         self.rows.append(row)
         print(f"serve_bench: {row}", file=self.log, flush=True)
         return row
@@ -362,15 +369,14 @@ class Runner:
             top = None
             replicas = gpu_pids(server)
             for conc in p.concurrencies:
-                before, replica_before = tree_cpu_s(server.pid), process_cpu_s(replicas)
                 seen_before = batches_seen(server)
-                row = self._point(config, server.url, conc, extra)
-                used, replica_used = tree_cpu_s(server.pid) - before, process_cpu_s(replicas) - replica_before
+                row = self._point(config, server.url, conc, extra,
+                                  window_probe=lambda: (tree_cpu_s(server.pid), process_cpu_s(replicas)))
+                used, replica_used = row.pop("window_delta")
                 time.sleep(2 * STATS_EVERY_S)  # the workers' batch counts reach /metrics this often
                 requests, batches = (now - then for now, then in zip(batches_seen(server), seen_before, strict=True))
-                row["cpu_ms_per_request"] = round(1000 * used / row["requests"], 3) if row["requests"] else math.nan
-                row["replica_cpu_ms_per_request"] = (round(1000 * replica_used / row["requests"], 3)
-                                                     if row["requests"] else math.nan)
+                row["cpu_ms_per_request"] = per_request_ms(used, row["requests"])
+                row["replica_cpu_ms_per_request"] = per_request_ms(replica_used, row["requests"])
                 row["mean_batch"] = round(requests / batches, 1) if batches else math.nan
                 if conc == 128 or (top is None and conc == p.concurrencies[-1]):
                     top = row
@@ -430,10 +436,18 @@ def pack(engine: Path, payloads: list[Payload], plan: Plan, conc: int, cap_mb: i
             cap_mb = int(math.ceil((footprint_mb(probe) or 4096) * 1.25 / 64) * 64)
         finally:
             probe.stop()
+    def load(server: Any) -> dict[str, Any]:
+        """The service's closed-loop point, with the CPU its process tree used per request and the cores it kept
+        busy over the measured window (whether it is CPU-bound on its share)."""
+        result = measure(server.url, payloads, conc, warmup_s=plan.warmup, duration_s=plan.duration, procs=clients,
+                         cores=plan.client_cores, window_probe=lambda: (tree_cpu_s(server.pid),))
+        (used,) = result.pop("window_delta")
+        return {**result, "cpu_ms_per_request": per_request_ms(used, result["requests"]),
+                "cores_busy": round(used / plan.duration, 2)}
+
     one = start(shares[0])
     try:
-        single = measure(one.url, payloads, conc, warmup_s=plan.warmup, duration_s=plan.duration, procs=clients,
-                         cores=plan.client_cores)
+        single = load(one)
     finally:
         one.stop()
     servers: list[Any] = []
@@ -448,8 +462,7 @@ def pack(engine: Path, payloads: list[Payload], plan: Plan, conc: int, cap_mb: i
         results: list[dict[str, Any]] = [{} for _ in servers]
 
         def drive(k: int) -> None:
-            results[k] = measure(servers[k].url, payloads, conc, warmup_s=plan.warmup, duration_s=plan.duration,
-                                 procs=clients, cores=plan.client_cores)
+            results[k] = load(servers[k])
 
         with NvmlSampler() as sampler:
             threads = [threading.Thread(target=drive, args=(k,)) for k in range(n)]
@@ -462,7 +475,7 @@ def pack(engine: Path, payloads: list[Payload], plan: Plan, conc: int, cap_mb: i
             s.stop()
     ours = {pid: mb for pid, mb in sampler.peak.items() if pid in pids}
     seen = ours or sampler.peak  # another pid namespace: every process on the GPU is one of ours
-    common = {"workers": plan.workers_per_service, "gpu_procs": 1, "cap_mb": cap_mb}
+    common = {"workers": plan.workers_per_service, "gpu_procs": 1, "cap_mb": cap_mb, "cores": len(shares[0]) or "all"}
     rows = [{"config": "d-one-service", **single, **common}]
     rows += [{"config": f"d-service-{k + 1}-of-{n}", **res, **common} for k, res in enumerate(results)]
     aggregate = sum(r["qps"] for r in results)

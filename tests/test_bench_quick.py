@@ -46,7 +46,7 @@ def test_serve_bench_quick_writes_its_result(tmp_path: Path) -> None:
     doc = run_quick("bench/serve_bench.py", "serve_bench_quick", tmp_path, timeout_s=360)
     summary = doc["summary"]
     assert doc["errors"] == [] and doc["plan"]["cpu_workers"] >= 1
-    assert doc["host"]["cpu_model"] and doc["host"]["cpu_cores"] >= 1
+    assert doc["host"]["cpu_model"] and doc["host"]["cpu_cores"] >= 1 and doc["host"]["cpu_threads_per_core"] >= 1
     packing_key = f"packing_ratio_{summary['packing_services']}"  # packing_ratio_4 in the full run, 2 in --quick
     for key in ("qps_fp16_c8", "p99_ms_fp16_c8", "qps_ratio_vs_naive_copies", "qps_ratio_vs_naive",
                 "fp16_over_fp32_qps", "front_ceiling_qps", "cpu_ms_per_request", "p50_ms_fp16_c1", packing_key):
@@ -59,3 +59,5 @@ def test_serve_bench_quick_writes_its_result(tmp_path: Path) -> None:
     closed = [row for row in doc["rows"] if row["config"].startswith("ours-") and not row.get("open_loop")
               and row["concurrency"] > 1]
     assert closed and all(row["mean_batch"] >= 1 and row["replica_cpu_ms_per_request"] > 0 for row in closed)
+    packed = [row for row in doc["rows"] if row["config"].startswith("d-")]
+    assert packed and all(row["cpu_ms_per_request"] > 0 and row["cores_busy"] > 0 for row in packed)
