@@ -437,13 +437,17 @@ def pack(engine: Path, payloads: list[Payload], plan: Plan, conc: int, cap_mb: i
         finally:
             probe.stop()
     def load(server: Any) -> dict[str, Any]:
-        """The service's closed-loop point, with the CPU its process tree used per request and the cores it kept
-        busy over the measured window (whether it is CPU-bound on its share)."""
+        """The service's closed-loop point, with the CPU its process tree and its replica used per request and the
+        cores they kept busy over the measured window (whether the service is CPU-bound on its share)."""
+        replicas = gpu_pids(server)
         result = measure(server.url, payloads, conc, warmup_s=plan.warmup, duration_s=plan.duration, procs=clients,
-                         cores=plan.client_cores, window_probe=lambda: (tree_cpu_s(server.pid),))
-        (used,) = result.pop("window_delta")
+                         cores=plan.client_cores,
+                         window_probe=lambda: (tree_cpu_s(server.pid), process_cpu_s(replicas)))
+        used, replica_used = result.pop("window_delta")
         return {**result, "cpu_ms_per_request": per_request_ms(used, result["requests"]),
-                "cores_busy": round(used / plan.duration, 2)}
+                "replica_cpu_ms_per_request": per_request_ms(replica_used, result["requests"]),
+                "cores_busy": round(used / plan.duration, 2),
+                "replica_cores_busy": round(replica_used / plan.duration, 2)}
 
     one = start(shares[0])
     try:
