@@ -12,8 +12,9 @@ own cores; the server gets the others). Rows:
 - closed-loop QPS and p50/p99 at each concurrency, unloaded latency (c=1), open-loop latency at a fixed
   offered load, CPU time of the server's whole process tree per request;
 - ``d-…``: N memory-capped FP16 services (one replica each, replica decode, the server cores split evenly) on
-  one GPU vs one such service; NVML per-process memory sampled and checked against the cap; the ratio is the
-  median of ``--packing-runs`` runs.
+  one GPU vs one such service; NVML per-process memory sampled and checked against the cap; each service's CPU
+  (its process tree's and its replica's) per request and cores busy over the window; the ratio is the median of
+  ``--packing-runs`` runs.
 
 ``--mps`` runs every server of the bench under an MPS daemon it starts (kernels of several processes then share
 the SMs instead of taking turns); ``--only packing --mps`` packs the services that way.
