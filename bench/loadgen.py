@@ -165,7 +165,7 @@ def measure(url: str, payloads: list[Payload], concurrency: int, *, warmup_s: fl
 
 def _probe_window(probe: Callable[[], Sequence[float]], window: tuple[float, float]) -> list[float]:
     """``probe()`` at the window's end minus at its start (this thread sleeps until each edge)."""
-    readings = []
+    readings: list[Sequence[float]] = []
     for edge in window:
         time.sleep(max(0.0, edge - time.monotonic()))
         readings.append(probe())

@@ -202,6 +202,12 @@ def process_cpu_s(pids: Sequence[int]) -> float:
     return sum(stat[1] for stat in map(_stat, pids) if stat is not None)
 
 
+def cpu_probe(server: Any) -> Callable[[], tuple[float, float]]:
+    """Reads (CPU seconds of the server's whole process tree, of its model replicas) so far."""
+    replicas = gpu_pids(server)
+    return lambda: (tree_cpu_s(server.pid), process_cpu_s(replicas))
+
+
 def per_request_ms(cpu_s: float, requests: int) -> float:
     """CPU milliseconds per request (NaN when no request completed)."""
     return round(1000 * cpu_s / requests, 3) if requests else math.nan
@@ -368,11 +374,9 @@ class Runner:
             if precision == "fp16" and where == "replica" and acceptors == "workers":
                 self._point(config, server.url, 1, extra)
             top = None
-            replicas = gpu_pids(server)
             for conc in p.concurrencies:
                 seen_before = batches_seen(server)
-                row = self._point(config, server.url, conc, extra,
-                                  window_probe=lambda: (tree_cpu_s(server.pid), process_cpu_s(replicas)))
+                row = self._point(config, server.url, conc, extra, window_probe=cpu_probe(server))
                 used, replica_used = row.pop("window_delta")
                 time.sleep(2 * STATS_EVERY_S)  # the workers' batch counts reach /metrics this often
                 requests, batches = (now - then for now, then in zip(batches_seen(server), seen_before, strict=True))
@@ -440,10 +444,8 @@ def pack(engine: Path, payloads: list[Payload], plan: Plan, conc: int, cap_mb: i
     def load(server: Any) -> dict[str, Any]:
         """The service's closed-loop point, with the CPU its process tree and its replica used per request and the
         cores they kept busy over the measured window (whether the service is CPU-bound on its share)."""
-        replicas = gpu_pids(server)
         result = measure(server.url, payloads, conc, warmup_s=plan.warmup, duration_s=plan.duration, procs=clients,
-                         cores=plan.client_cores,
-                         window_probe=lambda: (tree_cpu_s(server.pid), process_cpu_s(replicas)))
+                         cores=plan.client_cores, window_probe=cpu_probe(server))
         used, replica_used = result.pop("window_delta")
         return {**result, "cpu_ms_per_request": per_request_ms(used, result["requests"]),
                 "replica_cpu_ms_per_request": per_request_ms(replica_used, result["requests"]),
