@@ -208,9 +208,15 @@ def cpu_probe(server: Any) -> Callable[[], tuple[float, float]]:
     return lambda: (tree_cpu_s(server.pid), process_cpu_s(replicas))
 
 
-def per_request_ms(cpu_s: float, requests: int) -> float:
-    """CPU milliseconds per request (NaN when no request completed)."""
-    return round(1000 * cpu_s / requests, 3) if requests else math.nan
+def with_cpu_columns(point: dict[str, Any], duration_s: float) -> dict[str, Any]:
+    """A point measured with :func:`cpu_probe` as its window probe, its ``window_delta`` turned into the CPU the
+    server's tree and its replicas used per request (NaN when no request completed) and the cores each kept busy."""
+    row = dict(point)
+    used, replica_used = row.pop("window_delta")
+    requests = row["requests"]
+    return {**row, "cpu_ms_per_request": round(1000 * used / requests, 3) if requests else math.nan,
+            "replica_cpu_ms_per_request": round(1000 * replica_used / requests, 3) if requests else math.nan,
+            "cores_busy": round(used / duration_s, 2), "replica_cores_busy": round(replica_used / duration_s, 2)}
 
 
 def tree_cpu_s(pid: int) -> float:
@@ -332,11 +338,11 @@ class Runner:
         self.cpu_ms: dict[str, float] = {}
 
     def _point(self, config: str, url: str, conc: int, extra: dict[str, Any],
-               window_probe: Callable[[], Sequence[float]] | None = None) -> dict[str, Any]:
+               window_probe: Callable[[], tuple[float, float]] | None = None) -> dict[str, Any]:
         p = self.plan
-        row = {"config": config, **measure(url, self.payloads, conc, warmup_s=p.warmup, duration_s=p.duration,
-                                           procs=min(conc, p.client_procs), cores=p.client_cores,
-                                           window_probe=window_probe), **extra}
+        point = measure(url, self.payloads, conc, warmup_s=p.warmup, duration_s=p.duration,
+                        procs=min(conc, p.client_procs), cores=p.client_cores, window_probe=window_probe)
+        row = {"config": config, **(with_cpu_columns(point, p.duration) if window_probe else point), **extra}
         self.rows.append(row)
         print(f"serve_bench: {row}", file=self.log, flush=True)
         return row
@@ -377,11 +383,8 @@ class Runner:
             for conc in p.concurrencies:
                 seen_before = batches_seen(server)
                 row = self._point(config, server.url, conc, extra, window_probe=cpu_probe(server))
-                used, replica_used = row.pop("window_delta")
                 time.sleep(2 * STATS_EVERY_S)  # the workers' batch counts reach /metrics this often
                 requests, batches = (now - then for now, then in zip(batches_seen(server), seen_before, strict=True))
-                row["cpu_ms_per_request"] = per_request_ms(used, row["requests"])
-                row["replica_cpu_ms_per_request"] = per_request_ms(replica_used, row["requests"])
                 row["mean_batch"] = round(requests / batches, 1) if batches else math.nan
                 if conc == 128 or (top is None and conc == p.concurrencies[-1]):
                     top = row
@@ -444,13 +447,9 @@ def pack(engine: Path, payloads: list[Payload], plan: Plan, conc: int, cap_mb: i
     def load(server: Any) -> dict[str, Any]:
         """The service's closed-loop point, with the CPU its process tree and its replica used per request and the
         cores they kept busy over the measured window (whether the service is CPU-bound on its share)."""
-        result = measure(server.url, payloads, conc, warmup_s=plan.warmup, duration_s=plan.duration, procs=clients,
-                         cores=plan.client_cores, window_probe=cpu_probe(server))
-        used, replica_used = result.pop("window_delta")
-        return {**result, "cpu_ms_per_request": per_request_ms(used, result["requests"]),
-                "replica_cpu_ms_per_request": per_request_ms(replica_used, result["requests"]),
-                "cores_busy": round(used / plan.duration, 2),
-                "replica_cores_busy": round(replica_used / plan.duration, 2)}
+        return with_cpu_columns(measure(server.url, payloads, conc, warmup_s=plan.warmup, duration_s=plan.duration,
+                                        procs=clients, cores=plan.client_cores, window_probe=cpu_probe(server)),
+                                plan.duration)
 
     one = start(shares[0])
     try:
