@@ -240,7 +240,8 @@ class Plan:
     """The sizes of one run: model, concurrencies, durations, and how the cores are split."""
 
     def __init__(self, quick: bool, device: str, duration: float | None, services: int | None,
-                 gpu_procs: int | None = None, max_delay_ms: float = 0.0) -> None:
+                 gpu_procs: int | None = None, max_delay_ms: float = 0.0,
+                 packing_concurrency: int | None = None) -> None:
         self.quick, self.device = quick, device
         cpus = sorted(os.sched_getaffinity(0))
         self.arch, self.size, self.classes, self.max_batch = (("resnet_tiny", 32, 10, 16) if quick
@@ -258,12 +259,14 @@ class Plan:
         self.workers = max(1, min(16, server - 1 - self.gpu_procs))  # after the proxy and the replicas
         self.workers_per_service = max(1, server // self.services - 2)  # the proxy, a replica, the workers
         self.max_delay_ms = max_delay_ms
+        self.packing_concurrency = packing_concurrency or max(8, self.concurrencies[0] // 2)
 
     def describe(self) -> dict[str, Any]:
         return {"server_cores": len(self.server_cores) or "all", "client_cores": len(self.client_cores) or "shared",
                 "client_procs": self.client_procs, "cpu_workers": self.workers, "gpu_procs": self.gpu_procs,
                 "services_packed": self.services, "cpu_workers_per_packed_service": self.workers_per_service,
-                "duration_s": self.duration, "model": f"{self.arch}@{self.size}", "max_delay_ms": self.max_delay_ms}
+                "duration_s": self.duration, "model": f"{self.arch}@{self.size}", "max_delay_ms": self.max_delay_ms,
+                "packing_concurrency_per_service": self.packing_concurrency}
 
 
 CONFIGS = ("naive", "peer", "front", "fp32-worker", "fp32-replica", "fp16-worker", "fp16-replica",
@@ -278,6 +281,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--services", type=int, help="services packed on one GPU")
     parser.add_argument("--gpu-procs", type=int, help="model replicas of our server (default 1)")
     parser.add_argument("--packing-runs", type=int, help="runs of the packing measurement, median taken (3; --quick 1)")
+    parser.add_argument("--packing-concurrency", type=int,
+                        help="closed-loop connections per packed service, alone and packed alike (default: half the "
+                             "first concurrency, 32)")
     parser.add_argument("--mps", action="store_true",
                         help="run every server of the bench (the peers' and ours) under an MPS daemon it starts")
     parser.add_argument("--max-delay-ms", type=float, default=0.0,
@@ -290,7 +296,8 @@ def main(argv: list[str] | None = None) -> None:
     import torch
 
     device = args.device if args.device != "auto" else ("cuda" if torch.cuda.is_available() else "cpu")
-    plan = Plan(args.quick, device, args.duration, args.services, args.gpu_procs, args.max_delay_ms)
+    plan = Plan(args.quick, device, args.duration, args.services, args.gpu_procs, args.max_delay_ms,
+                args.packing_concurrency)
     only = set(args.only.split(","))
     log = sys.stderr
     print(f"serve_bench: device={device} {plan.describe()}", file=log, flush=True)
@@ -401,7 +408,7 @@ class Runner:
     def packing(self, engine: Path, runs: int) -> dict[str, Any]:
         """``runs`` times: one capped service alone, then N at once, each on its own share of the server cores."""
         p = self.plan
-        conc = max(8, p.concurrencies[0] // 2)
+        conc = p.packing_concurrency
         ratios, peaks = [], []
         cap_mb = 0
         for attempt in range(runs):
