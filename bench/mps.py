@@ -7,14 +7,15 @@ import os
 import shutil
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 
 @contextlib.contextmanager
-def mps_daemon(folder: Path) -> Iterator[None]:
+def mps_daemon(folder: Path, cores: Sequence[int] = ()) -> Iterator[None]:
     """An MPS control daemon with its pipe and log folders under ``folder``, named in this process's environment
-    (the engine looks there; processes started from here inherit it), quit on exit."""
+    (the engine looks there; processes started from here inherit it), quit on exit. With ``cores`` the daemon and
+    the MPS server it starts run on those cores only, as an operator keeps a host daemon off the cores lent out."""
     control = shutil.which("nvidia-cuda-mps-control")
     if control is None:
         raise SystemExit("MPS needs nvidia-cuda-mps-control on PATH")
@@ -24,7 +25,8 @@ def mps_daemon(folder: Path) -> Iterator[None]:
     saved = {k: os.environ.get(k) for k in names}
     os.environ.update(names)
     try:
-        subprocess.run([control, "-d"], check=True)
+        pin = (lambda: os.sched_setaffinity(0, set(cores))) if cores else None
+        subprocess.run([control, "-d"], check=True, preexec_fn=pin)
         deadline = time.monotonic() + 30
         while not (folder / "pipe" / "control").exists():
             if time.monotonic() > deadline:

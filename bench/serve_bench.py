@@ -16,8 +16,8 @@ own cores; the server gets the others). Rows:
   (its process tree's and its replica's) per request and cores busy over the window; the ratio is the median of
   ``--packing-runs`` runs.
 
-``--mps`` runs every server of the bench under an MPS daemon it starts (kernels of several processes then share
-the SMs instead of taking turns); ``--only packing --mps`` packs the services that way.
+``--mps`` runs every server of the bench under an MPS daemon it starts on the load generator's cores (kernels of
+several processes then share the SMs instead of taking turns); ``--only packing --mps`` packs the services that way.
 
 Engine bundles are built here with the conversion step's own code (``--quick``: its ONNX Runtime backend).
 Run from the repo root: ``python3 bench/serve_bench.py`` (GPU) or ``python3 bench/serve_bench.py --quick``
@@ -321,7 +321,7 @@ def main(argv: list[str] | None = None) -> None:
             ("fp16-replica-proxy", lambda: run.ours(engines["fp16"], "fp16", "replica", acceptors="proxy")),
             ("packing", lambda: extra.update(run.packing(engines["fp16"], args.packing_runs or (1 if plan.quick
                                                                                                  else 3))))]
-        with mps_daemon(Path(tmp) / "mps-all") if args.mps else contextlib.nullcontext():
+        with mps_daemon(Path(tmp) / "mps-all", plan.client_cores) if args.mps else contextlib.nullcontext():
             for name, fn in phases:
                 if name not in only:
                     continue
