@@ -11,6 +11,7 @@ from typing import Any
 from aipipe.engine.arguments import optional_inputs, render_arguments
 from aipipe.engine.calls import Call, NodeFailure, TemplateSet
 from aipipe.engine.expr import ExprError, evaluate, evaluate_condition
+from aipipe.engine.manifest import Loop, StepSpec
 from aipipe.engine.noderef import NodeRef
 from aipipe.engine.outputs import Outputs
 from aipipe.engine.phases import DONE_PHASES, NodePhase, NodeType
@@ -32,33 +33,32 @@ class ChildRunner:
         self.hook_threads: list[threading.Thread] = []
         self.fired: set[str] = set()  # the hook nodes this driver fired (under the tree's lock)
 
-    def skip_empty_loop(self, step: Mapping[str, Any], ref: NodeRef, tset: TemplateSet) -> NodeRecord:
+    def skip_empty_loop(self, step: StepSpec, ref: NodeRef, tset: TemplateSet) -> NodeRecord:
         """The node of a step or task whose withItems/withParam/withSequence has no items."""
         try:
-            call: Call | None = self.rt.resolve_call(step, tset)
+            call: Call | None = self.rt.resolve_call(step.source, tset)
         except NodeFailure:
             call = None
         return self.rt.skip_node(ref, NodePhase.SKIPPED, EMPTY_LOOP, call)
 
-    def run(self, step: dict[str, Any], ref: NodeRef, scope: Scope, tset: TemplateSet, prefix: str) -> NodeRecord:
+    def run(self, step: StepSpec, ref: NodeRef, scope: Scope, tset: TemplateSet, prefix: str) -> NodeRecord:
         """One step or task; an unexpected engine fault fails this node (with its cause), not the whole run."""
         try:
             return self._run_unguarded(step, ref, scope, tset, prefix)
         except Exception as exc:  # a bug must not leave the node Running and its parent waiting
             return self.rt.fail_node(ref, NodeFailure(f"engine error: {exc!r}"))
 
-    def _run_unguarded(self, step: dict[str, Any], ref: NodeRef, scope: Scope, tset: TemplateSet,
+    def _run_unguarded(self, step: StepSpec, ref: NodeRef, scope: Scope, tset: TemplateSet,
                        prefix: str) -> NodeRecord:
         """One step or task (after loop expansion): when, arguments, the template, its exit/expression hooks."""
         scope = self.rt.with_global_outputs(scope)  # what earlier nodes published as workflow.outputs.*
         try:
-            call = self.rt.resolve_call(step, tset)
+            call = self.rt.resolve_call(step.source, tset)
         except NodeFailure as exc:
             return self.rt.fail_node(ref, exc)
-        when = step.get("when")
-        if when not in (None, ""):
+        if step.when is not None:
             try:
-                rendered = render(str(when), scope, f"{ref.display}.when")
+                rendered = render(step.when, scope, f"{ref.display}.when")
                 if not evaluate_condition(rendered):
                     return self.rt.skip_node(ref, NodePhase.SKIPPED, f"when '{rendered}' evaluated false", call)
             except TemplateError as exc:
@@ -66,22 +66,19 @@ class ChildRunner:
             except ExprError as exc:
                 return self.rt.fail_node(ref, NodeFailure(f"{ref.display}.when: invalid condition: {exc}"), call)
         try:
-            call.arguments = render_arguments(step.get("arguments") or {}, scope, ref.display, optional_inputs(call))
+            call.arguments = render_arguments(step.arguments, scope, ref.display, optional_inputs(call))
         except NodeFailure as exc:
             return self.rt.fail_node(ref, exc, call)
-        hooks = step.get("hooks") or {}
-        if step.get("onExit"):
-            hooks = {**hooks, "exit": {"template": step["onExit"]}}
-        if hooks and len(hooks) > (1 if "exit" in hooks else 0):
-            hook_scope = scope.child({f"{prefix}.{step['name']}.status": NodePhase.RUNNING.value})
-            self.fire_hooks(hooks, hook_scope, ref.name, ref.parent, ref.boundary)
+        if step.expression_hooks:
+            hook_scope = scope.child({f"{prefix}.{step.name}.status": NodePhase.RUNNING.value})
+            self.fire_hooks(step.hooks, hook_scope, ref.name, ref.parent, ref.boundary)
         node = self.invoke(call, ref, scope)
-        if hooks:
+        if step.hooks:
             after = scope.child()
-            self.outputs.register(f"{prefix}.{step['name']}", step, [node], after, tset)
-            self.fire_hooks(hooks, after, ref.name, ref.parent, ref.boundary)
-            if hooks.get("exit"):
-                self._run_exit(hooks["exit"], ref, after, tset)
+            self.outputs.register(f"{prefix}.{step.name}", step, [node], after, tset)
+            self.fire_hooks(step.hooks, after, ref.name, ref.parent, ref.boundary)
+            if step.hooks.get("exit"):
+                self._run_exit(step.hooks["exit"], ref, after, tset)
         return node
 
     def _run_exit(self, hook: Mapping[str, Any], owner: NodeRef, scope: Scope, tset: TemplateSet) -> None:
@@ -153,19 +150,20 @@ class ChildRunner:
         except Exception as exc:  # a fault must not leave the hook node Running in a finished run
             self.rt.fail_node(ref, NodeFailure(f"engine error: {exc!r}"))
 
-    def expand_items(self, step: Mapping[str, Any], scope: Scope, where: str) -> list[Any] | None:
+    def expand_items(self, step: StepSpec, scope: Scope, where: str) -> list[Any] | None:
         """A step's or task's loop items (None without a loop); a loop that would pass engine.max_nodes is refused."""
-        items = _loop_items(step, self.rt.with_global_outputs(scope), where)
-        if items is not None:
-            self.rt.reserve_nodes(len(items))
+        if step.loop is None:
+            return None
+        items = _loop_items(step.loop, self.rt.with_global_outputs(scope), where)
+        self.rt.reserve_nodes(len(items))
         return items
 
 
-def _loop_items(step: Mapping[str, Any], scope: Scope, where: str) -> list[Any] | None:
-    if "withItems" in step:
-        return [render_deep(i, scope, where) for i in step["withItems"] or []]
-    if "withParam" in step:
-        raw = str(step["withParam"])
+def _loop_items(loop: Loop, scope: Scope, where: str) -> list[Any]:
+    if loop.kind == "withItems":
+        return [render_deep(i, scope, where) for i in loop.value or []]
+    if loop.kind == "withParam":
+        raw = str(loop.value)
         ref = exact_reference(raw)
         try:
             if ref is not None and scope.values.get(ref) is ABSENT:
@@ -180,9 +178,7 @@ def _loop_items(step: Mapping[str, Any], scope: Scope, where: str) -> list[Any] 
         if not isinstance(items, list):
             raise NodeFailure(f"{where}.withParam: {text!r} is not a JSON list")
         return items
-    if "withSequence" in step:
-        return _sequence(step["withSequence"], scope, where)
-    return None
+    return _sequence(loop.value, scope, where)
 
 
 def _sequence(seq: Mapping[str, Any], scope: Scope, where: str) -> list[str]:

@@ -11,6 +11,7 @@ from aipipe.engine.calls import Call, NodeFailure
 from aipipe.engine.children import ChildRunner
 from aipipe.engine.gate import FAIL_FAST_MESSAGE, ChildGate
 from aipipe.engine.handler import NodeResult
+from aipipe.engine.manifest import DagBody, StepSpec
 from aipipe.engine.noderef import NodeRef
 from aipipe.engine.nodes import outbound_nodes
 from aipipe.engine.phases import FAILED_PHASES, NodePhase, NodeType
@@ -34,10 +35,10 @@ class _DagRun:
 
     def __init__(self, rt: Runtime, children: ChildRunner, call: Call, node: NodeRef, scope: Scope) -> None:
         self.rt, self.children, self.call, self.node = rt, children, call, node
-        dag = call.template.get("dag") or {}
-        self.tasks: dict[str, dict[str, Any]] = {t["name"]: t for t in dag.get("tasks") or []}
-        self.trees = {n: graph.task_tree(t) for n, t in self.tasks.items()}
-        target_text = render(str(dag.get("target") or ""), scope, "dag.target").strip()
+        body = DagBody.of(call.template)
+        self.tasks: Mapping[str, StepSpec] = body.tasks
+        self.trees = {n: graph.task_tree(t.source) for n, t in self.tasks.items()}
+        target_text = render(body.target, scope, "dag.target").strip()
         if target_text:
             self.targets = [t for t in target_text.replace(",", " ").split() if t]
             unknown = [t for t in self.targets if t not in self.tasks]
@@ -48,7 +49,7 @@ class _DagRun:
             self.targets = [t for t in self.tasks if not any(t in graph.deps_of(self.trees[o]) for o in self.tasks
                                                              if self.trees[o] is not None)]
             self.wanted = set(self.tasks)
-        self.fail_fast = dag.get("failFast", True) not in (False, "false")
+        self.fail_fast = body.fail_fast
         self.gate = ChildGate(call.template, scope, rt.cancelled)
         self.handled: set[str] = set()
         for tname in self.wanted:
@@ -98,9 +99,8 @@ class _DagRun:
         branch = branch_phases(nodes, self.node.id, {self.task_ref(t).id for t in self.targets})
         for tname in self.targets:
             reached = branch.get(self.task_ref(tname).id)
-            if reached in FAILED_PHASES and not (self.tasks[tname].get("continueOn") or {}).get(
-                    "failed" if reached == NodePhase.FAILED else "error"):
-                return {"phase": NodePhase(reached)}
+            if self.tasks[tname].continue_on.fails_parent(reached):
+                return {"phase": NodePhase(str(reached))}
         outbound = [o for t in self.targets for o in outbound_nodes(nodes, self.task_ref(t).id)]
         return {"phase": NodePhase.SUCCEEDED, "outputs": self.children.outputs.of_template(self.call, self.scope),
                 "outboundNodes": outbound}
@@ -133,11 +133,10 @@ class _DagRun:
 
     def _finish(self, tname: str, node: NodeRecord, children: list[NodeRecord]) -> None:
         task = self.tasks[tname]
-        cont = task.get("continueOn") or {}
         child_phases = [c.get("phase") for c in children] or [node.get("phase")]
         state = graph.TaskState(
-            phase=node.get("phase", NodePhase.ERROR), continue_failed=bool(cont.get("failed")),
-            continue_error=bool(cont.get("error")),
+            phase=node.get("phase", NodePhase.ERROR), continue_failed=task.continue_on.failed,
+            continue_error=task.continue_on.error,
             any_succeeded=any(p == NodePhase.SUCCEEDED for p in child_phases),
             all_failed=all(p in FAILED_PHASES for p in child_phases), daemoned=bool(node.get("daemoned")))
         self.children.outputs.register(f"tasks.{tname}", task, children or [node], self.scope, self.call.tset)

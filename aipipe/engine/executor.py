@@ -26,6 +26,7 @@ from aipipe.engine.gpu import counted_inventory, detect_inventory
 from aipipe.engine.gpupool import RunGpus
 from aipipe.engine.invoke import Invoker
 from aipipe.engine.locks import MutexRegistry
+from aipipe.engine.manifest import RunSpec
 from aipipe.engine.nodes import now_iso
 from aipipe.engine.phases import FAILED_PHASES, PASSED_PHASES, NodePhase, NodeType, plain
 from aipipe.engine.pod import PodRunner
@@ -64,22 +65,20 @@ class WorkflowExecutor:
         """Run (or resume) the workflow; returns the final workflow object."""
         rt, ctx = self.rt, self.ctx
         validate_workflow(rt.workflow, ctx.templates)
-        rt.spec = spec = resolve_workflow_spec(rt.workflow, ctx.templates)
+        rt.spec = resolve_workflow_spec(rt.workflow, ctx.templates)
         self._read_config_map_parameters()
+        self.run_spec = spec = RunSpec.of(rt.spec)
         settings = ctx.settings
         pods = PodRunner(ctx, rt.name, settings.images,
                          RunGpus(settings.state_dir, partial(counted_inventory, ctx.gpu_count)
                                  if ctx.gpu_count is not None else partial(detect_inventory, settings.state_dir),
-                                 f"{rt.workflow['metadata']['namespace']}/{rt.name}", int(spec.get("priority") or 0),
+                                 f"{rt.workflow['metadata']['namespace']}/{rt.name}", spec.priority,
                                  settings.gpu_fallback, settings.gpu_resource, settings.gpu_policy),
                          rt.cancelled, None,  # the workflow's parallelism: the invoker's pod slots
-                         [*(spec.get("volumes") or []),
-                          *({"name": c.get("metadata", {}).get("name")}
-                            for c in spec.get("volumeClaimTemplates") or [])],
-                         spec.get("securityContext"))
+                         spec.volumes, spec.security_context)
         pods.check_available()
         rt.kill_all = pods.kill_all
-        self.invoker = Invoker(rt, pods, Slots(int(spec.get("parallelism") or 0) or None, rt.cancelled),
+        self.invoker = Invoker(rt, pods, Slots(spec.parallelism, rt.cancelled),
                                MutexRegistry(settings.state_dir / "locks", rt.cancelled))
         watcher = threading.Thread(target=self._watch_stop, args=(stop,), daemon=True) if stop else None
         if watcher:
@@ -97,7 +96,7 @@ class WorkflowExecutor:
     def _run_to_end(self, invoker: Invoker, deadline: threading.Timer | None) -> dict[str, Any]:
         rt = self.rt
         try:
-            wf_lock = invoker.acquire_sync(rt.spec.get("synchronization"), None)
+            wf_lock = invoker.acquire_sync(self.run_spec.synchronization, None)
         except NodeFailure as exc:
             rt.set_status(phase=NodePhase.FAILED, message=str(exc), finishedAt=now_iso())
             return rt.snapshot(dict(rt.tree.nodes))
@@ -139,8 +138,8 @@ class WorkflowExecutor:
         self.rt.abort(message)
 
     def _workflow_deadline(self) -> threading.Timer | None:
-        seconds = self.rt.spec.get("activeDeadlineSeconds")
-        if seconds in (None, ""):
+        seconds = self.run_spec.active_deadline
+        if seconds is None:
             return None
         remaining = parse_duration(seconds, "spec.activeDeadlineSeconds") - self._already_elapsed()
         timer = threading.Timer(max(remaining, 0.0), self.rt.abort, args=(STEP_DEADLINE,))
@@ -162,7 +161,7 @@ class WorkflowExecutor:
 
     def _run_entry(self, invoker: Invoker) -> tuple[str, str | None]:
         rt = self.rt
-        call = self._entry_call(rt.spec["entrypoint"], self._spec_arguments())
+        call = self._entry_call(self.run_spec.entrypoint, self._spec_arguments())
         self._run_workflow_hooks(invoker, NodePhase.RUNNING)
         node = invoker.execute(call, rt.ref(rt.name, rt.name), rt.workflow_scope())
         phase = node.get("phase", NodePhase.ERROR)
@@ -213,9 +212,7 @@ class WorkflowExecutor:
     def _run_exit_handler(self, invoker: Invoker, phase: str) -> tuple[str | None, str | None]:
         """Run ``onExit`` (or the exit hook) after the body; its node's phase and message (None: no handler)."""
         rt = self.rt
-        hooks = rt.spec.get("hooks") or {}
-        handler = rt.spec.get("onExit") or (hooks.get("exit") or {}).get("template")
-        hook_args = (hooks.get("exit") or {}).get("arguments") or {}
+        handler = self.run_spec.exit_template
         if not handler or self.user_stopped:
             return None, None
         if rt.abort_reason is not None:  # a deadline stops the body, not the exit handler
@@ -226,7 +223,7 @@ class WorkflowExecutor:
         scope.set("workflow.failures", json.dumps(self._failures(), separators=(",", ":")))
         ref = rt.ref(f"{rt.name}.onExit", f"{rt.name}.onExit")
         try:
-            call = self._entry_call(handler, render_arguments(hook_args, scope, ref.name))
+            call = self._entry_call(handler, render_arguments(self.run_spec.exit_arguments, scope, ref.name))
         except NodeFailure as exc:
             node = rt.fail_node(ref, exc)
         else:
@@ -242,7 +239,7 @@ class WorkflowExecutor:
                 for n in nodes if n.get("type") == NodeType.POD and n.get("phase") in FAILED_PHASES]
 
     def _run_workflow_hooks(self, invoker: Invoker, phase: str) -> None:
-        hooks = {k: v for k, v in (self.rt.spec.get("hooks") or {}).items() if k != "exit"}
+        hooks = self.run_spec.hooks
         if not hooks:
             return
         scope = self.rt.workflow_scope()

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from aipipe.engine.calls import Call, NodeFailure, TemplateSet, as_text, loop_index
 from aipipe.engine.expr import ExprError, evaluate, to_text
+from aipipe.engine.manifest import StepSpec
 from aipipe.engine.phases import NodePhase
 from aipipe.engine.template import ABSENT, Scope, TemplateError, exact_reference, render
 
@@ -21,11 +22,10 @@ class Outputs:
     def __init__(self, rt: Runtime) -> None:
         self.rt = rt
 
-    def register(self, prefix: str, step: Mapping[str, Any], nodes: list[dict[str, Any]], scope: Scope,
-                          tset: TemplateSet) -> None:
+    def register(self, prefix: str, step: StepSpec, nodes: list[dict[str, Any]], scope: Scope,
+                 tset: TemplateSet) -> None:
         """Make ``steps.X.*`` / ``tasks.X.*`` resolvable (aggregated for loops; absent/default when skipped)."""
-        looped = any(k in step for k in ("withItems", "withParam", "withSequence"))
-        if not looped:
+        if step.loop is None:
             node = nodes[0] if nodes else None
             if node is None:
                 return
@@ -58,12 +58,12 @@ class Outputs:
         failed = any(n.get("phase") in (NodePhase.FAILED, NodePhase.ERROR) for n in ordered)
         scope.set(f"{prefix}.status", (NodePhase.FAILED if failed else NodePhase.SUCCEEDED).value)
 
-    def _node_outputs_into(self, prefix: str, node: Mapping[str, Any], step: Mapping[str, Any], scope: Scope,
+    def _node_outputs_into(self, prefix: str, node: Mapping[str, Any], step: StepSpec, scope: Scope,
                            tset: TemplateSet) -> None:
         outputs = node.get("outputs") or {}
         if node.get("phase") in (NodePhase.SKIPPED, NodePhase.OMITTED):
             try:
-                declared = self.rt.resolve_call(step, tset).template.get("outputs") or {}
+                declared = self.rt.resolve_call(step.source, tset).template.get("outputs") or {}
             except NodeFailure:
                 declared = {}
             for spec in declared.get("parameters") or []:

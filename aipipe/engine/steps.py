@@ -3,20 +3,20 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
 from typing import Any
 
 from aipipe.engine.calls import Call, NodeFailure, TemplateSet
 from aipipe.engine.children import ChildRunner
 from aipipe.engine.gate import FAIL_FAST_MESSAGE, ChildGate
 from aipipe.engine.handler import NodeResult
+from aipipe.engine.manifest import StepsBody, StepSpec
 from aipipe.engine.noderef import NodeRef
 from aipipe.engine.nodes import node_id, outbound_nodes
 from aipipe.engine.phases import NodePhase, NodeType
 from aipipe.engine.runtime import NodeRecord, Runtime
 from aipipe.engine.template import Scope, item_label, item_scope
 
-StepResults = list[tuple[dict[str, Any], list[NodeRecord]]]  # each step of a group with its nodes
+StepResults = list[tuple[StepSpec, list[NodeRecord]]]  # each step of a group with its nodes
 
 
 class StepsHandler:
@@ -31,7 +31,7 @@ class StepsHandler:
         tmpl = call.template
         gate = ChildGate(tmpl, scope, rt.cancelled)
         scope = scope.child()
-        groups = tmpl.get("steps") or []
+        groups = StepsBody.of(tmpl).groups
         for gi, group in enumerate(groups):
             gref = node.child(f"{node.name}[{gi}]", f"[{gi}]", boundary=node.id)
             if gi:  # Argo chains the groups: the previous group's steps (their outbound nodes) lead to this one
@@ -46,13 +46,13 @@ class StepsHandler:
             results: StepResults = []
             threads: list[threading.Thread] = []
             group_lock = threading.Lock()
-            for step in group or []:
+            for step in group:
                 self._launch_step(step, gref, scope, call.tset, gate, results, threads, group_lock)
             for thread in threads:
                 thread.join()
-            failed = [(s, n) for s, ns in results for n in ns if _unhandled(s, n)]
+            failed = [(s, n) for s, ns in results for n in ns if s.continue_on.fails_parent(n.get("phase"))]
             for step, nodes in results:
-                self.children.outputs.register(f"steps.{step['name']}", step, nodes, scope, call.tset)
+                self.children.outputs.register(f"steps.{step.name}", step, nodes, scope, call.tset)
             if failed or gate.tripped.is_set():
                 message = f"child '{failed[0][1].get('name')}' failed" if failed else FAIL_FAST_MESSAGE
                 rt.finish_node(gid, NodePhase.FAILED, message)
@@ -72,10 +72,10 @@ class StepsHandler:
         return [c for c in group.get("children", [])
                 if str((self.rt.tree.get(c) or {}).get("name", "")).startswith(prefix)]
 
-    def _launch_step(self, step: dict[str, Any], group: NodeRef, scope: Scope, tset: TemplateSet, gate: ChildGate,
+    def _launch_step(self, step: StepSpec, group: NodeRef, scope: Scope, tset: TemplateSet, gate: ChildGate,
                      results: StepResults, threads: list[threading.Thread], group_lock: threading.Lock) -> None:
         """Start one step of a group (each loop item in a thread of its own), adding its nodes to ``results``."""
-        base = group.child(f"{group.name}.{step['name']}", step["name"], boundary=group.boundary)
+        base = group.child(f"{group.name}.{step.name}", step.name, boundary=group.boundary)
         try:
             items = self.children.expand_items(step, scope, base.name)
         except NodeFailure as exc:
@@ -87,7 +87,7 @@ class StepsHandler:
         collected: list[NodeRecord] = []
         results.append((step, collected))
         targets: list[tuple[NodeRef, Scope]] = [(base, scope)] if items is None else [
-            (group.child(f"{base.name}({i}:{item_label(it)})", f"{step['name']}({i}:{item_label(it)})",
+            (group.child(f"{base.name}({i}:{item_label(it)})", f"{step.name}({i}:{item_label(it)})",
                          boundary=group.boundary), _item_child(scope, it))
             for i, it in enumerate(items)]
         for ref, child_scope in targets:
@@ -107,25 +107,15 @@ class StepsHandler:
             threads.append(thread)
             thread.start()
 
-    def _register_kept(self, step: Mapping[str, Any], group: NodeRef, scope: Scope, tset: TemplateSet) -> None:
+    def _register_kept(self, step: StepSpec, group: NodeRef, scope: Scope, tset: TemplateSet) -> None:
         """On resume, a kept group's steps still give their outputs to the groups after it."""
-        base = f"{group.name}.{step['name']}"
+        base = f"{group.name}.{step.name}"
         kept = self.rt.tree.get(group.id) or {}
         nodes = [n for n in (self.rt.tree.get(c) for c in kept.get("children", []))
                  if n and (n.get("name") == base or str(n.get("name", "")).startswith(base + "("))]
-        self.children.outputs.register(f"steps.{step['name']}", step, nodes, scope, tset)
+        self.children.outputs.register(f"steps.{step.name}", step, nodes, scope, tset)
 
 
 def _item_child(scope: Scope, item: Any) -> Scope:
     values, raw = item_scope(item)
     return scope.child(values, raw=raw)
-
-
-def _unhandled(step: Mapping[str, Any], node: Mapping[str, Any]) -> bool:
-    phase = node.get("phase")
-    cont = step.get("continueOn") or {}
-    if phase == NodePhase.FAILED:
-        return not cont.get("failed")
-    if phase == NodePhase.ERROR:
-        return not cont.get("error")
-    return False
