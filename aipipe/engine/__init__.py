@@ -9,8 +9,8 @@ node records, addressed by ``noderef.NodeRef``) and ``invoke`` (one invocation: 
 locks) dispatching to one ``handler.TemplateHandler`` per template kind: ``leaf`` (container, script),
 ``steps``, ``dag``, ``suspend``, ``containerset``; ``daemons`` (daemon steps: readiness, ended with their
 parent) and ``sidecars`` (sidecars and init containers beside a node's main process); ``children`` (loops, when,
-hooks of steps and tasks), ``manifest`` (typed views of the steps, tasks, steps/dag bodies and run spec
-the core reads), ``outputs``, ``phases`` (node phase and type enums), ``settings`` (what the entry
+hooks of steps and tasks), ``manifest`` (typed views of the steps, tasks, steps/dag bodies, template heads
+and run spec the core reads), ``outputs``, ``phases`` (node phase and type enums), ``settings`` (what the entry
 point configures) and ``execution`` (the run's context; ``context`` builds both from aipipe's Config),
 ``arguments`` (a call's arguments), ``gate`` (parallelism and failFast of a template's children), ``edges``
 (Argo's ``children``/``outboundNodes``), ``control`` and ``runcontrol`` (suspend, resume, set, stop, terminate);

@@ -8,13 +8,14 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from typing import Any
 
-from aipipe.engine.phases import NodePhase, NodeType
+from aipipe.engine.manifest import TemplateHead
+from aipipe.engine.phases import NodePhase
 
 USER_STOP = "terminated by user"
 STEP_DEADLINE = "Step exceeded its deadline"
-LEAF_KINDS = ("container", "script")
 
 
 class NodeFailure(Exception):
@@ -45,6 +46,11 @@ class Call:
     template_ref: dict[str, Any] | None = None
     arguments: dict[str, Any] = field(default_factory=dict)
 
+    @cached_property
+    def head(self) -> TemplateHead:
+        """The template's kind, retries, locks and fan-out settings."""
+        return TemplateHead.of(self.template)
+
 
 class Slots:
     """A template's ``parallelism``: at most ``n`` children at once (None = unbounded)."""
@@ -63,18 +69,6 @@ class Slots:
     def release(self) -> None:
         if self.sem is not None:
             self.sem.release()
-
-
-def kind_of(tmpl: Mapping[str, Any]) -> str:
-    for kind in ("container", "script", "steps", "dag", "suspend", "resource", "http", "data", "containerSet",
-                 "plugin"):
-        if kind in tmpl and tmpl[kind] is not None:
-            return kind
-    return "unknown"
-
-
-def node_type(tmpl: Mapping[str, Any]) -> NodeType:
-    return {"steps": NodeType.STEPS, "dag": NodeType.DAG, "suspend": NodeType.SUSPEND}.get(kind_of(tmpl), NodeType.POD)
 
 
 def as_text(value: Any) -> str:

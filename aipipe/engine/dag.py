@@ -50,7 +50,7 @@ class _DagRun:
                                                              if self.trees[o] is not None)]
             self.wanted = set(self.tasks)
         self.fail_fast = body.fail_fast
-        self.gate = ChildGate(call.template, scope, rt.cancelled)
+        self.gate = ChildGate(call.head, scope, rt.cancelled)
         self.handled: set[str] = set()
         for tname in self.wanted:
             tree = self.trees[tname]

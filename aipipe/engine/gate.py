@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from aipipe.engine.calls import Slots, int_or_none
+from aipipe.engine.manifest import TemplateHead
 from aipipe.engine.phases import NodePhase
 from aipipe.engine.template import Scope, render
 
@@ -17,9 +18,9 @@ class ChildGate:
     """At most ``parallelism`` children at once; with ``failFast: true`` on the template, no child starts
     after one has failed or errored (those already running finish)."""
 
-    def __init__(self, template: Mapping[str, Any], scope: Scope, cancelled: threading.Event) -> None:
-        self.slots = Slots(int_or_none(render(str(template.get("parallelism") or ""), scope)), cancelled)
-        self.fail_fast = template.get("failFast") in (True, "true")
+    def __init__(self, template: TemplateHead, scope: Scope, cancelled: threading.Event) -> None:
+        self.slots = Slots(int_or_none(render(template.parallelism, scope)), cancelled)
+        self.fail_fast = template.fail_fast
         self.tripped = threading.Event()
 
     def enter(self) -> bool:

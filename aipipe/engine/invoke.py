@@ -10,13 +10,14 @@ from typing import Any
 
 from aipipe.engine.bind import bind_inputs
 from aipipe.engine.bounds import MAX_DEPTH_MESSAGE, MAX_STACK_DEPTH, OverBudget
-from aipipe.engine.calls import LEAF_KINDS, Call, NodeFailure, Slots, kind_of, node_duration, node_type
+from aipipe.engine.calls import Call, NodeFailure, Slots, node_duration
 from aipipe.engine.children import ChildRunner
 from aipipe.engine.configmaps import ConfigMapStore
 from aipipe.engine.dag import DagHandler
 from aipipe.engine.handler import NodeResult, TemplateHandler
 from aipipe.engine.leaf import LeafHandler
 from aipipe.engine.locks import MutexRegistry, SyncError, SyncSite
+from aipipe.engine.manifest import LEAF_KINDS
 from aipipe.engine.memo import Memoizer
 from aipipe.engine.names import pod_name
 from aipipe.engine.noderef import NodeRef
@@ -80,7 +81,7 @@ class Invoker:
                 return self.memos.record_hit(memo, call, ref, inputs)
             fields = {"memoizationStatus": memo.memo.status(False)} if memo is not None else {}
             # as Argo's woc.retryStrategy: a template's own strategy, else the workflow's spec.retryStrategy
-            if call.template.get("retryStrategy") or rt.spec.get("retryStrategy"):
+            if call.head.retry_strategy or rt.spec.get("retryStrategy"):
                 return self.memos.store(self._execute_retry(call, ref, scope, inputs, fields))
             return self.memos.store(self._execute_once(call, ref, scope, inputs, fields))
         except OverBudget as over:
@@ -93,7 +94,7 @@ class Invoker:
         if kept is not None:
             return kept
         try:
-            raw = call.template.get("retryStrategy") or rt.spec["retryStrategy"]
+            raw = call.head.retry_strategy or rt.spec["retryStrategy"]
             strategy = RetryStrategy.parse(render_strategy(raw, scope, f"{ref.display}.retryStrategy"))
         except (UserError, TemplateError) as exc:
             return rt.finish_node(nid, NodePhase.ERROR, str(exc))
@@ -138,7 +139,7 @@ class Invoker:
         """Run one attempt; a container or script waits for a slot of the workflow's parallelism before its
         node exists (Argo creates a pod's node when the pod starts, so a waiting one has no startedAt).
         ``fields`` go into the node's record when it is created."""
-        if kind_of(call.template) not in LEAF_KINDS:
+        if call.head.kind not in LEAF_KINDS:
             return self._execute_node(call, ref, scope, inputs, fields)
         self.pod_slots.acquire()
         try:
@@ -150,8 +151,8 @@ class Invoker:
                       fields: Mapping[str, Any]) -> NodeRecord:
         rt = self.rt
         rt.control.wait_unsuspended()  # a suspended run starts nothing new
-        kind = kind_of(call.template)
-        ntype = node_type(call.template)
+        kind = call.head.kind
+        ntype = call.head.node_type
         orphan = rt.orphaned(ref) if ntype == NodeType.POD else None
         if orphan is not None:
             PodRunner.kill_orphan(orphan)  # what a dead driver's node left running; then it runs again
@@ -163,7 +164,7 @@ class Invoker:
         lock: list[Any] = []
         handler = self.handlers.get(kind)
         try:
-            lock = self.acquire_sync(call.template.get("synchronization"), nid)
+            lock = self.acquire_sync(call.head.synchronization, nid)
             if handler is None:
                 result: NodeResult = {"phase": NodePhase.ERROR,
                                       "message": f"{kind} templates are not supported by the embedded engine"}

@@ -7,7 +7,6 @@ thread of its own ends the node later (:mod:`aipipe.engine.daemons`).
 from __future__ import annotations
 
 import threading
-from typing import Any
 
 from aipipe.engine.calls import Call
 from aipipe.engine.daemons import DAEMON_IP, Daemon
@@ -19,10 +18,6 @@ from aipipe.engine.runtime import Runtime
 from aipipe.engine.template import Scope
 
 
-def is_daemon(template: dict[str, Any]) -> bool:
-    return template.get("daemon") in (True, "true")
-
-
 class LeafHandler:
     """Runs a container or script node's process to its end (a daemon's: until it is ready)."""
 
@@ -31,7 +26,7 @@ class LeafHandler:
         self.pods = pods
 
     def run(self, call: Call, node: NodeRef, scope: Scope) -> NodeResult:
-        if not is_daemon(call.template):
+        if not call.head.daemon:
             return self.pods.run(node.id, node.name, call, scope, self.rt.tree)
         ready = threading.Event()
         lock = threading.Lock()

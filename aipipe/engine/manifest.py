@@ -1,5 +1,6 @@
 """Typed, read-only views of the manifest parts the orchestration core reads: a step or DAG task (Argo's
-``WorkflowStep`` / ``DAGTask``), the body of a steps or dag template, and the run's spec as the driver reads it.
+``WorkflowStep`` / ``DAGTask``), the body of a steps or dag template, what is read of any template around its
+kind's handler (its kind, retries, locks, its children's parallelism), and the run's spec as the driver reads it.
 
 Own frozen dataclasses rather than Hera's generated models: those are mutable pydantic mirrors of Argo's Go
 structs that wrap what they read (a loop's items become ``Item(root=...)``, counts ``IntOrString``), so every
@@ -15,9 +16,43 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from aipipe.engine.phases import FAILED_PHASES, NodePhase
+from aipipe.engine.phases import FAILED_PHASES, NodePhase, NodeType
 
 LOOP_KEYS = ("withItems", "withParam", "withSequence")
+TEMPLATE_KINDS = ("container", "script", "steps", "dag", "suspend", "resource", "http", "data", "containerSet",
+                  "plugin")
+LEAF_KINDS = ("container", "script")
+
+
+def kind_of(template: Mapping[str, Any]) -> str:
+    """The template's kind: the first of :data:`TEMPLATE_KINDS` it sets ("unknown" for none)."""
+    return next((k for k in TEMPLATE_KINDS if template.get(k) is not None), "unknown")
+
+
+@dataclass(frozen=True)
+class TemplateHead:
+    """What is read of a template around its kind's handler: its kind, ``retryStrategy`` and
+    ``synchronization``, ``daemon``, and for a steps or dag template its children's ``parallelism`` (as written:
+    rendered in the invocation's scope) and the template-level ``failFast`` (default false)."""
+
+    kind: str
+    retry_strategy: Mapping[str, Any] | None
+    synchronization: Mapping[str, Any] | None
+    daemon: bool
+    parallelism: str
+    fail_fast: bool
+
+    @classmethod
+    def of(cls, template: Mapping[str, Any]) -> TemplateHead:
+        return cls(kind=kind_of(template), retry_strategy=template.get("retryStrategy") or None,
+                   synchronization=template.get("synchronization") or None,
+                   daemon=template.get("daemon") in (True, "true"), parallelism=str(template.get("parallelism") or ""),
+                   fail_fast=template.get("failFast") in (True, "true"))
+
+    @property
+    def node_type(self) -> NodeType:
+        """The type of the node an invocation of the template gets."""
+        return {"steps": NodeType.STEPS, "dag": NodeType.DAG, "suspend": NodeType.SUSPEND}.get(self.kind, NodeType.POD)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from aipipe.engine.calls import Call, NodeFailure, node_type
+from aipipe.engine.calls import Call, NodeFailure
 from aipipe.engine.configmaps import ConfigMapStore
 from aipipe.engine.memocache import MemoCache, MemoError, stamp_age
 from aipipe.engine.memospec import Memo
@@ -68,7 +68,7 @@ class Memoizer:
     def record_hit(self, found: Lookup, call: Call, ref: NodeRef, inputs: dict[str, Any]) -> NodeRecord:
         """The node of a hit: ``Succeeded`` at once with the stored outputs."""
         rt = self.rt
-        nid, kept = rt.start_node(ref, node_type(call.template), call, inputs=inputs,
+        nid, kept = rt.start_node(ref, call.head.node_type, call, inputs=inputs,
                                   memoizationStatus=found.memo.status(True))
         if kept is not None:
             return kept

@@ -10,24 +10,15 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from aipipe.engine.bounds import OverBudget, node_cap_message
-from aipipe.engine.calls import (
-    LEAF_KINDS,
-    USER_STOP,
-    Call,
-    NodeFailure,
-    TemplateSet,
-    kind_of,
-    merge_defaults,
-    node_type,
-)
+from aipipe.engine.calls import USER_STOP, Call, NodeFailure, TemplateSet, merge_defaults
 from aipipe.engine.edges import Edges
 from aipipe.engine.execution import ExecutionContext
+from aipipe.engine.manifest import TEMPLATE_KINDS, kind_of
 from aipipe.engine.noderef import NodeRef
 from aipipe.engine.nodes import DONE_PHASES, KEPT_ON_RESUME, Clock, NodeTree, now_iso, subtree_progress
 from aipipe.engine.phases import NodePhase, NodeType, plain
 from aipipe.engine.runcontrol import RunControl
 from aipipe.engine.template import Scope
-from aipipe.engine.validate import TEMPLATE_KINDS
 from aipipe.engine.wfmeta import creation_variables, workflow_variables
 from aipipe.errors import UserError
 from aipipe.validation import check_name
@@ -248,7 +239,7 @@ class Runtime:
 
     def fail_node(self, ref: NodeRef, exc: NodeFailure, call: Call | None = None) -> NodeRecord:
         """A node that ends ``exc.phase`` before anything of it ran."""
-        ntype = NodeType.POD if call is None or kind_of(call.template) in LEAF_KINDS else node_type(call.template)
+        ntype = NodeType.POD if call is None else call.head.node_type
         try:
             nid, _ = self.start_node(ref, ntype, call)
         except OverBudget as over:

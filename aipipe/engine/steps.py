@@ -28,10 +28,9 @@ class StepsHandler:
 
     def run(self, call: Call, node: NodeRef, scope: Scope) -> NodeResult:
         rt = self.rt
-        tmpl = call.template
-        gate = ChildGate(tmpl, scope, rt.cancelled)
+        gate = ChildGate(call.head, scope, rt.cancelled)
         scope = scope.child()
-        groups = StepsBody.of(tmpl).groups
+        groups = StepsBody.of(call.template).groups
         for gi, group in enumerate(groups):
             gref = node.child(f"{node.name}[{gi}]", f"[{gi}]", boundary=node.id)
             if gi:  # Argo chains the groups: the previous group's steps (their outbound nodes) lead to this one

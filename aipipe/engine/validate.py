@@ -9,13 +9,12 @@ from typing import Any, NoReturn
 
 from aipipe.engine import graph
 from aipipe.engine.gpu import request_problem
+from aipipe.engine.manifest import TEMPLATE_KINDS
 from aipipe.engine.memospec import memoize_problems
 from aipipe.engine.semaphores import sync_problems
 from aipipe.errors import UserError
 
 TemplateLookup = Callable[[str, str], "dict[str, Any] | None"]
-TEMPLATE_KINDS = ("container", "script", "steps", "dag", "suspend", "resource", "http", "data", "containerSet",
-                  "plugin")
 LOCAL_KINDS = ("container", "script", "containerSet", "steps", "dag", "suspend")
 # the pod fields a node's env can take with valueFrom.fieldRef (aipipe.engine.pod gives their local values)
 LOCAL_POD_FIELDS = ("metadata.name", "metadata.namespace", "spec.nodeName", "spec.serviceAccountName",

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from aipipe.engine.manifest import ContinueOn, DagBody, RunSpec, StepsBody, StepSpec
-from aipipe.engine.phases import NodePhase
+from aipipe.engine.manifest import ContinueOn, DagBody, RunSpec, StepsBody, StepSpec, TemplateHead, kind_of
+from aipipe.engine.phases import NodePhase, NodeType
 
 
 def test_a_step_reads_its_loop_when_arguments_and_hooks() -> None:
@@ -60,3 +60,19 @@ def test_run_spec_reads_the_exit_handler_hooks_and_limits() -> None:
                                "activeDeadlineSeconds": 30})
     assert with_on_exit.exit_template == "cleanup" and with_on_exit.exit_arguments == {}
     assert (with_on_exit.parallelism, with_on_exit.priority, with_on_exit.active_deadline) == (3, 5, 30)
+
+
+def test_template_head_reads_kind_retries_locks_and_fan_out() -> None:
+    head = TemplateHead.of({"name": "s", "steps": [], "parallelism": "{{inputs.parameters.n}}", "failFast": True,
+                            "retryStrategy": {"limit": 2}, "synchronization": {"mutex": {"name": "m"}}})
+    assert (head.kind, head.node_type, head.parallelism, head.fail_fast) == ("steps", NodeType.STEPS,
+                                                                            "{{inputs.parameters.n}}", True)
+    assert head.retry_strategy == {"limit": 2} and head.synchronization == {"mutex": {"name": "m"}}
+    assert not head.daemon
+    leaf = TemplateHead.of({"name": "c", "container": {"image": "alpine"}, "daemon": "true"})
+    assert (leaf.kind, leaf.node_type, leaf.daemon, leaf.parallelism, leaf.fail_fast) == (
+        "container", NodeType.POD, True, "", False)
+    assert leaf.retry_strategy is None and leaf.synchronization is None
+    assert TemplateHead.of({"name": "w", "suspend": {}}).node_type == NodeType.SUSPEND
+    assert kind_of({"name": "x", "container": None, "script": {"image": "python"}}) == "script"
+    assert kind_of({"name": "nothing"}) == "unknown"
