@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from bench.httpclient import HttpConnection, HttpError, build_post
+from bench.proc_cpu import process_cpu_s
 
 CTX = mp.get_context("spawn")
 # Per open-loop client process: connections opened before the schedule starts, and the most it keeps. Without
@@ -139,8 +140,10 @@ def measure(url: str, payloads: list[Payload], concurrency: int, *, warmup_s: fl
             procs: int, cores: Sequence[int] = (),
             window_probe: Callable[[], Sequence[float]] | None = None) -> dict[str, Any]:
     """Closed-loop load from ``procs`` client processes (on ``cores`` when given); QPS and latency over the
-    measured window. ``window_probe`` (e.g. the server's CPU seconds so far) is read as the window opens and as
-    it closes; the differences come back as ``window_delta``, so they cover the measured requests only."""
+    measured window, and the cores the client processes kept busy over it (near ``procs``: the load generator, not
+    the server, may be the limit). ``window_probe`` (e.g. the server's CPU seconds so far) is read as the window
+    opens and as it closes; the differences come back as ``window_delta``, so they cover the measured requests
+    only."""
     procs = max(1, min(procs, concurrency))
     start_at = time.monotonic() + 1.5  # let the clients import
     window = (start_at + warmup_s, start_at + warmup_s + duration_s)
@@ -153,14 +156,20 @@ def measure(url: str, payloads: list[Payload], concurrency: int, *, warmup_s: fl
         proc.start()
         write.close()
         children.append((proc, read))
-    probed = _probe_window(window_probe, window) if window_probe is not None else None
+    client_pids = [proc.pid for proc, _ in children if proc.pid is not None]
+
+    def probe() -> list[float]:
+        return [process_cpu_s(client_pids), *(window_probe() if window_probe is not None else ())]
+
+    client_cpu, *probed = _probe_window(probe, window)
     records: list[tuple[int, float, float]] = []
     for proc, read in children:
         records += read.recv()
         proc.join(30)
     inside = [(s, a, b) for s, a, b in records if window[0] <= b <= window[1]]  # completions in the window
-    result = {"concurrency": concurrency, **_stats([(s, b - a) for s, a, b in inside], duration_s)}
-    return result if probed is None else {**result, "window_delta": probed}
+    result = {"concurrency": concurrency, **_stats([(s, b - a) for s, a, b in inside], duration_s),
+              "client_procs": procs, "client_cores_busy": round(client_cpu / duration_s, 2)}
+    return result if window_probe is None else {**result, "window_delta": probed}
 
 
 def _probe_window(probe: Callable[[], Sequence[float]], window: tuple[float, float]) -> list[float]:

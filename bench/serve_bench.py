@@ -46,6 +46,7 @@ if str(REPO_ROOT) not in sys.path:
 
 from bench.loadgen import Payload, make_jpegs, measure, measure_open  # noqa: E402
 from bench.mps import mps_daemon  # noqa: E402
+from bench.proc_cpu import process_cpu_s, tree_cpu_s  # noqa: E402
 from bench.results_io import write_result  # noqa: E402
 from bench.serve_peers import NaiveServer, TrivialFront  # noqa: E402
 from steps.deploy.server.front import STATS_EVERY_S  # noqa: E402
@@ -93,10 +94,12 @@ def build_bundles(work: Path, arch: str, image_size: int, num_classes: int, prec
 
 # --- (d) GPU memory per process ----------------------------------------------------------------------
 class NvmlSampler:
-    """Peak NVML memory per process on GPU 0 while running (empty when NVML is unavailable)."""
+    """Peak NVML memory per process on GPU 0 while running, and NVML's GPU utilisation (the share of time a kernel
+    ran) sampled meanwhile (both empty when NVML is unavailable)."""
 
     def __init__(self) -> None:
         self.peak: dict[int, float] = {}
+        self.busy_pct: list[int] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -113,6 +116,7 @@ class NvmlSampler:
                 for proc in pynvml.nvmlDeviceGetComputeRunningProcesses(handle):
                     used = (proc.usedGpuMemory or 0) / 2**20
                     self.peak[proc.pid] = max(self.peak.get(proc.pid, 0.0), used)
+                self.busy_pct.append(int(pynvml.nvmlDeviceGetUtilizationRates(handle).gpu))
                 self._stop.wait(0.2)
         finally:
             pynvml.nvmlShutdown()
@@ -124,6 +128,11 @@ class NvmlSampler:
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._thread.join(5)
+
+    def mean_busy_pct(self) -> float:
+        """NVML's GPU utilisation averaged over the samples past the first second (NaN without NVML)."""
+        settled = self.busy_pct[5:]
+        return round(statistics.fmean(settled), 1) if settled else math.nan
 
 
 def gpu_pids(server: Any) -> list[int]:
@@ -188,20 +197,6 @@ def batches_seen(server: Any) -> tuple[float, float]:
     return found.get("aipipe_serving_batch_size_sum", 0.0), found.get("aipipe_serving_batch_size_count", 0.0)
 
 
-def _stat(pid: int | str) -> tuple[int, float] | None:
-    """(parent pid, CPU seconds of user + system so far) of one process from /proc (None once it is gone)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-    return int(fields[1]), (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def process_cpu_s(pids: Sequence[int]) -> float:
-    """CPU seconds (user + system) used so far by ``pids`` themselves (every thread, no children)."""
-    return sum(stat[1] for stat in map(_stat, pids) if stat is not None)
-
-
 def cpu_probe(server: Any) -> Callable[[], tuple[float, float]]:
     """Reads (CPU seconds of the server's whole process tree, of its model replicas) so far."""
     replicas = gpu_pids(server)
@@ -219,29 +214,12 @@ def with_cpu_columns(point: dict[str, Any], duration_s: float) -> dict[str, Any]
             "cores_busy": round(used / duration_s, 2), "replica_cores_busy": round(replica_used / duration_s, 2)}
 
 
-def tree_cpu_s(pid: int) -> float:
-    """CPU seconds (user + system) used so far by ``pid`` and its live descendants (from /proc)."""
-    stats = {int(entry.name): _stat(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit()}
-    parents = {p: stat[0] for p, stat in stats.items() if stat is not None}
-    times = {p: stat[1] for p, stat in stats.items() if stat is not None}
-    tree, frontier = {pid}, [pid]
-    while frontier:
-        current = frontier.pop()
-        for child, parent in parents.items():
-            if parent == current and child not in tree:
-                tree.add(child)
-                frontier.append(child)
-    return sum(times.get(p, 0.0) for p in tree)
-
-
-
-
 class Plan:
     """The sizes of one run: model, concurrencies, durations, and how the cores are split."""
 
     def __init__(self, quick: bool, device: str, duration: float | None, services: int | None,
                  gpu_procs: int | None = None, max_delay_ms: float = 0.0,
-                 packing_concurrency: int | None = None) -> None:
+                 packing_concurrency: int | None = None, packing_clients: int | None = None) -> None:
         self.quick, self.device = quick, device
         cpus = sorted(os.sched_getaffinity(0))
         self.arch, self.size, self.classes, self.max_batch = (("resnet_tiny", 32, 10, 16) if quick
@@ -263,13 +241,16 @@ class Plan:
         # capacity and serves less (2.6-3.4k against 3.4-4.7k requests/s in one H200 lease), which would inflate
         # the ratio by shrinking its denominator (see the README)
         self.packing_concurrency = packing_concurrency or max(8, self.concurrencies[0] // 2)
+        # load-generator processes per packed service (alone and packed alike): the client cores' share by default
+        self.packing_clients = packing_clients or max(1, self.client_procs // self.services)
 
     def describe(self) -> dict[str, Any]:
         return {"server_cores": len(self.server_cores) or "all", "client_cores": len(self.client_cores) or "shared",
                 "client_procs": self.client_procs, "cpu_workers": self.workers, "gpu_procs": self.gpu_procs,
                 "services_packed": self.services, "cpu_workers_per_packed_service": self.workers_per_service,
                 "duration_s": self.duration, "model": f"{self.arch}@{self.size}", "max_delay_ms": self.max_delay_ms,
-                "packing_concurrency_per_service": self.packing_concurrency}
+                "packing_concurrency_per_service": self.packing_concurrency,
+                "packing_client_procs_per_service": self.packing_clients}
 
 
 CONFIGS = ("naive", "peer", "front", "fp32-worker", "fp32-replica", "fp16-worker", "fp16-replica",
@@ -287,6 +268,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--packing-concurrency", type=int,
                         help="closed-loop connections per packed service, alone and packed alike (default: half "
                              "the first concurrency, 32; --quick 8)")
+    parser.add_argument("--packing-clients", type=int,
+                        help="load-generator processes per packed service, alone and packed alike (default: the "
+                             "client processes split among the services, 1 on 16 cores)")
     parser.add_argument("--mps", action="store_true",
                         help="run every server of the bench (the peers' and ours) under an MPS daemon it starts")
     parser.add_argument("--max-delay-ms", type=float, default=0.0,
@@ -300,7 +284,7 @@ def main(argv: list[str] | None = None) -> None:
 
     device = args.device if args.device != "auto" else ("cuda" if torch.cuda.is_available() else "cpu")
     plan = Plan(args.quick, device, args.duration, args.services, args.gpu_procs, args.max_delay_ms,
-                args.packing_concurrency)
+                args.packing_concurrency, args.packing_clients)
     only = set(args.only.split(","))
     log = sys.stderr
     print(f"serve_bench: device={device} {plan.describe()}", file=log, flush=True)
@@ -441,7 +425,7 @@ def pack(engine: Path, payloads: list[Payload], plan: Plan, conc: int, cap_mb: i
 
     n, device = plan.services, plan.device
     shares = _core_shares(plan.server_cores, n)
-    clients = max(1, plan.client_procs // n)
+    clients = plan.packing_clients
 
     def start(cores: Sequence[int]) -> Any:
         return start_ours(engine, workers=plan.workers_per_service, gpu_procs=1, device=device, cap_mb=cap_mb,
@@ -463,7 +447,8 @@ def pack(engine: Path, payloads: list[Payload], plan: Plan, conc: int, cap_mb: i
 
     one = start(shares[0])
     try:
-        single = load(one)
+        with NvmlSampler() as alone:
+            single = {**load(one), "gpu_busy_pct": alone.mean_busy_pct()}
     finally:
         one.stop()
     servers: list[Any] = []
@@ -493,7 +478,8 @@ def pack(engine: Path, payloads: list[Payload], plan: Plan, conc: int, cap_mb: i
     seen = ours or sampler.peak  # another pid namespace: every process on the GPU is one of ours
     common = {"workers": plan.workers_per_service, "gpu_procs": 1, "cap_mb": cap_mb, "cores": len(shares[0]) or "all"}
     rows = [{"config": "d-one-service", **single, **common}]
-    rows += [{"config": f"d-service-{k + 1}-of-{n}", **res, **common} for k, res in enumerate(results)]
+    rows += [{"config": f"d-service-{k + 1}-of-{n}", **res, **common, "gpu_busy_pct": sampler.mean_busy_pct()}
+             for k, res in enumerate(results)]
     aggregate = sum(r["qps"] for r in results)
     return {"rows": rows, "cap_mb": cap_mb, "peak_mb": list(seen.values()),
             "ratio": round(aggregate / single["qps"], 2) if single["qps"] else math.nan}
