@@ -111,10 +111,6 @@ class TorchEngine:
         self.input_shape = tuple(int(v) for v in input_shape)
         self.max_batch = int(max_batch)
         self._channels_last = self.device.type == "cuda"
-        if self.device.type == "cuda":
-            # Every bucket has a fixed shape: cuDNN times its convolution algorithms once per shape (at warm-up
-            # and capture, before serving) and keeps the fastest instead of its heuristic's pick.
-            torch.backends.cudnn.benchmark = True
         module = module.to(self.device)
         if self._channels_last:
             module = module.to(memory_format=torch.channels_last)  # type: ignore[call-overload]  # missing in stubs
