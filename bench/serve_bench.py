@@ -30,6 +30,7 @@ import argparse
 import contextlib
 import math
 import os
+import signal
 import statistics
 import sys
 import tempfile
@@ -158,7 +159,11 @@ def start_ours(engine_dir: Path, *, workers: int, gpu_procs: int, device: str, c
                           queue_size=1024, request_timeout_s=30.0, decode=decode, acceptors=acceptors)
     with pinned(cores):
         server = launch(config, timeout_s=300, log=log)
-    wait_compiled(server)
+    try:
+        wait_compiled(server)
+    except BaseException:  # not upgraded, or the bench stopped meanwhile: no service left behind
+        server.stop()
+        raise
     return server
 
 
@@ -306,9 +311,9 @@ def main(argv: list[str] | None = None) -> None:
             *[(f"{prec}-{where}", lambda prec=prec, where=where: run.ours(engines[prec], prec, where))
               for prec in ("fp32", "fp16") for where in ("worker", "replica")],
             ("fp16-replica-proxy", lambda: run.ours(engines["fp16"], "fp16", "replica", acceptors="proxy")),
-            ("packing", lambda: extra.update(run.packing(engines["fp16"], args.packing_runs or (1 if plan.quick
-                                                                                                 else 3))))]
-        with mps_daemon(Path(tmp) / "mps-all", plan.client_cores) if args.mps else contextlib.nullcontext():
+            ("packing", lambda: run.packing(engines["fp16"], args.packing_runs or (1 if plan.quick else 3), extra))]
+        with stopped_by_sigterm(), \
+                mps_daemon(Path(tmp) / "mps-all", plan.client_cores) if args.mps else contextlib.nullcontext():
             for name, fn in phases:
                 if name not in only:
                     continue
@@ -317,11 +322,32 @@ def main(argv: list[str] | None = None) -> None:
                 except Exception as exc:  # recorded; the other configurations still run
                     errors.append(f"{name}: {type(exc).__name__}: {exc}")
                     print(f"serve_bench: {name} failed: {exc!r}", file=log, flush=True)
+                except BenchStopped:  # e.g. `timeout`: what was measured so far is still written
+                    errors.append(f"{name}: stopped by SIGTERM; the rows and runs before it are kept")
+                    print(f"serve_bench: stopped during {name}; writing what was measured", file=log, flush=True)
+                    break
     summary = summarize(rows, plan, extra, run.cpu_ms)
     summary["under_mps"] = args.mps
     write_result("serve_bench" + ("_quick" if plan.quick else ""), rows, summary,
                  extra={"plan": plan.describe(), "errors": errors,
                         "packing": {k: v for k, v in extra.items() if k != "packing_ratio"}})
+
+
+class BenchStopped(BaseException):
+    """SIGTERM arrived (``timeout``, a lease ending): a BaseException, so the phases' handlers let it pass."""
+
+
+@contextlib.contextmanager
+def stopped_by_sigterm() -> Iterator[None]:
+    """Within the block, SIGTERM raises :class:`BenchStopped` (servers stop in their ``finally`` blocks)."""
+    def stop(signum: int, frame: object) -> None:
+        raise BenchStopped
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 class Runner:
@@ -392,11 +418,13 @@ class Runner:
         finally:
             server.stop()
 
-    def packing(self, engine: Path, runs: int) -> dict[str, Any]:
-        """``runs`` times: one capped service alone, then N at once, each on its own share of the server cores."""
+    def packing(self, engine: Path, runs: int, into: dict[str, Any]) -> None:
+        """``runs`` times: one capped service alone, then N at once, each on its own share of the server cores.
+        ``into`` is updated after every run, so a bench stopped part-way still records the runs it finished."""
         p = self.plan
         conc = p.packing_concurrency
-        ratios, peaks = [], []
+        ratios: list[float] = []
+        peaks: list[float] = []
         cap_mb = 0
         for attempt in range(runs):
             result = pack(engine, self.payloads, p, conc, cap_mb, self.log)
@@ -405,9 +433,10 @@ class Runner:
             peaks += result["peak_mb"]
             for row in result["rows"]:
                 self.rows.append({**row, "run": attempt + 1})
-        return {"packing_ratios": ratios, "packing_ratio": statistics.median(ratios) if ratios else math.nan,
-                "packing_cap_mb": cap_mb, "packing_peak_gpu_mb": sorted(peaks),
-                "packing_within_cap": bool(cap_mb) and bool(peaks) and all(mb <= cap_mb for mb in peaks)}
+            print(f"serve_bench: packing run {attempt + 1}/{runs}: ratio {result['ratio']}", file=self.log, flush=True)
+            into.update({"packing_ratios": list(ratios), "packing_ratio": statistics.median(ratios),
+                         "packing_cap_mb": cap_mb, "packing_peak_gpu_mb": sorted(peaks),
+                         "packing_within_cap": bool(cap_mb) and bool(peaks) and all(mb <= cap_mb for mb in peaks)})
 
 
 def _core_shares(cores: Sequence[int], n: int) -> list[list[int]]:
@@ -421,7 +450,7 @@ def _core_shares(cores: Sequence[int], n: int) -> list[list[int]]:
 def pack(engine: Path, payloads: list[Payload], plan: Plan, conc: int, cap_mb: int, log: Any) -> dict[str, Any]:
     """One capped service alone, then ``plan.services`` capped services at once (FP16, one replica and replica
     decode each, each on its own share of the server cores), each under the same load."""
-    from concurrent.futures import ThreadPoolExecutor
+    from concurrent.futures import Future, ThreadPoolExecutor
 
     n, device = plan.services, plan.device
     shares = _core_shares(plan.server_cores, n)
@@ -451,7 +480,7 @@ def pack(engine: Path, payloads: list[Payload], plan: Plan, conc: int, cap_mb: i
             single = {**load(one), "gpu_busy_pct": alone.mean_busy_pct()}
     finally:
         one.stop()
-    servers: list[Any] = []
+    futures: list[Future[Any]] = []
     try:
         with ThreadPoolExecutor(n) as pool:
             futures = [pool.submit(start, shares[k]) for k in range(n)]
@@ -471,9 +500,10 @@ def pack(engine: Path, payloads: list[Payload], plan: Plan, conc: int, cap_mb: i
                 t.start()
             for t in threads:
                 t.join()
-    finally:
-        for s in servers:
-            s.stop()
+    finally:  # every service that started, those still starting when the bench was stopped included
+        for future in futures:
+            if future.exception() is None:
+                future.result().stop()
     ours = {pid: mb for pid, mb in sampler.peak.items() if pid in pids}
     seen = ours or sampler.peak  # another pid namespace: every process on the GPU is one of ours
     common = {"workers": plan.workers_per_service, "gpu_procs": 1, "cap_mb": cap_mb, "cores": len(shares[0]) or "all"}

@@ -61,3 +61,6 @@ def test_serve_bench_quick_writes_its_result(tmp_path: Path) -> None:
     assert closed and all(row["mean_batch"] >= 1 and row["replica_cpu_ms_per_request"] > 0 for row in closed)
     packed = [row for row in doc["rows"] if row["config"].startswith("d-")]
     assert packed and all(row["cpu_ms_per_request"] > 0 and row["cores_busy"] > 0 for row in packed)
+    # the load generator's own CPU is on every closed-loop row: whether it, not the server, was the limit
+    assert all(0 < row["client_cores_busy"] <= row["client_procs"] + 0.2 for row in closed + packed)
+    assert all("gpu_busy_pct" in row for row in packed)  # NaN without NVML (this CPU run)

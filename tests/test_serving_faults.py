@@ -218,3 +218,20 @@ def test_supervisor_killed_with_sigkill_leaves_no_processes_or_shared_memory(eng
         time.sleep(0.1)
     assert not any(map(alive, pids)), "children outlived their supervisor"
     assert segments(info["shm_prefix"]) == []
+
+
+def test_launch_interrupted_while_waiting_leaves_no_service(engine_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C (or a benchmark's SIGTERM handler) while ``launch`` waits for readiness stops the child it started."""
+    from steps.deploy.server.launcher import RunningServer
+
+    started: list[RunningServer] = []
+
+    def interrupted(self: RunningServer, timeout_s: float = 120.0) -> None:
+        started.append(self)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(RunningServer, "wait_ready", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        launch(ServerConfig(engine_dir=str(engine_dir), port=0, cpu_workers=1, device="cpu"))
+    assert len(started) == 1
+    assert started[0].process.poll() is not None, "the interrupted launch left its service running"

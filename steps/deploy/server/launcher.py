@@ -62,14 +62,19 @@ class RunningServer:
 
     def stop(self, timeout_s: float = 15.0) -> int:
         """SIGTERM, wait, SIGKILL if needed; returns the exit code."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout_s)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
-        return int(self.process.returncode)
+        return _terminate(self.process, timeout_s)
+
+
+def _terminate(process: subprocess.Popen[str], timeout_s: float = 15.0) -> int:
+    """SIGTERM (the runtime then stops its workers and replicas), wait, SIGKILL if needed; the exit code."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout_s)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(5)
+    return int(process.returncode)
 
 
 def _forward(stream: IO[str], sink: IO[str] | None, found: threading.Event, box: list[str]) -> None:
@@ -99,15 +104,14 @@ def launch(config: ServerConfig, *, wait_ready: bool = True, timeout_s: float = 
     found, box = threading.Event(), list[str]()
     assert process.stdout is not None
     threading.Thread(target=_forward, args=(process.stdout, log, found, box), daemon=True).start()
-    if not found.wait(timeout_s) or not box:
-        process.kill()
-        process.wait(5)
-        raise ServiceUnavailable(f"serving process did not start listening (exit code {process.returncode})")
-    server = RunningServer(process, box[0])
-    if wait_ready:
-        try:
+    try:
+        if not found.wait(timeout_s) or not box:
+            code = _terminate(process, timeout_s=5.0)
+            raise ServiceUnavailable(f"serving process did not start listening (exit code {code})")
+        server = RunningServer(process, box[0])
+        if wait_ready:
             server.wait_ready(timeout_s)
-        except ServiceUnavailable:
-            server.stop()
-            raise
+    except BaseException:  # not ready, or the caller interrupted (Ctrl-C, SIGTERM): no service left behind
+        _terminate(process)
+        raise
     return server
