@@ -10,11 +10,14 @@ own cores; the server gets the others). Rows:
 - ``ours-{fp32,fp16}-{worker,replica}``: our server, the JPEGs decoded by the CPU workers (PIL) or by the
   model replicas on the GPU (nvJPEG, ``--decode replica``);
 - closed-loop QPS and p50/p99 at each concurrency, unloaded latency (c=1), open-loop latency at a fixed
-  offered load, CPU time of the server's whole process tree per request;
+  offered load, CPU time of the server's whole process tree per request, the load generator's busy cores;
 - ``d-…``: N memory-capped FP16 services (one replica each, replica decode, the server cores split evenly) on
   one GPU vs one such service; NVML per-process memory sampled and checked against the cap; each service's CPU
-  (its process tree's and its replica's) per request and cores busy over the window; the ratio is the median of
-  ``--packing-runs`` runs.
+  (its process tree's and its replica's) per request and cores busy over the window, NVML's GPU utilisation; the
+  ratio is the median of ``--packing-runs`` runs.
+
+A SIGTERM (``timeout``, a lease ending) stops the bench's services and writes the rows and packing runs measured
+so far, the interrupted configuration named in ``errors``.
 
 ``--mps`` runs every server of the bench under an MPS daemon it starts on the load generator's cores (kernels of
 several processes then share the SMs instead of taking turns); ``--only packing --mps`` packs the services that way.
