@@ -48,6 +48,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
+from aipipe.engine.gpushare import MPS_PERCENT_ENV  # noqa: E402
 from bench.loadgen import Payload, make_jpegs, measure, measure_open  # noqa: E402
 from bench.mps import mps_daemon  # noqa: E402
 from bench.proc_cpu import process_cpu_s, tree_cpu_s  # noqa: E402
@@ -227,7 +228,8 @@ class Plan:
 
     def __init__(self, quick: bool, device: str, duration: float | None, services: int | None,
                  gpu_procs: int | None = None, max_delay_ms: float = 0.0,
-                 packing_concurrency: int | None = None, packing_clients: int | None = None) -> None:
+                 packing_concurrency: int | None = None, packing_clients: int | None = None,
+                 packing_sm_percent: int | None = None) -> None:
         self.quick, self.device = quick, device
         cpus = sorted(os.sched_getaffinity(0))
         self.arch, self.size, self.classes, self.max_batch = (("resnet_tiny", 32, 10, 16) if quick
@@ -251,6 +253,8 @@ class Plan:
         self.packing_concurrency = packing_concurrency or max(8, self.concurrencies[0] // 2)
         # load-generator processes per packed service (alone and packed alike): the client cores' share by default
         self.packing_clients = packing_clients or max(1, self.client_procs // self.services)
+        # an MPS share of the SMs for each packed service, alone and packed alike (None: no compute cap)
+        self.packing_sm_percent = packing_sm_percent
 
     def describe(self) -> dict[str, Any]:
         return {"server_cores": len(self.server_cores) or "all", "client_cores": len(self.client_cores) or "shared",
@@ -258,7 +262,8 @@ class Plan:
                 "services_packed": self.services, "cpu_workers_per_packed_service": self.workers_per_service,
                 "duration_s": self.duration, "model": f"{self.arch}@{self.size}", "max_delay_ms": self.max_delay_ms,
                 "packing_concurrency_per_service": self.packing_concurrency,
-                "packing_client_procs_per_service": self.packing_clients}
+                "packing_client_procs_per_service": self.packing_clients,
+                "packing_sm_percent_per_service": self.packing_sm_percent}
 
 
 CONFIGS = ("naive", "peer", "front", "fp32-worker", "fp32-replica", "fp16-worker", "fp16-replica",
@@ -279,6 +284,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--packing-clients", type=int,
                         help="load-generator processes per packed service, alone and packed alike (default: the "
                              "client processes split among the services, 1 on 16 cores)")
+    parser.add_argument("--packing-sm-percent", type=int, metavar="P",
+                        help="with --mps: cap each packed service, alone and packed alike, at P %% of the SMs "
+                             "(CUDA_MPS_ACTIVE_THREAD_PERCENTAGE, as the engine sets a node's compute share); "
+                             "default: memory caps only")
     parser.add_argument("--mps", action="store_true",
                         help="run every server of the bench (the peers' and ours) under an MPS daemon it starts")
     parser.add_argument("--max-delay-ms", type=float, default=0.0,
@@ -287,12 +296,14 @@ def main(argv: list[str] | None = None) -> None:
                              "2 ms up to c=128 and lost at c=256, see the README)")
     parser.add_argument("--only", default=",".join(CONFIGS), help=f"comma-separated subset of {','.join(CONFIGS)}")
     args = parser.parse_args(argv)
+    if args.packing_sm_percent is not None and not (args.mps and 1 <= args.packing_sm_percent <= 100):
+        parser.error("--packing-sm-percent needs --mps and a percentage from 1 to 100")
 
     import torch
 
     device = args.device if args.device != "auto" else ("cuda" if torch.cuda.is_available() else "cpu")
     plan = Plan(args.quick, device, args.duration, args.services, args.gpu_procs, args.max_delay_ms,
-                args.packing_concurrency, args.packing_clients)
+                args.packing_concurrency, args.packing_clients, args.packing_sm_percent)
     only = set(args.only.split(","))
     log = sys.stderr
     print(f"serve_bench: device={device} {plan.describe()}", file=log, flush=True)
@@ -450,11 +461,24 @@ def _core_shares(cores: Sequence[int], n: int) -> list[list[int]]:
     return [list(cores[k * size:(k + 1) * size]) for k in range(n)]
 
 
+@contextlib.contextmanager
+def sm_share(percent: int | None) -> Iterator[None]:
+    """Processes started in the block run on ``percent`` % of the SMs under MPS (no cap when None)."""
+    saved = os.environ.get(MPS_PERCENT_ENV)
+    if percent is not None:
+        os.environ[MPS_PERCENT_ENV] = str(percent)
+    try:
+        yield
+    finally:
+        os.environ.pop(MPS_PERCENT_ENV, None)
+        if saved is not None:
+            os.environ[MPS_PERCENT_ENV] = saved
+
+
 def pack(engine: Path, payloads: list[Payload], plan: Plan, conc: int, cap_mb: int, log: Any) -> dict[str, Any]:
     """One capped service alone, then ``plan.services`` capped services at once (FP16, one replica and replica
-    decode each, each on its own share of the server cores), each under the same load."""
-    from concurrent.futures import Future, ThreadPoolExecutor
-
+    decode each, each on its own share of the server cores, with ``--packing-sm-percent`` each on its share of
+    the SMs too), each under the same load."""
     n, device = plan.services, plan.device
     shares = _core_shares(plan.server_cores, n)
     clients = plan.packing_clients
@@ -477,6 +501,16 @@ def pack(engine: Path, payloads: list[Payload], plan: Plan, conc: int, cap_mb: i
                                         procs=clients, cores=plan.client_cores, window_probe=cpu_probe(server)),
                                 plan.duration)
 
+    with sm_share(plan.packing_sm_percent):
+        return _pack_measured(start, shares, plan, load, cap_mb)
+
+
+def _pack_measured(start: Callable[[Sequence[int]], Any], shares: list[list[int]], plan: Plan,
+                   load: Callable[[Any], dict[str, Any]], cap_mb: int) -> dict[str, Any]:
+    """The packing measurement proper: one service alone, then ``plan.services`` at once."""
+    from concurrent.futures import Future, ThreadPoolExecutor
+
+    n = plan.services
     one = start(shares[0])
     try:
         with NvmlSampler() as alone:
@@ -509,7 +543,8 @@ def pack(engine: Path, payloads: list[Payload], plan: Plan, conc: int, cap_mb: i
                 future.result().stop()
     ours = {pid: mb for pid, mb in sampler.peak.items() if pid in pids}
     seen = ours or sampler.peak  # another pid namespace: every process on the GPU is one of ours
-    common = {"workers": plan.workers_per_service, "gpu_procs": 1, "cap_mb": cap_mb, "cores": len(shares[0]) or "all"}
+    common = {"workers": plan.workers_per_service, "gpu_procs": 1, "cap_mb": cap_mb, "cores": len(shares[0]) or "all",
+              "sm_percent": plan.packing_sm_percent or 100}
     rows = [{"config": "d-one-service", **single, **common}]
     rows += [{"config": f"d-service-{k + 1}-of-{n}", **res, **common, "gpu_busy_pct": sampler.mean_busy_pct()}
              for k, res in enumerate(results)]
