@@ -64,3 +64,25 @@ def test_serve_bench_quick_writes_its_result(tmp_path: Path) -> None:
     # the load generator's own CPU is on every closed-loop row: whether it, not the server, was the limit
     assert all(0 < row["client_cores_busy"] <= row["client_procs"] + 0.2 for row in closed + packed)
     assert all("gpu_busy_pct" in row for row in packed)  # NaN without NVML (this CPU run)
+    assert all(row["sm_percent"] == 100 for row in packed)  # memory caps only unless --packing-sm-percent
+
+
+def test_serve_bench_refuses_an_sm_share_without_mps() -> None:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    for extra in ([], ["--mps", "--packing-sm-percent", "0"]):
+        proc = subprocess.run([sys.executable, "bench/serve_bench.py", "--quick", "--packing-sm-percent", "25", *extra],
+                              cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 2 and "--packing-sm-percent needs --mps" in proc.stderr, proc.stderr[-2000:]
+
+
+def test_sm_share_sets_the_mps_percentage_for_the_block_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bench.serve_bench import MPS_PERCENT_ENV, sm_share
+
+    monkeypatch.setenv(MPS_PERCENT_ENV, "60")
+    with sm_share(25):
+        assert os.environ[MPS_PERCENT_ENV] == "25"
+    assert os.environ[MPS_PERCENT_ENV] == "60"
+    monkeypatch.delenv(MPS_PERCENT_ENV)
+    with sm_share(None):
+        assert MPS_PERCENT_ENV not in os.environ
+    assert MPS_PERCENT_ENV not in os.environ
