@@ -20,8 +20,8 @@ A SIGTERM (``timeout``, a lease ending) stops the bench's services and writes th
 so far, the interrupted configuration named in ``errors``.
 
 ``--mps`` runs every server of the bench under an MPS daemon it starts on the load generator's cores (kernels of
-several processes then share the SMs instead of taking turns); ``--only packing --mps`` packs the services that way. With
-``--packing-sm-percent P`` each packed service also runs on P % of the SMs (``CUDA_MPS_ACTIVE_THREAD_PERCENTAGE``).
+several processes then share the SMs instead of taking turns); ``--only packing --mps`` packs the services that way.
+With ``--packing-sm-percent P`` each packed service also runs on P % of the SMs (``CUDA_MPS_ACTIVE_THREAD_PERCENTAGE``).
 
 Engine bundles are built here with the conversion step's own code (``--quick``: its ONNX Runtime backend).
 Run from the repo root: ``python3 bench/serve_bench.py`` (GPU) or ``python3 bench/serve_bench.py --quick``
