@@ -3,19 +3,22 @@
 The node is a Pod node with one child of type ``Container`` per container (``<node>.<container>``). The container
 named ``main`` (else the last one) is the node's main process, run by :class:`aipipe.engine.pod.PodRunner` as for a
 container template (its inputs, outputs, stdout result, deadline); the others run beside it here, each once
-every container it depends on has succeeded. A container that fails fails the node (``<name>: Error (exit code
-N)``); the containers that depend on it never start and their nodes end Failed, as Argo ends the unfinished
-container nodes of a failed pod.
+every container it depends on has succeeded. With the set's ``retryStrategy`` a container that exits non-zero
+runs again in the same pod (its files kept), up to ``retries`` times, ``duration`` apart, as Argo's executor
+retries it. A container that still fails fails the node (``<name>: Error (exit code N)``); the containers that
+depend on it never start and their nodes end Failed, as Argo ends the unfinished container nodes of a failed pod.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from aipipe.engine.nodes import NodeTree, node_id, now_iso
 from aipipe.engine.phases import NodePhase, NodeType
+from aipipe.engine.retry import parse_duration
 from aipipe.engine.runners.base import Handle
 from aipipe.engine.runners.local import LocalRunner
 from aipipe.engine.sidecars import Extra, failure
@@ -25,21 +28,41 @@ Track = Callable[[str, Handle | None], None]  # (container name, running handle 
 
 
 def split_set(tmpl: Mapping[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The main container (with the set's volume mounts) and the others, each with them too."""
+    """The main container (with the set's volume mounts) and the others, each with them too (the set is
+    validated at submit: :meth:`aipipe.engine.validate._Linter.check_container_set`)."""
     cset = tmpl.get("containerSet") or {}
     shared = list(cset.get("volumeMounts") or [])
     containers = [{**c, "volumeMounts": [*shared, *(c.get("volumeMounts") or [])]}
                   for c in cset.get("containers") or []]
-    if not containers:
-        raise UserError("a containerSet needs at least one container", field="containerSet.containers")
-    names = [str(c.get("name") or "") for c in containers]
-    for container in containers:
-        unknown = [d for d in container.get("dependencies") or [] if d not in names]
-        if unknown:
-            raise UserError(f"container {container.get('name')!r} depends on unknown container(s) {unknown}",
-                            field="containerSet.containers.dependencies")
     main = next((c for c in containers if c.get("name") == "main"), containers[-1])
     return main, [c for c in containers if c is not main]
+
+
+@dataclasses.dataclass
+class SetRetry:
+    """What is left of a containerSet's ``retryStrategy`` for one container: ``retries`` more runs, ``pause``
+    seconds apart."""
+
+    retries: int
+    pause: float
+
+    @classmethod
+    def of(cls, tmpl: Mapping[str, Any]) -> SetRetry:
+        raw = (tmpl.get("containerSet") or {}).get("retryStrategy") or {}
+        field = "containerSet.retryStrategy"
+        try:
+            retries = int(str(raw.get("retries") or 0))
+        except ValueError as exc:
+            raise UserError(f"must be an integer, got {raw.get('retries')!r}", field=f"{field}.retries") from exc
+        pause = parse_duration(raw["duration"], f"{field}.duration") if raw.get("duration") else 0.0
+        return cls(max(retries, 0), pause)
+
+    def again(self, stop: threading.Event) -> bool:
+        """Whether the container that just failed runs again (after the pause; False once ``stop`` is set)."""
+        if self.retries <= 0:
+            return False
+        self.retries -= 1
+        return not stop.wait(self.pause)
 
 
 class ContainerNodes:
@@ -74,9 +97,9 @@ class ContainerGraph:
     """Runs the containers other than main, each in a thread once its dependencies have succeeded."""
 
     def __init__(self, extras: list[Extra], deps: Mapping[str, list[str]], main: str, runner: LocalRunner,
-                 nodes: ContainerNodes, track: Track, stopped: Callable[[], bool]) -> None:
+                 nodes: ContainerNodes, track: Track, stop: threading.Event, retry: SetRetry) -> None:
         self.extras, self.deps, self.main, self.runner = extras, deps, main, runner
-        self.nodes, self.track, self.stopped = nodes, track, stopped
+        self.nodes, self.track, self.stop, self.retry = nodes, track, stop, retry
         self.done = {name: threading.Event() for name in [*(e.name for e in extras), main]}
         self.ok: dict[str, bool] = {}
         self.problems: list[str] = []
@@ -105,24 +128,28 @@ class ContainerGraph:
     def _run(self, extra: Extra) -> None:
         ok = False
         try:
-            if not self.wait_for(extra.name) or self.stopped():
+            if not self.wait_for(extra.name) or self.stop.is_set():
                 self.nodes.ended(extra.name, NodePhase.FAILED, "a container it depends on did not succeed")
                 return
             self.nodes.running(extra.name)
-            try:
-                handle = self.runner.start(extra.spec)
-            except (OSError, UserError) as exc:  # its view could not be set up: it fails, as a pod that cannot start
-                message = f"{extra.name}: failed to start: {exc}"
-                self.problems.append(message)
-                self.nodes.ended(extra.name, NodePhase.FAILED, message)
-                return
-            self.track(extra.name, handle)
-            try:
-                result = handle.wait()
-            finally:
-                self.track(extra.name, None)
-                extra.on_end()
-            ok = not result.start_error and result.exit_code == 0 and not result.killed
+            retry = dataclasses.replace(self.retry)
+            while True:
+                try:
+                    handle = self.runner.start(extra.spec)
+                except (OSError, UserError) as exc:  # its view could not be set up: it fails, as a pod that can't start
+                    message = f"{extra.name}: failed to start: {exc}"
+                    self.problems.append(message)
+                    self.nodes.ended(extra.name, NodePhase.FAILED, message)
+                    return
+                self.track(extra.name, handle)
+                try:
+                    result = handle.wait()
+                finally:
+                    self.track(extra.name, None)
+                ok = not result.start_error and result.exit_code == 0 and not result.killed
+                if ok or result.killed or result.start_error or not retry.again(self.stop):
+                    break
+            extra.on_end()
             if ok:
                 self.nodes.ended(extra.name, NodePhase.SUCCEEDED)
             else:

@@ -4,7 +4,8 @@ A daemon node is ``Running`` with ``daemoned: true`` once its process runs and i
 passes; its steps/tasks' dependants start then. When the steps or DAG node that encloses it (its boundary)
 completes, or the run ends, the engine kills the daemon's process tree and the node ends ``Succeeded`` with
 ``daemoned`` cleared, as Argo's controller does. A daemon whose process ends by itself before that, or that a
-stop kills, ends as any container node would.
+stop kills, ends as any container node would (one with a retryStrategy then runs again:
+:mod:`aipipe.engine.retrynode`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,9 @@ from typing import Any
 from aipipe.engine.runners.base import ProcessSpec
 from aipipe.engine.runners.local import LocalHandle, LocalRunner
 
+# (phase, message, outputs) of a daemon's node once it is final
+DaemonEnd = Callable[[str, "str | None", "Mapping[str, Any] | None"], None]
+
 DAEMON_IP = "127.0.0.1"  # nodes share the host's network: a daemon's pod IP is loopback
 PROBE_TIMEOUT_S = 1.0  # Kubernetes' default probe timeout
 
@@ -35,7 +39,7 @@ class Daemon:
     kill: Callable[[], None]
     released: threading.Event = field(default_factory=threading.Event)
     done: threading.Event = field(default_factory=threading.Event)
-    followers: list[str] = field(default_factory=list)  # Retry parents that end with the daemon's phase
+    followers: list[DaemonEnd] = field(default_factory=list)  # told when its node is final (its Retry node)
 
 
 class DaemonRegistry:
@@ -44,20 +48,31 @@ class DaemonRegistry:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.daemons: dict[str, Daemon] = {}
+        self.ended_boundaries: set[str] = set()  # steps/DAG nodes whose daemons were released
 
-    def add(self, daemon: Daemon) -> None:
+    def add(self, daemon: Daemon) -> bool:
+        """Register a daemon; False (and the daemon marked released) when its boundary has already ended it
+        (a retried daemon that became ready as its steps/DAG node completed): the caller kills it."""
         with self.lock:
             self.daemons[daemon.nid] = daemon
+            if daemon.boundary in self.ended_boundaries:
+                daemon.released.set()
+                return False
+            return True
 
-    def follow(self, nid: str, parent: str, mark: Callable[[], object]) -> bool:
-        """If the daemon ``nid`` still runs: ``mark`` its Retry ``parent`` (under the registry's lock) and end
-        it with the daemon; False when the daemon's node is already final."""
+    def boundary_ended(self, boundary: str) -> bool:
+        with self.lock:
+            return boundary in self.ended_boundaries
+
+    def follow(self, nid: str, on_end: DaemonEnd, mark: Callable[[], object]) -> bool:
+        """If the daemon ``nid`` still runs: ``mark`` its Retry node (under the registry's lock) and call
+        ``on_end`` once the daemon's node is final; False when it already is."""
         with self.lock:
             daemon = self.daemons.get(nid)
             if daemon is None:
                 return False
             mark()
-            daemon.followers.append(parent)
+            daemon.followers.append(on_end)
             return True
 
     def is_released(self, nid: str) -> bool:
@@ -73,6 +88,8 @@ class DaemonRegistry:
     def release(self, boundary: str | None) -> None:
         """End the daemons of ``boundary`` (every daemon when None) and wait until their nodes are final."""
         with self.lock:
+            if boundary is not None:
+                self.ended_boundaries.add(boundary)
             chosen = [d for d in self.daemons.values() if boundary is None or d.boundary == boundary]
         for daemon in chosen:
             daemon.released.set()

@@ -16,7 +16,7 @@ from aipipe.engine.grammar.values import ExprError
 from aipipe.errors import UserError
 
 __all__ = ["RESULTS", "Dep", "Op", "TaskState", "ancestors", "deps_of", "evaluate", "failure_handled_by",
-           "find_cycle", "parse_depends", "task_tree"]
+           "find_cycle", "items_conditions", "parse_depends", "task_tree"]
 
 FAILURE_RESULTS = ("Failed", "Errored", "AllFailed", "AnySucceeded")
 
@@ -33,6 +33,15 @@ def deps_of(tree: Any) -> set[str]:
     if isinstance(tree, Dep):
         return {tree.task}
     return set().union(*(deps_of(a) for a in tree.args))
+
+
+def items_conditions(tree: Any) -> set[str]:
+    """Tasks this expression reads with an items-based result (``X.AnySucceeded``, ``X.AllFailed``)."""
+    if tree is None:
+        return set()
+    if isinstance(tree, Dep):
+        return {tree.task} if tree.result in ("AnySucceeded", "AllFailed") else set()
+    return set().union(*(items_conditions(a) for a in tree.args))
 
 
 def failure_handled_by(tree: Any) -> set[str]:

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
-import time
 from collections.abc import Mapping
 from typing import Any
 
 from aipipe.engine.bind import bind_inputs
 from aipipe.engine.bounds import MAX_DEPTH_MESSAGE, MAX_STACK_DEPTH, OverBudget
-from aipipe.engine.calls import Call, NodeFailure, Slots, node_duration
+from aipipe.engine.calls import Call, NodeFailure, Slots
 from aipipe.engine.children import ChildRunner
 from aipipe.engine.configmaps import ConfigMapStore
 from aipipe.engine.dag import DagHandler
@@ -22,9 +20,10 @@ from aipipe.engine.memo import Memoizer
 from aipipe.engine.names import pod_name
 from aipipe.engine.noderef import NodeRef
 from aipipe.engine.outputs import Outputs
-from aipipe.engine.phases import DONE_PHASES, PASSED_PHASES, NodePhase, NodeType, plain
+from aipipe.engine.phases import PASSED_PHASES, NodePhase, NodeType
 from aipipe.engine.pod import PodRunner
-from aipipe.engine.retry import LAST_RETRY_VARS, RetryStrategy, render_strategy
+from aipipe.engine.retry import RetryStrategy, render_strategy
+from aipipe.engine.retrynode import RetryNode, RetryRun
 from aipipe.engine.runtime import NodeRecord, Runtime
 from aipipe.engine.steps import StepsHandler
 from aipipe.engine.suspend import SuspendHandler
@@ -47,6 +46,7 @@ class Invoker:
         self.children = ChildRunner(rt, self.outputs, self.execute)
         self.memos = Memoizer(rt, self.configmaps)  # template.memoize: its cache is a local ConfigMap
         leaf = LeafHandler(rt, pods)
+        self.retries = RetryNode(rt, pods.daemons, self._execute_once)
         self.handlers: dict[str, TemplateHandler] = {
             "container": leaf, "script": leaf, "containerSet": leaf, "steps": StepsHandler(rt, self.children),
             "dag": DagHandler(rt, self.children), "suspend": SuspendHandler(rt)}
@@ -99,40 +99,7 @@ class Invoker:
         except (UserError, TemplateError) as exc:
             return rt.finish_node(nid, NodePhase.ERROR, str(exc))
         assert strategy is not None
-        started = time.monotonic()
-        attempt = 0
-        previous = dict.fromkeys(LAST_RETRY_VARS, "")  # lastRetry.*: empty on the first attempt
-        while True:
-            child = ref.attempt(attempt)
-            prior = rt.tree.get(child.id)
-            if prior is not None and prior.get("phase") in DONE_PHASES:
-                last = prior
-            else:
-                last = self._execute_once(call, child, scope.child({"retries": str(attempt), **previous}), inputs, {})
-            rt.tree.add_child(nid, child.id)
-            if last.get("daemoned") and self.pods.daemons.follow(child.id, nid, functools.partial(
-                    rt.tree.put, nid, phase=NodePhase.RUNNING, daemoned=True, podIP=last.get("podIP"))):
-                return rt.tree.get(nid) or {}
-            last = rt.tree.get(child.id) or last  # a daemon that ended meanwhile: its final record
-            phase = last.get("phase", NodePhase.ERROR)
-            if phase in PASSED_PHASES:
-                return rt.finish_node(nid, phase, None, outputs=last.get("outputs"))
-            if rt.cancelled.is_set() or last.get("terminal"):
-                return rt.finish_node(nid, phase, last.get("message"), outputs=last.get("outputs"))
-            attempt += 1
-            exit_code = (last.get("outputs") or {}).get("exitCode", "")
-            last_retry = {"exitCode": int(exit_code) if str(exit_code).lstrip("-").isdigit() else -1,
-                          "status": plain(phase), "duration": node_duration(last), "message": last.get("message", "")}
-            previous = {f"lastRetry.{k}": str(v) for k, v in last_retry.items()}
-            try:
-                stop = strategy.stop_message(attempt, phase, time.monotonic() - started, last_retry)
-            except UserError as exc:
-                return rt.finish_node(nid, NodePhase.ERROR, str(exc))
-            if stop is not None:
-                return rt.finish_node(nid, phase, stop, outputs=last.get("outputs"))
-            delay = strategy.delay(attempt)
-            if delay and rt.cancelled.wait(delay):
-                return rt.finish_node(nid, NodePhase.FAILED, rt.stop_reason)
+        return self.retries.run(RetryRun(nid, ref, call, scope, inputs, strategy))
 
     def _execute_once(self, call: Call, ref: NodeRef, scope: Scope, inputs: dict[str, Any],
                       fields: Mapping[str, Any]) -> NodeRecord:

@@ -47,7 +47,8 @@ class LeafHandler:
         with lock:
             if ended:  # the process ended (or its probe never passed) before it was ready: an ordinary node
                 return ended[0]
-            self.pods.daemons.add(Daemon(node.id, node.boundary, lambda: self.pods.kill(node.id)))
+            if not self.pods.daemons.add(Daemon(node.id, node.boundary, lambda: self.pods.kill(node.id))):
+                self.pods.kill(node.id)
             self.rt.tree.put(node.id, phase=NodePhase.RUNNING, daemoned=True, podIP=DAEMON_IP)
             self.rt.tree.commit()
             handed.append(True)
@@ -68,10 +69,9 @@ class LeafHandler:
         self._undaemon(nid)
         rt.finish_node(nid, phase, message, **result)
         daemon = self.pods.daemons.take(nid)
-        for parent in daemon.followers if daemon else []:
-            self._undaemon(parent)
-            rt.finish_node(parent, phase, message, outputs=result.get("outputs"))
         if daemon is not None:
+            for on_end in daemon.followers:
+                on_end(phase, message, result.get("outputs"))
             daemon.done.set()
 
     def _undaemon(self, nid: str) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 from aipipe.confine import confined
 from aipipe.engine.calls import Call
 from aipipe.engine.configmaps import ConfigMapStore, unlock
-from aipipe.engine.containerset import ContainerGraph, ContainerNodes, split_set
+from aipipe.engine.containerset import ContainerGraph, ContainerNodes, SetRetry, split_set
 from aipipe.engine.daemons import DaemonRegistry, wait_ready
 from aipipe.engine.execution import ExecutionContext
 from aipipe.engine.gpupool import Grant, RunGpus
@@ -285,37 +285,45 @@ class PodRunner:
                 return {"phase": NodePhase.FAILED, "message": graph.finish() or "stopped"}
             if graph is not None:
                 graph.nodes.running(graph.main)
-            with self.lock:
-                if self.cancelled.is_set():
-                    side.stop()
-                    return {"phase": NodePhase.FAILED, "message": "stopped before start"}
-                handle = self.runner.start(spec)
-                if isinstance(handle, LocalHandle):
-                    self.running[nid] = handle
-            guard = self.gpus.guard(grant, tmpl, handle)
-            watchdog = self.gpus.watch(grant, gpu_need, handle)
-            if isinstance(handle, LocalHandle):
-                tree.put(nid, pid=handle.pid, hostNodeName="local",
-                         **({"message": warning.removeprefix("warning: ")} if warning else {}))
-                tree.commit()
             timer = None
             timed_out = threading.Event()
-            if deadline is not None:
-                def expire() -> None:
-                    timed_out.set()
-                    _stop(handle)
-
-                timer = threading.Timer(deadline, expire)
-                timer.daemon = True
-                timer.start()
-            if on_ready is not None and isinstance(handle, LocalHandle) and wait_ready(
-                    body.get("readinessProbe"), body, spec, self.runner, handle, self.cancelled):
-                on_ready()
-            progress = ""
+            retry = SetRetry.of(tmpl)  # a containerSet's main container runs again while it fails (retries)
+            current: list[Any] = []  # the main container's running process
             progress_path = where(PROGRESS_FILE)
-            while handle.running_after(1.0):
-                progress = self._poll_progress(nid, progress_path, progress, tree)
-            result = handle.wait()
+            while True:
+                with self.lock:
+                    if self.cancelled.is_set():
+                        side.stop()
+                        return {"phase": NodePhase.FAILED, "message": "stopped before start"}
+                    handle = self.runner.start(spec)
+                    if isinstance(handle, LocalHandle):
+                        self.running[nid] = handle
+                guard = self.gpus.guard(grant, tmpl, handle)
+                watchdog = self.gpus.watch(grant, gpu_need, handle)
+                if isinstance(handle, LocalHandle):
+                    tree.put(nid, pid=handle.pid, hostNodeName="local",
+                             **({"message": warning.removeprefix("warning: ")} if warning else {}))
+                    tree.commit()
+                current[:] = [handle]
+                if deadline is not None and timer is None:
+                    def expire() -> None:  # the pod's deadline spans a containerSet's retries: the current run
+                        timed_out.set()
+                        _stop(current[0])
+
+                    timer = threading.Timer(deadline, expire)
+                    timer.daemon = True
+                    timer.start()
+                if on_ready is not None and isinstance(handle, LocalHandle) and wait_ready(
+                        body.get("readinessProbe"), body, spec, self.runner, handle, self.cancelled):
+                    on_ready()
+                    on_ready = None
+                progress = ""
+                while handle.running_after(1.0):
+                    progress = self._poll_progress(nid, progress_path, progress, tree)
+                result = handle.wait()
+                stopped = result.killed or timed_out.is_set() or guard.fired.is_set()
+                if stopped or result.exit_code == 0 or not retry.again(self.cancelled):
+                    break
             sidecar_problem = side.stop()
             if graph is not None:
                 main_ok = result.exit_code == 0 and not result.killed and not result.start_error
@@ -377,7 +385,7 @@ class PodRunner:
         deps = {str(c.get("name")): [str(d) for d in c.get("dependencies") or []] for c in [*others, main]}
         graph = ContainerGraph(extras.build(others, "containerSet.containers"), deps, name, self.runner, nodes,
                                lambda container, handle: self._track(f"{nid}/{container}", handle),
-                               self.cancelled.is_set)
+                               self.cancelled, SetRetry.of(tmpl))
         return graph
 
     def _track(self, nid: str, handle: Handle | None) -> None:

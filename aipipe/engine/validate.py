@@ -7,7 +7,8 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NoReturn
 
-from aipipe.engine import graph
+from aipipe.engine import graph, lintrules
+from aipipe.engine.containerset import SetRetry
 from aipipe.engine.gpu import request_problem
 from aipipe.engine.manifest import TEMPLATE_KINDS
 from aipipe.engine.memospec import memoize_problems
@@ -43,6 +44,9 @@ def resolve_workflow_spec(workflow: Mapping[str, Any], templates: TemplateLookup
     manifest = templates(kind, str(ref.get("name")))
     if manifest is None:
         raise UserError(f"{kind} {ref.get('name')!r} not found (register it first)", field="spec.workflowTemplateRef")
+    if spec.get("templates"):
+        raise UserError("Templates is invalid field in spec if workflow referred WorkflowTemplate reference",
+                        field="spec.templates")
     base = copy.deepcopy(manifest.get("spec") or {})
     own = {k: v for k, v in spec.items() if k != "workflowTemplateRef"}
     base_args = base.get("arguments") or {}
@@ -75,6 +79,10 @@ class _Linter:
     def fail(self, field: str, message: str) -> NoReturn:
         raise UserError(message, field=field)
 
+    def fail_first(self, problems: Iterator[tuple[str, str]]) -> None:
+        for field, message in problems:
+            self.fail(field, message)
+
     def run(self) -> None:
         names = [t.get("name") for t in self.spec.get("templates") or []]
         for i, name in enumerate(names):
@@ -83,6 +91,7 @@ class _Linter:
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
             self.fail("spec.templates", f"duplicate template name(s) {dupes}")
+        self.fail_first(lintrules.named_list(self.spec.get("templates"), "spec.templates", params=False))
         entry = self.spec.get("entrypoint")
         if not entry:
             self.fail("spec.entrypoint", "is required")
@@ -95,6 +104,8 @@ class _Linter:
             if "value" not in param and not param.get("valueFrom") and not self.as_template:
                 self.fail(f"spec.arguments.{param.get('name')}.value", "is required (give it with -p name=value)")
             enum = param.get("enum")
+            if enum is not None and not enum:
+                self.fail(f"spec.arguments.{param.get('name')}.enum", "enum should contain at least one value")
             if enum is not None and param.get("value") is not None and str(param["value"]) not in map(str, enum):
                 self.fail(f"spec.arguments.{param.get('name')}.value", f"{param['value']!r} should be present in "
                           f"{param.get('name')}.enum list {list(enum)}")
@@ -121,6 +132,7 @@ class _Linter:
             if not p.get("name"):
                 self.fail(f"{where}.inputs.parameters[{i}].name", "is required")
         self.check_tags(tmpl, where)
+        self.fail_first(lintrules.template_fields(tmpl, where))
         if kind == "steps":
             seen: set[str] = set()  # as Argo, step names are unique across all groups of the template
             for gi, group in enumerate(tmpl["steps"] or []):
@@ -132,8 +144,13 @@ class _Linter:
                         self.fail(f"{where}.steps[{gi}]", "a step needs a name")
                     if sname in seen:
                         self.fail(f"{where}.steps[{gi}].{sname}", f"step name '{sname}' is not unique")
+                    problem = lintrules.field_name_problem(str(sname))
+                    if problem:
+                        self.fail(f"{where}.steps[{gi}].name", f"name '{sname}' is invalid: {problem}")
                     seen.add(sname)
+                    self.fail_first(lintrules.loop_fields(step, f"{where}.steps[{gi}].{sname}"))
                     self.check_ref(step, local, f"{where}.steps[{gi}].{sname}")
+            self.fail_first(lintrules.step_references(tmpl["steps"], where))
         if kind == "dag":
             tasks = tmpl["dag"].get("tasks") or []
             names = [t.get("name") for t in tasks]
@@ -154,8 +171,37 @@ class _Linter:
             cycle = graph.find_cycle(trees)
             if cycle:
                 self.fail(f"{where}.dag", f"dependency cycle {' -> '.join(cycle)}")
+            self.fail_first(lintrules.dag_tasks(tmpl["dag"], f"{where}.dag"))
+        if kind == "containerSet":
+            self.check_container_set(tmpl["containerSet"], f"{where}.containerSet")
         for field, message in sync_problems(tmpl.get("synchronization"), f"{where}.synchronization"):
             self.fail(field, message)
+
+    def check_container_set(self, cset: Mapping[str, Any], where: str) -> None:
+        """As Argo's ContainerSetTemplate.Validate: containers, unique names, known dependencies, no cycle; and a
+        retryStrategy that parses."""
+        containers = cset.get("containers") or []
+        if not containers:
+            self.fail(f"{where}.containers", "containers must have at least one container")
+        names = [str(c.get("name") or "") for c in containers]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if "" in names or dupes:
+            self.fail(f"{where}.containers", f"every container needs a unique name (repeated: {dupes or ['']})")
+        for container in containers:
+            for dep in container.get("dependencies") or []:
+                if dep not in names:
+                    self.fail(f"{where}.containers.{container['name']}",
+                              f"containers.{container['name']} dependency '{dep}' not defined")
+        cycle = graph.find_cycle({str(c["name"]): graph.task_tree({"dependencies": c.get("dependencies") or []})
+                                  for c in containers})
+        if cycle:
+            self.fail(f"{where}.containers", f"containers dependency cycle {' -> '.join(cycle)}")
+        retry = cset.get("retryStrategy")
+        if retry is not None:
+            try:
+                SetRetry.of({"containerSet": cset})
+            except UserError as exc:
+                self.fail(f"{where}.retryStrategy", str(exc))
 
     def check_tags(self, tmpl: Mapping[str, Any], where: str) -> None:
         """Plain tags naming an input the template does not declare, or a step / task it does not have, cannot
@@ -174,9 +220,20 @@ class _Linter:
             if found and self.parameters is not None and found.group(1) not in self.parameters:
                 self.fail(where, f"failed to resolve {{{{{tag}}}}}: the workflow has no parameter "
                           f"'{found.group(1)}'")
+            if self.parameters is not None and not self.as_template:
+                self.check_global(tag.strip(), where)
             found = _SIBLING_TAG.match(tag)
             if found and own is not None and found.group(1) == own and found.group(2) not in siblings[own]:
                 self.fail(where, f"failed to resolve {{{{{tag}}}}}: no {own[:-1]} named '{found.group(2)}'")
+
+    def check_global(self, tag: str, where: str) -> None:
+        """``workflow.priority`` exists only with ``spec.priority``, ``workflow.failures`` only for a workflow with
+        an exit handler (Argo adds both to the global scope only then)."""
+        if tag == "workflow.priority" and self.spec.get("priority") is None:
+            self.fail(where, "failed to resolve {{workflow.priority}}: the workflow sets no spec.priority")
+        if tag == "workflow.failures" and not self.spec.get("onExit") and not self.spec.get("hooks"):
+            self.fail(where, "failed to resolve {{workflow.failures}}: it is set only in a workflow's exit handler "
+                      "(spec.onExit)")
 
     def check_supplied(self, callee: Mapping[str, Any] | None, arguments: Any, where: str) -> None:
         """Every input parameter of ``callee`` without a value, default or valueFrom must be given by the call
@@ -299,14 +356,9 @@ def _check_memoize(tmpl: Mapping[str, Any], where: str) -> None:
 
 
 def _refuse_in_containers(tmpl: Mapping[str, Any], where: str) -> None:
-    """A node's other containers (init containers, sidecars, a containerSet's) take the same env sources;
-    a containerSet's own retryStrategy (retrying one container inside the pod) is not honoured here."""
+    """A node's other containers (init containers, sidecars, a containerSet's) take the same env sources."""
     found = tmpl.get("containerSet")
     cset: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
-    if cset.get("retryStrategy"):
-        raise UserError("containerSet.retryStrategy (retrying one container of the set) is not supported by the "
-                        "embedded engine; use the template's retryStrategy (the whole node runs again), or submit "
-                        "this workflow to Argo", field=f"{where}.containerSet.retryStrategy")
     for field, containers in (("initContainers", tmpl.get("initContainers")), ("sidecars", tmpl.get("sidecars")),
                               ("containerSet.containers", cset.get("containers"))):
         for i, container in enumerate(containers if isinstance(containers, list) else []):

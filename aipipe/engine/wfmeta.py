@@ -40,9 +40,10 @@ def workflow_variables(workflow: Mapping[str, Any], spec: Mapping[str, Any]) -> 
         "workflow.uid": str(meta.get("uid") or ""),
         "workflow.serviceAccountName": str(spec.get("serviceAccountName") or ""),
         "workflow.mainEntrypoint": str(spec.get("entrypoint") or ""),
-        "workflow.priority": str(spec.get("priority") or 0),
         "workflow.parameters.json": _json(params),
     }
+    if spec.get("priority") is not None:  # as Argo: only a workflow that sets one has the variable
+        values["workflow.priority"] = str(spec["priority"])
     for param in params:
         values[f"workflow.parameters.{param['name']}"] = param["value"]
     for section in ("labels", "annotations"):

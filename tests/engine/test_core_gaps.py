@@ -53,7 +53,7 @@ def test_step_and_task_hooks_show_argo_display_names(engine: EngineRun) -> None:
 def test_skipped_target_below_a_failed_task_fails_the_dag(engine: EngineRun) -> None:
     dag = {"name": "g", "dag": {"tasks": [
         {"name": "bad", "template": "fail", "continueOn": {"failed": True}},
-        {"name": "after", "depends": "bad", "template": "ok", "when": "{{tasks.bad.status}} == Succeeded"}]}}
+        {"name": "after", "dependencies": ["bad"], "template": "ok", "when": "{{tasks.bad.status}} == Succeeded"}]}}
     out = engine.run(_wf("br", "g", [dag, _sh("fail", "exit 1"), _sh("ok", "true")]))
     assert out["status"]["phase"] == "Failed"
     assert _phases(out)["after"] == ["Skipped"]

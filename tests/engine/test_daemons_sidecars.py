@@ -204,6 +204,49 @@ def test_a_failing_container_of_a_set_fails_the_node_and_its_dependants_never_ru
     assert "main ran" not in engine.log_text()
 
 
+def test_a_container_set_retries_each_failing_container_in_the_same_pod(engine: EngineRun) -> None:
+    """Argo's TestContainerSetRetryFail: a container that fails until its own earlier run left a file passes on
+    its second run (the pod's files are kept); main, retried too, ends the node Succeeded."""
+    def flaky(name: str, deps: list[str]) -> dict[str, Any]:
+        marker = f"/work/{name}.tried"
+        return {"name": name, "image": "busybox", "dependencies": deps, "command": [
+            "sh", "-c", f"echo run >> /work/{name}.runs; test -f {marker} || {{ touch {marker}; exit 3; }}"]}
+    main = {"name": "main", "volumes": [{"name": "work", "emptyDir": {}}],
+            "containerSet": {"volumeMounts": [{"name": "work", "mountPath": "/work"}],
+                             "retryStrategy": {"retries": 2, "duration": "100ms"},
+                             "containers": [flaky("a", []), flaky("main", ["a"])]},
+            "outputs": {"parameters": [{"name": "runs", "valueFrom": {"path": "/work/a.runs"}}]}}
+    out = engine.run(wf(main))
+    assert out["status"]["phase"] == "Succeeded", out["status"]
+    assert only(out, "a")["phase"] == only(out, "main")["phase"] == "Succeeded"
+    assert only(out, "d")["outputs"]["parameters"][0]["value"] == "run\nrun"
+
+
+def test_a_container_set_gives_up_after_its_retries(engine: EngineRun) -> None:
+    main = {"name": "main", "containerSet": {"retryStrategy": {"retries": "1"}, "containers": [
+        {"name": "main", "image": "busybox", "command": ["sh", "-c", "echo attempt; exit 4"]}]}}
+    out = engine.run(wf(main))
+    assert out["status"]["phase"] == "Failed"
+    assert only(out, "d")["message"] == "Error (exit code 4)"
+    assert engine.log_text().count("attempt") == 2
+
+
+@pytest.mark.parametrize(("cset", "reason"), [
+    ({"containers": []}, "at least one container"),
+    ({"containers": [{"name": "main", "image": "busybox", "dependencies": ["ghost"]}]},
+     "containers.main dependency 'ghost' not defined"),
+    ({"containers": [{"name": "a", "image": "busybox", "dependencies": ["main"]},
+                     {"name": "main", "image": "busybox", "dependencies": ["a"]}]}, "dependency cycle"),
+    ({"containers": [{"name": "a", "image": "busybox"}, {"name": "a", "image": "busybox"}]}, "unique name"),
+    ({"retryStrategy": {"retries": "two"}, "containers": [{"name": "main", "image": "busybox"}]},
+     "must be an integer"),
+])
+def test_a_container_set_argo_would_refuse_is_refused_before_it_runs(cset: dict[str, Any], reason: str) -> None:
+    with pytest.raises(UserError) as caught:
+        validate_workflow(wf({"name": "main", "containerSet": cset}), no_templates)
+    assert reason in str(caught.value) and str(caught.value.field).startswith("templates.main.containerSet")
+
+
 def test_containers_of_a_set_starting_together_share_their_mount_points(tmp_path: Path) -> None:
     """b and c start the moment a ends and make the same mount points in the node's one root: neither may fail
     because the other made a folder first, and each folder is made (and later removed) by one of them."""
@@ -280,11 +323,12 @@ def test_stopping_the_run_ends_a_running_daemon(engine: EngineRun) -> None:
 
 
 def test_what_the_other_containers_cannot_have_is_refused_naming_the_field() -> None:
-    retried = wf({"name": "main", "containerSet": {"retryStrategy": {"retries": "2"}, "containers": [
-        {"name": "main", "image": "busybox", "command": ["true"]}]}})
+    in_set = wf({"name": "main", "containerSet": {"containers": [
+        {"name": "main", "image": "busybox", "command": ["true"],
+         "env": [{"name": "X", "valueFrom": {"resourceFieldRef": {"resource": "limits.cpu"}}}]}]}})
     with pytest.raises(UserError) as caught:
-        validate_workflow(retried, no_templates)
-    assert caught.value.field == "spec.templates[0].containerSet.retryStrategy"
+        validate_workflow(in_set, no_templates)
+    assert caught.value.field == "spec.templates[0].containerSet.containers[0].env[0].valueFrom.resourceFieldRef"
     sidecar = wf({"name": "main", "container": {"image": "busybox", "command": ["true"]}, "sidecars": [
         {"name": "s", "image": "busybox",
          "env": [{"name": "X", "valueFrom": {"fieldRef": {"fieldPath": "metadata.uid"}}}]}]})

@@ -55,8 +55,8 @@ def test_stored_nodes_decide_what_runs_again(engine: EngineRun) -> None:
 
 
 def _global_workflow(markers: Path) -> dict[str, Any]:
-    make = {"name": "make", "script": {"image": "busybox", "command": ["sh"], "source": "echo made"},
-            "outputs": {"parameters": [{"name": "p", "valueFrom": {"expression": "'from-a'"}, "globalName": "g"}]}}
+    make = {"name": "make", "script": {"image": "busybox", "command": ["sh"], "source": "printf from-a > /tmp/p"},
+            "outputs": {"parameters": [{"name": "p", "valueFrom": {"path": "/tmp/p"}, "globalName": "g"}]}}
     use = {"name": "use", "inputs": {"parameters": [{"name": "v"}]},
            "script": {"image": "busybox", "command": ["sh"],  # fails once, then says what it got
                       "source": f"[ -e {markers}/failed ] || {{ touch {markers}/failed; exit 1; }}\n"

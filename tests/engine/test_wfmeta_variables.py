@@ -17,7 +17,7 @@ def test_json_forms_uid_and_priority() -> None:
     assert values["workflow.parameters.json"] == '[{"name":"p","value":"v"}]'
     assert values["workflow.uid"] == "u-1" and values["workflow.priority"] == "3"
     assert values["workflow.creationTimestamp"] == "2024-03-05T06:07:08Z"
-    assert workflow_variables({"metadata": {}}, {})["workflow.priority"] == "0"
+    assert "workflow.priority" not in workflow_variables({"metadata": {}}, {})  # Argo: only with spec.priority
 
 
 def test_creation_time_by_strftime_character() -> None:

@@ -1,0 +1,195 @@
+"""Argo's submit-time rules for one template's own fields (workflow/validate in Argo v4.1): names, leaf-only and
+non-leaf-only fields, loops, output parameters, retry policies, and the references a step group or a DAG task may
+make. Each check yields ``(field, message)``; :mod:`aipipe.engine.validate` raises the first."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from aipipe.engine import graph
+from aipipe.engine.retry import POLICIES
+
+Problem = tuple[str, str]
+
+_FIELD_NAME = re.compile(r"[a-zA-Z0-9][-a-zA-Z0-9]*")  # steps, tasks, templates, containers
+_PARAM_NAME = re.compile(r"[-a-zA-Z0-9_]+")  # parameters and artifacts
+_FIELD_NAME_RULE = ("name must consist of alpha-numeric characters or '-', and must start with an alpha-numeric "
+                    "character")
+_PARAM_NAME_RULE = "name must consist of alpha-numeric characters, '_' or '-' e.g. my_param_1, MY-PARAM-1"
+_MAX_FIELD_NAME = 128
+_LEAF_KINDS = ("container", "script", "containerSet", "suspend", "resource", "data", "http", "plugin")
+_LOOPS = ("withItems", "withParam", "withSequence")
+_VALUE_FROM_KINDS = ("path", "jqFilter", "jsonPath", "parameter", "expression", "supplied", "configMapKeyRef", "event")
+_ARG_TAG = re.compile(r"^\{\{\s*tasks\.([^.}\s]+)")
+_STEP_TAG = re.compile(r"\{\{\s*steps\.([^.}\s\[\]]+)\.([^}\s]+?)\s*\}\}")
+_VARIABLE = re.compile(r"^\{\{[^}]+\}\}$")
+
+
+def field_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a step, task, template or container (None when it can)."""
+    if len(name) > _MAX_FIELD_NAME:
+        return f"must be no more than {_MAX_FIELD_NAME} characters"
+    return None if _FIELD_NAME.fullmatch(name) else f"{_FIELD_NAME_RULE} (e.g. My-name1-2, 123-NAME)"
+
+
+def param_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a parameter or artifact (None when it can)."""
+    return None if _PARAM_NAME.fullmatch(name) else _PARAM_NAME_RULE
+
+
+def named_list(items: Any, where: str, params: bool) -> Iterator[Problem]:
+    """Names of a list of parameters/artifacts (``params``) or of steps/tasks/templates: given, valid, unique."""
+    seen: set[str] = set()
+    for i, item in enumerate(items if isinstance(items, list) else []):
+        name = str((item or {}).get("name") or "") if isinstance(item, Mapping) else ""
+        if not name:
+            yield f"{where}[{i}].name", "is required"
+            return
+        problem = param_name_problem(name) if params else field_name_problem(name)
+        if problem:
+            yield f"{where}[{i}].name", f"'{name}' is invalid: {problem}"
+            return
+        if name in seen:
+            yield f"{where}[{i}].name", f"'{name}' is not unique"
+            return
+        seen.add(name)
+
+
+def kind_of(tmpl: Mapping[str, Any]) -> str:
+    return next((k for k in (*_LEAF_KINDS, "steps", "dag") if tmpl.get(k) is not None), "")
+
+
+def template_fields(tmpl: Mapping[str, Any], where: str) -> Iterator[Problem]:
+    """Inputs' and outputs' names, fields a leaf (or a non-leaf) cannot have, the retry policy, the timeout."""
+    inputs, outputs = tmpl.get("inputs") or {}, tmpl.get("outputs") or {}
+    for section, source in (("inputs", inputs), ("outputs", outputs)):
+        for kind in ("parameters", "artifacts"):
+            yield from named_list(source.get(kind), f"{where}.{section}.{kind}", params=True)
+    kind = kind_of(tmpl)
+    leaf = kind in _LEAF_KINDS
+    if leaf and tmpl.get("parallelism") is not None:
+        yield f"{where}.parallelism", "parallelism is only valid for steps and dag templates"
+    deadline = tmpl.get("activeDeadlineSeconds")
+    if deadline is not None:
+        if not leaf:
+            yield f"{where}.activeDeadlineSeconds", "activeDeadlineSeconds is only valid for leaf templates"
+        elif not _positive_or_variable(deadline):
+            yield (f"{where}.activeDeadlineSeconds",
+                   "activeDeadlineSeconds must be a positive integer > 0 or an argo variable")
+    timeout = tmpl.get("timeout")
+    if timeout not in (None, ""):
+        if not leaf:
+            yield f"{where}.timeout", f"{kind} template doesn't support timeout field"
+        elif str(timeout).strip().lstrip("-").isdigit():
+            yield f"{where}.timeout", f"'{timeout}' has invalid duration format in timeout (use e.g. 30s)"
+    policy = (tmpl.get("retryStrategy") or {}).get("retryPolicy")
+    if policy not in (None, "") and policy not in POLICIES:
+        yield f"{where}.retryStrategy.retryPolicy", f"{policy} is not a valid RetryPolicy"
+    for param in outputs.get("parameters") or []:
+        yield from _output_parameter(param, kind, f"{where}.outputs.parameters.{param.get('name')}")
+
+
+def _positive_or_variable(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return value >= 0
+    text = str(value).strip()
+    return bool(_VARIABLE.match(text)) or (text.isdigit())
+
+
+def _output_parameter(param: Mapping[str, Any], kind: str, where: str) -> Iterator[Problem]:
+    value_from = param.get("valueFrom")
+    if value_from is not None and param.get("value") is not None:
+        yield where, "has both valueFrom and value specified. Choose one."
+        return
+    if param.get("value") is not None:
+        return
+    if value_from is None:
+        yield where, "does not have valueFrom or value specified"
+        return
+    given = [k for k in _VALUE_FROM_KINDS if value_from.get(k) not in (None, "")]
+    if not given:
+        yield f"{where}.valueFrom", "valueFrom type unspecified. choose one of: path, jqFilter, jsonPath, parameter, " \
+                                    "expression, supplied"
+    elif len(given) > 1:
+        yield f"{where}.valueFrom", f"multiple valueFrom types specified ({', '.join(given)}); choose one"
+    elif kind in ("container", "script", "containerSet") and not value_from.get("path"):
+        yield f"{where}.valueFrom", f"path must be specified for {kind} templates"
+    elif kind in ("steps", "dag") and not (value_from.get("parameter") or value_from.get("expression")):
+        yield f"{where}.valueFrom", f"parameter or expression must be specified for {kind} templates"
+
+
+def loop_fields(step: Mapping[str, Any], where: str) -> Iterator[Problem]:
+    """One loop source per step or task; a withSequence with count or end, not both."""
+    given = [k for k in _LOOPS if step.get(k) not in (None, "", [])]
+    if len(given) > 1:
+        yield where, "only one of withItems, withParam, withSequence can be specified"
+    sequence = step.get("withSequence") or {}
+    if isinstance(sequence, Mapping) and sequence.get("count") is not None and sequence.get("end") is not None:
+        yield f"{where}.withSequence", "only one of count or end can be defined in withSequence"
+
+
+def step_references(groups: list[Any], where: str) -> Iterator[Problem]:
+    """A step reads the steps of earlier groups, and only the ``status`` of the steps of its own group; a later
+    step cannot resolve yet (Argo: "failed to resolve {{steps.X...}}")."""
+    earlier: set[str] = set()
+    for gi, group in enumerate(groups):
+        steps = [s for s in group if isinstance(s, Mapping)] if isinstance(group, list) else []
+        same = {str(s.get("name")) for s in steps}
+        for step in steps:
+            for name, rest in _STEP_TAG.findall(_text_without(step, ("inline", "hooks"))):
+                if name in earlier or (name in same and rest == "status"):
+                    continue
+                yield f"{where}.steps[{gi}].{step.get('name')}", f"failed to resolve {{{{steps.{name}.{rest}}}}}"
+        earlier |= same
+
+
+def dag_tasks(dag: Mapping[str, Any], where: str) -> Iterator[Problem]:
+    """Task names, depends with continueOn, items-based conditions, targets, and arguments that read a task
+    that is not an ancestor."""
+    tasks = [t for t in dag.get("tasks") or [] if isinstance(t, Mapping)]
+    if not tasks:
+        yield f"{where}.tasks", "must have at least one task"
+        return
+    yield from named_list(tasks, f"{where}.tasks", params=False)
+    by_name = {str(t.get("name")): t for t in tasks}
+    using_depends = any(t.get("depends") for t in tasks)
+    trees = {name: graph.task_tree(task) for name, task in by_name.items()}
+    for name, task in by_name.items():
+        at = f"{where}.tasks.{name}"
+        if name[:1].isdigit():
+            yield at, "name cannot begin with a digit when using either 'depends' or 'dependencies'"
+        if using_depends and task.get("continueOn") is not None:
+            yield at, "cannot use 'continueOn' when using 'depends'. Instead use 'dep-task.Failed'/'dep-task.Errored'"
+        yield from loop_fields(task, at)
+        for dep in sorted(graph.items_conditions(trees[name])):
+            if dep in by_name and not any(by_name[dep].get(k) not in (None, "", []) for k in _LOOPS):
+                yield at, (f"dependency '{dep}' uses an items-based condition such as .AnySucceeded or .AllFailed "
+                           "but does not contain any items")
+    for target in str(dag.get("target") or "").split():
+        if not _VARIABLE.match(target) and target not in by_name:
+            yield f"{where}.target", f"target '{target}' is not defined"
+    for name, task in by_name.items():
+        tree = trees[name]
+        ancestors = graph.ancestors(sorted(graph.deps_of(tree)), trees) if tree is not None else set()
+        arguments = task.get("arguments") or {}
+        for kind, source in (("parameter", "value"), ("artifact", "from")):
+            for item in arguments.get(f"{kind}s") or []:
+                found = _ARG_TAG.match(str(item.get(source) or ""))
+                if found and found.group(1) not in ancestors:
+                    yield (f"{where}.tasks.{name}.arguments",
+                           f"missing dependency '{found.group(1)}' for {kind} '{item.get('name')}'")
+
+
+def _text_without(value: Any, skip: tuple[str, ...]) -> str:
+    """Every string in ``value`` (joined), leaving out the keys in ``skip``."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Mapping):
+        return "\n".join(_text_without(v, skip) for k, v in value.items() if k not in skip)
+    if isinstance(value, list):
+        return "\n".join(_text_without(v, skip) for v in value)
+    return ""

@@ -1,0 +1,112 @@
+"""A Retry node: its attempts ``<node>(0)``, ``<node>(1)``… run until one passes or the strategy says stop.
+
+A daemoned attempt hands the Retry node back ``Running`` at once (its dependants go on); when that daemon's
+process later fails by itself (not ended by its boundary, not stopped), the strategy is asked again and the
+next attempt starts in the daemon's thread, as Argo retries a daemoned pod that dies (its e2e
+``TestDaemonPodRetry``: ``daemoned(0)`` Failed, ``daemoned(1)`` Succeeded, the workflow Succeeded).
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from aipipe.engine.calls import Call, node_duration
+from aipipe.engine.daemons import DaemonRegistry
+from aipipe.engine.noderef import NodeRef
+from aipipe.engine.phases import DONE_PHASES, FAILED_PHASES, PASSED_PHASES, NodePhase, plain
+from aipipe.engine.retry import LAST_RETRY_VARS, RetryStrategy
+from aipipe.engine.runtime import NodeRecord, Runtime
+from aipipe.engine.template import Scope
+from aipipe.errors import UserError
+
+# one attempt (call, node, scope, bound inputs, fields of its new node) to its record (Running when daemoned)
+RunAttempt = Callable[[Call, NodeRef, Scope, dict[str, Any], Mapping[str, Any]], NodeRecord]
+
+
+@dataclass
+class RetryRun:
+    """One Retry node's loop state: which attempt is next and what the last one left (``lastRetry.*``)."""
+
+    nid: str
+    ref: NodeRef
+    call: Call
+    scope: Scope
+    inputs: dict[str, Any]
+    strategy: RetryStrategy
+    started: float = field(default_factory=time.monotonic)
+    attempt: int = 0
+    previous: dict[str, str] = field(default_factory=lambda: dict.fromkeys(LAST_RETRY_VARS, ""))
+
+
+class RetryNode:
+    """Drives Retry nodes: ``run`` returns the node's record (Running while a daemoned attempt serves)."""
+
+    def __init__(self, rt: Runtime, daemons: DaemonRegistry, run_attempt: RunAttempt) -> None:
+        self.rt = rt
+        self.daemons = daemons
+        self.run_attempt = run_attempt
+
+    def run(self, run: RetryRun) -> NodeRecord:
+        rt = self.rt
+        while True:
+            child = run.ref.attempt(run.attempt)
+            prior = rt.tree.get(child.id)
+            if prior is not None and prior.get("phase") in DONE_PHASES:
+                last = prior
+            else:
+                scope = run.scope.child({"retries": str(run.attempt), **run.previous})
+                last = self.run_attempt(run.call, child, scope, run.inputs, {})
+            rt.tree.add_child(run.nid, child.id)
+            if last.get("daemoned") and self.daemons.follow(
+                    child.id, functools.partial(self._daemon_ended, run),
+                    functools.partial(rt.tree.put, run.nid, phase=NodePhase.RUNNING, daemoned=True,
+                                      podIP=last.get("podIP"))):
+                return rt.tree.get(run.nid) or {}
+            done = self._after(run, rt.tree.get(child.id) or last)  # a daemon that ended meanwhile: its record
+            if done is not None:
+                return done
+
+    def _after(self, run: RetryRun, last: NodeRecord) -> NodeRecord | None:
+        """The Retry node's final record after attempt ``run.attempt`` ended as ``last``; None: run the next."""
+        rt = self.rt
+        phase = last.get("phase", NodePhase.ERROR)
+        if phase in PASSED_PHASES:
+            return rt.finish_node(run.nid, phase, None, outputs=last.get("outputs"))
+        if rt.cancelled.is_set() or last.get("terminal") or self._boundary_done(run.ref):
+            return rt.finish_node(run.nid, phase, last.get("message"), outputs=last.get("outputs"))
+        run.attempt += 1
+        exit_code = (last.get("outputs") or {}).get("exitCode", "")
+        last_retry = {"exitCode": int(exit_code) if str(exit_code).lstrip("-").isdigit() else -1,
+                      "status": plain(phase), "duration": node_duration(last), "message": last.get("message", "")}
+        run.previous = {f"lastRetry.{k}": str(v) for k, v in last_retry.items()}
+        try:
+            stop = run.strategy.stop_message(run.attempt, phase, time.monotonic() - run.started, last_retry)
+        except UserError as exc:
+            return rt.finish_node(run.nid, NodePhase.ERROR, str(exc))
+        if stop is not None:
+            return rt.finish_node(run.nid, phase, stop, outputs=last.get("outputs"))
+        delay = run.strategy.delay(run.attempt)
+        if delay and rt.cancelled.wait(delay):
+            return rt.finish_node(run.nid, NodePhase.FAILED, rt.stop_reason)
+        return None
+
+    def _daemon_ended(self, run: RetryRun, phase: str, message: str | None, outputs: Mapping[str, Any] | None) -> None:
+        """A daemoned attempt's node is final: the Retry node ends with it, unless the daemon failed by itself
+        and the strategy gives it another attempt."""
+        rt = self.rt
+        with rt.tree.lock:
+            rt.tree.nodes.get(run.nid, {}).pop("daemoned", None)
+        if phase in FAILED_PHASES and not rt.cancelled.is_set():
+            last = rt.tree.get(run.ref.attempt(run.attempt).id) or {"phase": phase, "message": message}
+            if self._after(run, last) is None:
+                self.run(run)
+            return
+        rt.finish_node(run.nid, phase, message, outputs=outputs)
+
+    def _boundary_done(self, ref: NodeRef) -> bool:
+        """Whether the steps/DAG node this Retry node belongs to is ending (no new attempt then)."""
+        return bool(ref.boundary) and self.daemons.boundary_ended(ref.boundary)

@@ -1,0 +1,112 @@
+"""Argo's submit-time rules (aipipe.engine.lintrules through validate_workflow): each refusal names its field and
+reason; the same workflow without the fault is accepted."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from aipipe.engine.context import no_templates
+from aipipe.engine.validate import validate_workflow
+from aipipe.errors import UserError
+
+SAY = {"name": "say", "inputs": {"parameters": [{"name": "m", "value": "x"}]},
+       "container": {"image": "busybox", "command": ["echo", "{{inputs.parameters.m}}"]}}
+
+
+def wf(*templates: dict[str, Any], **spec: Any) -> dict[str, Any]:
+    return {"apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow", "metadata": {"name": "lint"},
+            "spec": {"entrypoint": templates[0]["name"], "templates": [*templates, SAY], **spec}}
+
+
+def steps(*groups: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"name": "main", "steps": [list(g) for g in groups]}
+
+
+def dag(*tasks: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {"name": "main", "dag": {"tasks": list(tasks), **extra}}
+
+
+def say(name: str, **extra: Any) -> dict[str, Any]:
+    return {"name": name, "template": "say", **extra}
+
+
+def reads(value: str) -> dict[str, Any]:
+    """Arguments passing ``value`` to say's parameter."""
+    return {"parameters": [{"name": "m", "value": value}]}
+
+
+def leaf(**extra: Any) -> dict[str, Any]:
+    return {"name": "main", "container": {"image": "busybox", "command": ["true"]}, **extra}
+
+
+CASES: list[tuple[str, dict[str, Any], str, str]] = [
+    ("step name with a dot", wf(steps([say("a.b")])), "templates.main.steps[0].name", "is invalid"),
+    ("template name with '_'", wf(leaf(name="my_leaf")), "spec.templates[0].name", "is invalid"),
+    ("input names repeated", wf(leaf(inputs={"parameters": [{"name": "p", "value": "1"}] * 2})),
+     "templates.main.inputs.parameters[1].name", "not unique"),
+    ("parallelism on a leaf", wf(leaf(parallelism=2)), "templates.main.parallelism", "only valid for steps and dag"),
+    ("deadline on steps", wf({**steps([say("a")]), "activeDeadlineSeconds": 5}),
+     "templates.main.activeDeadlineSeconds", "only valid for leaf templates"),
+    ("negative deadline", wf(leaf(activeDeadlineSeconds=-1)), "templates.main.activeDeadlineSeconds", "positive"),
+    ("timeout on a dag", wf({**dag(say("a")), "timeout": "10s"}), "templates.main.timeout", "doesn't support timeout"),
+    ("timeout without a unit", wf(leaf(timeout="10")), "templates.main.timeout", "invalid duration format"),
+    ("unknown retry policy", wf(leaf(retryStrategy={"retryPolicy": "Sometimes"})),
+     "templates.main.retryStrategy.retryPolicy", "not a valid RetryPolicy"),
+    ("output without a value", wf(leaf(outputs={"parameters": [{"name": "o"}]})),
+     "templates.main.outputs.parameters.o", "does not have valueFrom or value"),
+    ("two valueFrom sources", wf(leaf(outputs={"parameters": [{"name": "o", "valueFrom": {
+        "path": "/tmp/o", "expression": "1"}}]})), "templates.main.outputs.parameters.o.valueFrom",
+     "multiple valueFrom"),
+    ("a steps output read from a path", wf({**steps([say("a")]), "outputs": {"parameters": [
+        {"name": "o", "valueFrom": {"path": "/tmp/o"}}]}}), "templates.main.outputs.parameters.o.valueFrom",
+     "parameter or expression must be specified"),
+    ("two loop sources", wf(steps([say("a", withItems=[1], withParam="[1]")])), "templates.main.steps[0].a",
+     "only one of withItems, withParam, withSequence"),
+    ("sequence with count and end", wf(steps([say("a", withSequence={"count": "2", "end": "3"})])),
+     "templates.main.steps[0].a.withSequence", "only one of count or end"),
+    ("a later step's status", wf(steps([say("a", arguments=reads("{{steps.b.status}}"))], [say("b")])),
+     "templates.main.steps[0].a", "failed to resolve {{steps.b.status}}"),
+    ("a same-group step's output", wf(steps([say("a"), say("b", arguments=reads("{{steps.a.outputs.result}}"))])),
+     "templates.main.steps[0].b", "failed to resolve"),
+    ("task name starting with a digit", wf(dag(say("1st"))), "templates.main.dag.tasks.1st",
+     "cannot begin with a digit"),
+    ("continueOn with depends", wf(dag(say("a"), say("b", depends="a", continueOn={"failed": True}))),
+     "templates.main.dag.tasks.b", "cannot use 'continueOn' when using 'depends'"),
+    ("items condition on a task without items", wf(dag(say("a"), say("b", depends="a.AnySucceeded"))),
+     "templates.main.dag.tasks.b", "items-based condition"),
+    ("unknown target", wf(dag(say("a"), target="a ghost")), "templates.main.dag.target",
+     "target 'ghost' is not defined"),
+    ("argument from a task that is not an ancestor", wf(dag(say("a"), say("b", arguments=reads(
+        "{{tasks.a.outputs.result}}")))), "templates.main.dag.tasks.b.arguments",
+     "missing dependency 'a' for parameter 'm'"),
+    ("an empty enum", wf(leaf(), arguments={"parameters": [{"name": "c", "value": "red", "enum": []}]}),
+     "spec.arguments.c.enum", "at least one value"),
+    ("workflow.failures without an exit handler", wf(leaf(container={
+        "image": "busybox", "command": ["echo", "{{workflow.failures}}"]})), "templates.main",
+     "failed to resolve {{workflow.failures}}"),
+]
+
+
+@pytest.mark.parametrize(("case", "workflow", "field", "reason"), CASES, ids=[c[0] for c in CASES])
+def test_argo_refuses_it_and_so_do_we(case: str, workflow: dict[str, Any], field: str, reason: str) -> None:
+    with pytest.raises(UserError) as caught:
+        validate_workflow(copy.deepcopy(workflow), no_templates)
+    assert caught.value.field == field and reason in str(caught.value), str(caught.value)
+
+
+@pytest.mark.parametrize("workflow", [
+    wf(steps([say("a"), say("b", arguments=reads("{{steps.a.status}}"))],
+             [say("c", arguments=reads("{{steps.a.outputs.result}}"))])),
+    wf(dag(say("a", withItems=[1, 2]), say("b", depends="a.AnySucceeded", arguments=reads(
+        "{{tasks.a.outputs.result}}")), target="b")),
+    wf(dag(say("a"), say("b", dependencies=["a"], continueOn={"failed": True}))),
+    wf(leaf(container={"image": "busybox", "command": ["echo", "{{workflow.failures}}"]}), onExit="main"),
+    wf(leaf(activeDeadlineSeconds="{{workflow.parameters.d}}", timeout="1m", retryStrategy={
+        "retryPolicy": "OnTransientError"}, outputs={"parameters": [{"name": "o", "valueFrom": {"path": "/tmp/o"}}]}),
+       arguments={"parameters": [{"name": "d", "value": "5"}]}),
+], ids=["steps", "dag", "dependencies-continueOn", "failures-in-exit-workflow", "leaf"])
+def test_the_same_workflows_without_the_fault_pass(workflow: dict[str, Any]) -> None:
+    validate_workflow(workflow, no_templates)
