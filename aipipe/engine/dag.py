@@ -139,7 +139,8 @@ class _DagRun:
             continue_error=task.continue_on.error,
             any_succeeded=any(p == NodePhase.SUCCEEDED for p in child_phases),
             all_failed=all(p in FAILED_PHASES for p in child_phases), daemoned=bool(node.get("daemoned")))
-        self.children.outputs.register(f"tasks.{tname}", task, children or [node], self.scope, self.call.tset)
+        self.children.outputs.register(f"tasks.{tname}", task, children or [node], self.scope, self.call.tset,
+                                       group=node if task.loop is not None else None)
         with self.cond:
             self.states[tname] = state
             self.running.discard(tname)

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from aipipe.engine.calls import Call, NodeFailure, TemplateSet, as_text, loop_index
-from aipipe.engine.expr import ExprError, evaluate, to_text
+from aipipe.engine.expr import NIL, ExprError, evaluate, to_text
 from aipipe.engine.manifest import StepSpec
 from aipipe.engine.phases import NodePhase
 from aipipe.engine.template import ABSENT, Scope, TemplateError, exact_reference, render
@@ -23,8 +23,9 @@ class Outputs:
         self.rt = rt
 
     def register(self, prefix: str, step: StepSpec, nodes: list[dict[str, Any]], scope: Scope,
-                 tset: TemplateSet) -> None:
-        """Make ``steps.X.*`` / ``tasks.X.*`` resolvable (aggregated for loops; absent/default when skipped)."""
+                 tset: TemplateSet, group: Mapping[str, Any] | None = None) -> None:
+        """Make ``steps.X.*`` / ``tasks.X.*`` resolvable (aggregated for loops; absent/default when skipped);
+        ``group``: a looped DAG task's TaskGroup node, whose id and times its dependants read too."""
         if step.loop is None:
             node = nodes[0] if nodes else None
             if node is None:
@@ -38,6 +39,9 @@ class Outputs:
                 scope.set(f"{prefix}.ip", node["podIP"])
             self._node_outputs_into(prefix, node, step, scope, tset)
             return
+        for key in ("id", "startedAt", "finishedAt"):  # as Argo's buildLocalScopeFromTask for a TaskGroup
+            if group is not None and group.get(key):
+                scope.set(f"{prefix}.{key}", str(group[key]))
         ordered = sorted(nodes, key=lambda n: loop_index(n.get("name", "")))
         ran = [n for n in ordered if n.get("phase") not in (NodePhase.SKIPPED, NodePhase.OMITTED)]
         per_child: list[dict[str, str]] = []
@@ -97,8 +101,9 @@ class Outputs:
                     raw = str(value_from["parameter"])
                     ref = exact_reference(raw)
                     value = ABSENT if ref is not None and scope.values.get(ref) is ABSENT else render(raw, scope)
-                elif "expression" in value_from:
-                    value = to_text(evaluate(str(value_from["expression"]), scope.env()))
+                elif "expression" in value_from:  # nil (a skipped task's output) takes the default, if any
+                    result = evaluate(str(value_from["expression"]), scope.env())
+                    value = None if result is NIL and default is not None else to_text(result)
                 elif "value" in spec:
                     value = render(as_text(spec["value"]), scope)
             except (TemplateError, ExprError) as exc:

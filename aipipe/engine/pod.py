@@ -363,7 +363,7 @@ class PodRunner:
         if phase == NodePhase.SUCCEEDED and sidecar_problem:
             phase, message = NodePhase.FAILED, sidecar_problem
         try:
-            problems = collect_outputs(self.ctx, f"{self.workflow_name}/{nid}", tmpl, scope, own, outputs,
+            problems = collect_outputs(self.ctx, f"{self.workflow_name}/{nid}", tmpl, own, outputs,
                                        failed=phase != NodePhase.SUCCEEDED)
             if problems:
                 raise NodeError("; ".join(problems))

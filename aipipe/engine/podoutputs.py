@@ -8,13 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from aipipe.engine.execution import ExecutionContext
-from aipipe.engine.expr import ExprError, evaluate, to_text
 from aipipe.engine.io import ArtifactError, save_output
-from aipipe.engine.template import Scope
 
 
-def collect_outputs(ctx: ExecutionContext, key_prefix: str, tmpl: dict[str, Any], scope: Scope,
-                    own: Callable[[str], Path], outputs: dict[str, Any], failed: bool) -> list[str]:
+def collect_outputs(ctx: ExecutionContext, key_prefix: str, tmpl: dict[str, Any], own: Callable[[str], Path],
+                    outputs: dict[str, Any], failed: bool) -> list[str]:
     """Add the node's ``parameters`` and ``artifacts`` to ``outputs``; returns the problems (an absent file
     without a default…), which a node that had already failed does not report. ``key_prefix`` is
     ``<workflow>/<node id>``, where artifacts without a key go."""
@@ -29,15 +27,7 @@ def collect_outputs(ctx: ExecutionContext, key_prefix: str, tmpl: dict[str, Any]
             path = own(str(value_from["path"]))
             if path.is_file():
                 value = path.read_text(errors="replace").strip()  # Argo trims parameter files
-        elif "expression" in value_from:
-            env_scope = scope.child({"outputs.result": outputs.get("result", ""),
-                                     "exitCode": outputs.get("exitCode", "")})
-            try:
-                value = to_text(evaluate(str(value_from["expression"]), env_scope.env()))
-            except ExprError as exc:
-                if default is None:
-                    errors.append(f"outputs.parameters.{spec['name']}: {exc}")
-        elif "value" in spec:
+        elif "value" in spec:  # a leaf's valueFrom reads a path (aipipe.engine.lintrules refuses the others)
             value = str(spec["value"])
         if value is None and default is not None:
             value = str(default)
