@@ -29,7 +29,7 @@ Track = Callable[[str, Handle | None], None]  # (container name, running handle 
 
 def split_set(tmpl: Mapping[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The main container (with the set's volume mounts) and the others, each with them too (the set is
-    validated at submit: :meth:`aipipe.engine.validate._Linter.check_container_set`)."""
+    validated at submit: :func:`aipipe.engine.lintrules.container_set`)."""
     cset = tmpl.get("containerSet") or {}
     shared = list(cset.get("volumeMounts") or [])
     containers = [{**c, "volumeMounts": [*shared, *(c.get("volumeMounts") or [])]}

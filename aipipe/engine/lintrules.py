@@ -9,7 +9,10 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from aipipe.engine import graph
+from aipipe.engine.containerset import SetRetry
+from aipipe.engine.manifest import kind_of
 from aipipe.engine.retry import POLICIES
+from aipipe.errors import UserError
 
 Problem = tuple[str, str]
 
@@ -19,7 +22,6 @@ _FIELD_NAME_RULE = ("name must consist of alpha-numeric characters or '-', and m
                     "character")
 _PARAM_NAME_RULE = "name must consist of alpha-numeric characters, '_' or '-' e.g. my_param_1, MY-PARAM-1"
 _MAX_FIELD_NAME = 128
-_LEAF_KINDS = ("container", "script", "containerSet", "suspend", "resource", "data", "http", "plugin")
 _LOOPS = ("withItems", "withParam", "withSequence")
 _VALUE_FROM_KINDS = ("path", "jqFilter", "jsonPath", "parameter", "expression", "supplied", "configMapKeyRef", "event")
 _ARG_TAG = re.compile(r"^\{\{\s*tasks\.([^.}\s]+)")
@@ -57,10 +59,6 @@ def named_list(items: Any, where: str, params: bool) -> Iterator[Problem]:
         seen.add(name)
 
 
-def kind_of(tmpl: Mapping[str, Any]) -> str:
-    return next((k for k in (*_LEAF_KINDS, "steps", "dag") if tmpl.get(k) is not None), "")
-
-
 def template_fields(tmpl: Mapping[str, Any], where: str) -> Iterator[Problem]:
     """Inputs' and outputs' names, fields a leaf (or a non-leaf) cannot have, the retry policy, the timeout."""
     inputs, outputs = tmpl.get("inputs") or {}, tmpl.get("outputs") or {}
@@ -68,7 +66,7 @@ def template_fields(tmpl: Mapping[str, Any], where: str) -> Iterator[Problem]:
         for kind in ("parameters", "artifacts"):
             yield from named_list(source.get(kind), f"{where}.{section}.{kind}", params=True)
     kind = kind_of(tmpl)
-    leaf = kind in _LEAF_KINDS
+    leaf = kind not in ("steps", "dag")  # Argo's IsLeaf
     if leaf and tmpl.get("parallelism") is not None:
         yield f"{where}.parallelism", "parallelism is only valid for steps and dag templates"
     deadline = tmpl.get("activeDeadlineSeconds")
@@ -147,9 +145,9 @@ def step_references(groups: list[Any], where: str) -> Iterator[Problem]:
         earlier |= same
 
 
-def dag_tasks(dag: Mapping[str, Any], where: str) -> Iterator[Problem]:
+def dag_tasks(dag: Mapping[str, Any], trees: Mapping[str, Any], where: str) -> Iterator[Problem]:
     """Task names, depends with continueOn, items-based conditions, targets, and arguments that read a task
-    that is not an ancestor."""
+    that is not an ancestor (``trees``: each task's parsed dependencies, :func:`graph.task_tree`)."""
     tasks = [t for t in dag.get("tasks") or [] if isinstance(t, Mapping)]
     if not tasks:
         yield f"{where}.tasks", "must have at least one task"
@@ -157,7 +155,6 @@ def dag_tasks(dag: Mapping[str, Any], where: str) -> Iterator[Problem]:
     yield from named_list(tasks, f"{where}.tasks", params=False)
     by_name = {str(t.get("name")): t for t in tasks}
     using_depends = any(t.get("depends") for t in tasks)
-    trees = {name: graph.task_tree(task) for name, task in by_name.items()}
     for name, task in by_name.items():
         at = f"{where}.tasks.{name}"
         if name[:1].isdigit():
@@ -165,7 +162,7 @@ def dag_tasks(dag: Mapping[str, Any], where: str) -> Iterator[Problem]:
         if using_depends and task.get("continueOn") is not None:
             yield at, "cannot use 'continueOn' when using 'depends'. Instead use 'dep-task.Failed'/'dep-task.Errored'"
         yield from loop_fields(task, at)
-        for dep in sorted(graph.items_conditions(trees[name])):
+        for dep in sorted(graph.items_conditions(trees.get(name))):
             if dep in by_name and not any(by_name[dep].get(k) not in (None, "", []) for k in _LOOPS):
                 yield at, (f"dependency '{dep}' uses an items-based condition such as .AnySucceeded or .AllFailed "
                            "but does not contain any items")
@@ -173,7 +170,7 @@ def dag_tasks(dag: Mapping[str, Any], where: str) -> Iterator[Problem]:
         if not _VARIABLE.match(target) and target not in by_name:
             yield f"{where}.target", f"target '{target}' is not defined"
     for name, task in by_name.items():
-        tree = trees[name]
+        tree = trees.get(name)
         ancestors = graph.ancestors(sorted(graph.deps_of(tree)), trees) if tree is not None else set()
         arguments = task.get("arguments") or {}
         for kind, source in (("parameter", "value"), ("artifact", "from")):
@@ -182,6 +179,34 @@ def dag_tasks(dag: Mapping[str, Any], where: str) -> Iterator[Problem]:
                 if found and found.group(1) not in ancestors:
                     yield (f"{where}.tasks.{name}.arguments",
                            f"missing dependency '{found.group(1)}' for {kind} '{item.get('name')}'")
+
+
+def container_set(cset: Mapping[str, Any], where: str) -> Iterator[Problem]:
+    """As Argo's ContainerSetTemplate.Validate: containers, unique names, known dependencies, no cycle; and a
+    retryStrategy that parses."""
+    containers = cset.get("containers") or []
+    if not containers:
+        yield f"{where}.containers", "containers must have at least one container"
+        return
+    names = [str(c.get("name") or "") for c in containers]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if "" in names or dupes:
+        yield f"{where}.containers", f"every container needs a unique name (repeated: {dupes or ['']})"
+        return
+    for container in containers:
+        for dep in container.get("dependencies") or []:
+            if dep not in names:
+                yield (f"{where}.containers.{container['name']}",
+                       f"containers.{container['name']} dependency '{dep}' not defined")
+    cycle = graph.find_cycle({str(c["name"]): graph.task_tree({"dependencies": c.get("dependencies") or []})
+                              for c in containers})
+    if cycle:
+        yield f"{where}.containers", f"containers dependency cycle {' -> '.join(cycle)}"
+    if cset.get("retryStrategy") is not None:
+        try:
+            SetRetry.of({"containerSet": cset})
+        except UserError as exc:
+            yield f"{where}.retryStrategy", str(exc)
 
 
 def _text_without(value: Any, skip: tuple[str, ...]) -> str:

@@ -8,7 +8,6 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NoReturn
 
 from aipipe.engine import graph, lintrules
-from aipipe.engine.containerset import SetRetry
 from aipipe.engine.gpu import request_problem
 from aipipe.engine.manifest import TEMPLATE_KINDS
 from aipipe.engine.memospec import memoize_problems
@@ -171,37 +170,11 @@ class _Linter:
             cycle = graph.find_cycle(trees)
             if cycle:
                 self.fail(f"{where}.dag", f"dependency cycle {' -> '.join(cycle)}")
-            self.fail_first(lintrules.dag_tasks(tmpl["dag"], f"{where}.dag"))
+            self.fail_first(lintrules.dag_tasks(tmpl["dag"], trees, f"{where}.dag"))
         if kind == "containerSet":
-            self.check_container_set(tmpl["containerSet"], f"{where}.containerSet")
+            self.fail_first(lintrules.container_set(tmpl["containerSet"], f"{where}.containerSet"))
         for field, message in sync_problems(tmpl.get("synchronization"), f"{where}.synchronization"):
             self.fail(field, message)
-
-    def check_container_set(self, cset: Mapping[str, Any], where: str) -> None:
-        """As Argo's ContainerSetTemplate.Validate: containers, unique names, known dependencies, no cycle; and a
-        retryStrategy that parses."""
-        containers = cset.get("containers") or []
-        if not containers:
-            self.fail(f"{where}.containers", "containers must have at least one container")
-        names = [str(c.get("name") or "") for c in containers]
-        dupes = sorted({n for n in names if names.count(n) > 1})
-        if "" in names or dupes:
-            self.fail(f"{where}.containers", f"every container needs a unique name (repeated: {dupes or ['']})")
-        for container in containers:
-            for dep in container.get("dependencies") or []:
-                if dep not in names:
-                    self.fail(f"{where}.containers.{container['name']}",
-                              f"containers.{container['name']} dependency '{dep}' not defined")
-        cycle = graph.find_cycle({str(c["name"]): graph.task_tree({"dependencies": c.get("dependencies") or []})
-                                  for c in containers})
-        if cycle:
-            self.fail(f"{where}.containers", f"containers dependency cycle {' -> '.join(cycle)}")
-        retry = cset.get("retryStrategy")
-        if retry is not None:
-            try:
-                SetRetry.of({"containerSet": cset})
-            except UserError as exc:
-                self.fail(f"{where}.retryStrategy", str(exc))
 
     def check_tags(self, tmpl: Mapping[str, Any], where: str) -> None:
         """Plain tags naming an input the template does not declare, or a step / task it does not have, cannot
