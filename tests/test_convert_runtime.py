@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from aipipe.errors import UserError
-from mlkit.engine.runtime import load_engine
+from mlkit.engine.runtime import batch_buckets, load_engine
 from steps.convert_trt.fixtures import write_tiny_engine_bundle
 
 torch.set_num_threads(1)
@@ -85,3 +85,13 @@ def test_precision_plan_keeps_pinned_modules_fp32():
     assert seen["input"] == torch.float32 and logits.dtype == torch.float16
     with pytest.raises(UserError, match="not a module"):
         apply_precision_plan(build_model("resnet_tiny", 3), "fp16", ["nope"])
+
+
+@pytest.mark.parametrize("max_batch", [1, 3, 8, 9, 32, 64, 100, 128, 256])
+def test_batch_buckets_bound_the_padding(max_batch: int):
+    """Every batch size runs in a bucket at most 3 rows larger up to 32 and at most a quarter larger above."""
+    buckets = batch_buckets(max_batch)
+    assert buckets == sorted(set(buckets)) and buckets[0] == 1 and buckets[-1] == max_batch
+    for rows in range(1, max_batch + 1):
+        padded = next(size for size in buckets if size >= rows) - rows
+        assert padded <= 3 if rows <= 32 else 4 * padded <= rows, (rows, padded)

@@ -23,6 +23,7 @@ from torch import nn
 from aipipe.contract import MODEL_CONFIG, MODEL_WEIGHTS
 from aipipe.errors import UserError
 from mlkit.engine.backends.torch_fusion import fold_batchnorm
+from mlkit.engine.runtime import batch_buckets
 
 DTYPES: dict[str, torch.dtype] = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}
 
@@ -89,15 +90,6 @@ def load_module(bundle_dir: Path) -> nn.Module:
     except (OSError, json.JSONDecodeError) as exc:
         raise UserError(f"cannot read {MODEL_CONFIG}: {exc}", field=str(root)) from exc
     return load_weights(build_from_config(config), root / MODEL_WEIGHTS).eval()
-
-
-def batch_buckets(max_batch: int) -> list[int]:
-    """Batch sizes that get their own CUDA graph: powers of two up to ``max_batch``, and ``max_batch``."""
-    sizes, size = [], 1
-    while size < max_batch:
-        sizes.append(size)
-        size *= 2
-    return [*sizes, max_batch]
 
 
 class TorchEngine:
@@ -184,8 +176,13 @@ class TorchEngine:
             stream.synchronize()
 
     def warm(self) -> None:
-        """Compile (when asked) and capture every batch bucket now, not at the first request of each size."""
-        for size in self._buckets:
+        """Compile (when asked) and capture every batch bucket now, not at the first request of each size.
+
+        Compiles run smallest first (batch 1, then the graph the larger buckets share: the order the conversion
+        compiled and cached them in); captures run largest first, so each smaller graph reuses blocks the larger
+        ones freed in the shared pool instead of growing it."""
+        self.compile_buckets()
+        for size in reversed(self._buckets):
             self.forward(torch.zeros((size, *self.input_shape)))
         if self.device.type == "cuda":
             torch.cuda.synchronize(self.device)
@@ -211,6 +208,12 @@ class TorchEngine:
         """float32 NCHW numpy in, float32 logits numpy out."""
         logits = self.forward(torch.from_numpy(np.ascontiguousarray(batch, dtype=np.float32)))
         return logits.cpu().numpy()
+
+    def release_graphs(self) -> None:
+        """Free the CUDA graphs and their pool's memory; the next call of each bucket captures its graph again."""
+        self._graphs.clear()
+        if self.device.type == "cuda":
+            torch.cuda.empty_cache()
 
     def close(self) -> None:
         self._graphs.clear()

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from mlkit.engine.runtime import PendingLogits
+from mlkit.engine.runtime import PendingLogits, batch_buckets
 
 from . import protocol as p
 from .preload import server_state
@@ -236,6 +236,10 @@ class Batcher:
         if runner is not None:
             self.drain()  # a capture must not overlap other work on the GPU
             captured = time.monotonic()
+            # The serving engine's graphs go first: the two engines' graphs never share the replica's cap.
+            release = getattr(self.runner, "release_graphs", None)
+            if release is not None:
+                release()
             try:
                 warm(runner, self.batch_limit)  # CUDA graph captures: here, where nothing else runs on the GPU
             except Exception as exc:  # e.g. out of memory under the replica's cap: it keeps serving uncompiled
@@ -243,6 +247,8 @@ class Batcher:
                       f"{exc}); serving uncompiled", file=sys.stderr, flush=True)
                 runner.close()
                 _free_cuda_cache()
+                if release is not None:
+                    warm(self.runner, self.batch_limit)  # its graphs again, before the next batch
                 event.update(compiled=False, note=f"{type(exc).__name__}: {exc}"[:300])
             else:
                 event["capture_s"] = round(time.monotonic() - captured, 2)
@@ -369,12 +375,6 @@ class Batcher:
                 self.finish(self.in_flight.popleft())
 
 
-def warmup_sizes(batch_limit: int) -> list[int]:
-    """Batch sizes run once before serving: powers of two up to the limit, and the limit."""
-    sizes = [1 << i for i in range(batch_limit.bit_length()) if (1 << i) < batch_limit]
-    return [*sizes, batch_limit]
-
-
 def tiered(args: GpuArgs, device: str) -> bool:
     """Whether this replica starts uncompiled and upgrades (CUDA, and an engine compiled at conversion)."""
     from mlkit.engine.runtime import compiles
@@ -443,9 +443,12 @@ def _sample_jpeg(size: int) -> np.ndarray:
 
 
 def warm(runner: Any, batch_limit: int) -> None:
-    """Run every batch size once (e.g. one CUDA graph per bucket, captured before it serves)."""
+    """Run every batch bucket once, so each bucket's CUDA graph is captured before it serves: a compiled engine
+    compiles its buckets first, smallest first (see ``TorchEngine.warm``), and the captures run largest first."""
+    if getattr(runner, "compiled", False):
+        runner.compile_buckets()
     shape = tuple(runner.input_shape)
-    for size in warmup_sizes(batch_limit):
+    for size in reversed(batch_buckets(batch_limit)):
         runner.infer(np.zeros((size, *shape), dtype=np.float32))
 
 
