@@ -49,13 +49,7 @@ class _DagRun:
             self.targets = [t for t in self.tasks if not any(t in graph.deps_of(self.trees[o]) for o in self.tasks
                                                              if self.trees[o] is not None)]
             self.wanted = set(self.tasks)
-        self.fail_fast = body.fail_fast
         self.gate = ChildGate(call.head, scope, rt.cancelled)
-        self.handled: set[str] = set()
-        for tname in self.wanted:
-            tree = self.trees[tname]
-            if tree is not None:
-                self.handled |= graph.failure_handled_by(tree)
         self.scope = scope.child()
         self.cond = threading.Condition()
         self.states: dict[str, graph.TaskState] = {}
@@ -63,7 +57,6 @@ class _DagRun:
         self.never: set[str] = set()  # held back by the template's failFast
         self.order = [t for t in self.tasks if t in self.wanted]
         self.view = reconcile.DagView(self.order, self.trees, frozenset(self.wanted))
-        self.stopped = False
 
     def task_ref(self, label: str, parent: str | None = None) -> NodeRef:
         """The node of a task (or of one of its loop items, under the TaskGroup ``parent``)."""
@@ -78,29 +71,25 @@ class _DagRun:
     def run(self) -> NodeResult:
         with self.cond:
             while True:
-                progressed = self._start_ready()
-                if self.fail_fast and not self.stopped:
-                    self.stopped = any(self._failed_unhandled(t, st) for t, st in self.states.items())
-                if progressed:
+                if self._start_ready():
                     continue
                 if not self.running:
                     break
                 self.cond.wait()
-        unhandled = [t for t, st in self.states.items() if self._failed_unhandled(t, st)]
-        if unhandled:
-            phase = NodePhase.ERROR if any(self.states[t].phase == NodePhase.ERROR for t in unhandled) \
-                else NodePhase.FAILED
-            return {"phase": phase, "message": FAIL_FAST_MESSAGE if self.gate.tripped.is_set()
-                    else f"task '{self.node.name}.{unhandled[0]}' failed"}
+        if self.gate.tripped.is_set():
+            return {"phase": NodePhase.FAILED, "message": FAIL_FAST_MESSAGE}
         if self.rt.cancelled.is_set():
             return {"phase": NodePhase.FAILED, "message": self.rt.abort_reason}
-        with self.rt.tree.lock:  # as Argo, only a Succeeded DAG gets outbound nodes: its target (or leaf) tasks'
+        # As Argo's assessDAGPhase: only the target tasks' branches decide (a failure no target's branch carries,
+        # such as one a dependant names with .Failed, or one an `||` passes over, does not fail the DAG).
+        with self.rt.tree.lock:
             nodes = dict(self.rt.tree.nodes)
         branch = branch_phases(nodes, self.node.id, {self.task_ref(t).id for t in self.targets})
         for tname in self.targets:
             reached = branch.get(self.task_ref(tname).id)
             if self.tasks[tname].continue_on.fails_parent(reached):
-                return {"phase": NodePhase(str(reached))}
+                return {"phase": NodePhase(str(reached)), "message": f"task '{self.node.name}.{tname}' failed"}
+        # as Argo, only a Succeeded DAG gets outbound nodes: its target (or leaf) tasks'
         outbound = [o for t in self.targets for o in outbound_nodes(nodes, self.task_ref(t).id)]
         return {"phase": NodePhase.SUCCEEDED, "outputs": self.children.outputs.of_template(self.call, self.scope),
                 "outboundNodes": outbound}
@@ -124,7 +113,7 @@ class _DagRun:
         return bool(actions)
 
     def _holding(self) -> bool:
-        return self.stopped or self.rt.cancelled.is_set() or self.gate.tripped.is_set()
+        return self.rt.cancelled.is_set() or self.gate.tripped.is_set()
 
     def _omit(self, tname: str) -> None:
         self._link(tname)
@@ -227,14 +216,6 @@ class _DagRun:
             phase = NodePhase.ERROR if any(c.get("phase") == NodePhase.ERROR for c in bad) else NodePhase.FAILED
         group = self.rt.finish_node(group_id, phase, f"child '{bad[0].get('name')}' failed" if bad else None)
         self._finish(tname, group, children)
-
-    def _failed_unhandled(self, task: str, state: graph.TaskState) -> bool:
-        """A failed task no dependant handles explicitly and without continueOn for its phase."""
-        if state.phase == NodePhase.FAILED:
-            return task not in self.handled and not state.continue_failed
-        if state.phase == NodePhase.ERROR:
-            return task not in self.handled and not state.continue_error
-        return False
 
 
 def branch_phases(nodes: Mapping[str, NodeRecord], dag_id: str, targets: set[str]) -> dict[str, str]:

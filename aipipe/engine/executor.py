@@ -28,13 +28,12 @@ from aipipe.engine.invoke import Invoker
 from aipipe.engine.locks import MutexRegistry
 from aipipe.engine.manifest import RunSpec
 from aipipe.engine.nodes import now_iso
-from aipipe.engine.phases import FAILED_PHASES, PASSED_PHASES, NodePhase, NodeType, plain
+from aipipe.engine.phases import FAILED_PHASES, PASSED_PHASES, NodePhase, plain
 from aipipe.engine.pod import PodRunner
 from aipipe.engine.retry import parse_duration
 from aipipe.engine.runtime import Runtime
 from aipipe.engine.template import Scope
 from aipipe.engine.validate import resolve_workflow_spec, validate_workflow
-from aipipe.errors import UserError
 
 
 class WorkflowExecutor:
@@ -66,7 +65,12 @@ class WorkflowExecutor:
         rt, ctx = self.rt, self.ctx
         validate_workflow(rt.workflow, ctx.templates)
         rt.spec = resolve_workflow_spec(rt.workflow, ctx.templates)
-        self._read_config_map_parameters()
+        unset = self._read_config_map_parameters()
+        if unset is not None:  # as Argo's setGlobalParameters: the run fails before any node
+            now = now_iso()
+            rt.set_status(phase=NodePhase.FAILED, message=f"failed to set global parameters: {unset}",
+                          startedAt=rt.status.get("startedAt") or now, finishedAt=now)
+            return rt.snapshot(dict(rt.tree.nodes))
         self.run_spec = spec = RunSpec.of(rt.spec)
         settings = ctx.settings
         pods = PodRunner(ctx, rt.name, settings.images,
@@ -171,13 +175,14 @@ class WorkflowExecutor:
             return NodePhase.SUCCEEDED, None
         return phase, node.get("message")
 
-    def _read_config_map_parameters(self) -> None:
+    def _read_config_map_parameters(self) -> str | None:
         """``spec.arguments.parameters`` given by ``valueFrom.configMapKeyRef`` take the key's value (Argo's
-        setGlobalParameters: its ``default`` when the key is missing); a missing key without one is refused."""
+        setGlobalParameters: its ``default`` when the key is missing); a missing key without one is returned as
+        the reason the run fails (None when every parameter has its value)."""
         rt = self.rt
         params = (rt.spec.get("arguments") or {}).get("parameters") or []
         if not any((p.get("valueFrom") or {}).get("configMapKeyRef") for p in params):
-            return
+            return None
         store = ConfigMapStore.from_home(self.ctx.settings.state_dir)
         resolved = []
         for i, param in enumerate(params):
@@ -188,10 +193,11 @@ class WorkflowExecutor:
                     value = config_map_value(store, value_from["configMapKeyRef"], value_from.get("default"), where,
                                              Scope())
                 except NodeFailure as exc:
-                    raise UserError(str(exc), field=f"{where}.valueFrom.configMapKeyRef") from exc
+                    return str(exc)
                 param = {**param, "value": value}
             resolved.append(param)
         rt.spec = {**rt.spec, "arguments": {**rt.spec["arguments"], "parameters": resolved}}
+        return None
 
     def _spec_arguments(self) -> dict[str, Any]:
         """``spec.arguments`` with the workflow's variables substituted in its artifacts (Argo's
@@ -236,7 +242,7 @@ class WorkflowExecutor:
         return [{"displayName": n.get("displayName"), "message": n.get("message", ""),
                  "templateName": n.get("templateName", ""), "phase": n.get("phase"), "podName": n.get("id"),
                  "finishedAt": n.get("finishedAt")}
-                for n in nodes if n.get("type") == NodeType.POD and n.get("phase") in FAILED_PHASES]
+                for n in nodes if n.get("phase") in FAILED_PHASES]  # as Argo: every node, not only pods
 
     def _run_workflow_hooks(self, invoker: Invoker, phase: str) -> None:
         hooks = self.run_spec.hooks

@@ -15,10 +15,8 @@ from aipipe.engine.grammar.parse import RESULTS, Dep, Op, parse
 from aipipe.engine.grammar.values import ExprError
 from aipipe.errors import UserError
 
-__all__ = ["RESULTS", "Dep", "Op", "TaskState", "ancestors", "deps_of", "evaluate", "failure_handled_by",
+__all__ = ["RESULTS", "Dep", "Op", "TaskState", "ancestors", "deps_of", "evaluate",
            "find_cycle", "items_conditions", "parse_depends", "task_tree"]
-
-FAILURE_RESULTS = ("Failed", "Errored", "AllFailed", "AnySucceeded")
 
 
 def parse_depends(text: str, where: str = "depends") -> Any:
@@ -42,13 +40,6 @@ def items_conditions(tree: Any) -> set[str]:
     if isinstance(tree, Dep):
         return {tree.task} if tree.result in ("AnySucceeded", "AllFailed") else set()
     return set().union(*(items_conditions(a) for a in tree.args))
-
-
-def failure_handled_by(tree: Any) -> set[str]:
-    """Tasks whose failure this expression explicitly handles (``X.Failed``, ``X.Errored`` …)."""
-    if isinstance(tree, Dep):
-        return {tree.task} if tree.result in FAILURE_RESULTS else set()
-    return set().union(*(failure_handled_by(a) for a in tree.args))
 
 
 def task_tree(task: Mapping[str, Any]) -> Any:

@@ -27,6 +27,9 @@ _VALUE_FROM_KINDS = ("path", "jqFilter", "jsonPath", "parameter", "expression", 
 _ARG_TAG = re.compile(r"^\{\{\s*tasks\.([^.}\s]+)")
 _STEP_TAG = re.compile(r"\{\{\s*steps\.([^.}\s\[\]]+)\.([^}\s]+?)\s*\}\}")
 _VARIABLE = re.compile(r"^\{\{[^}]+\}\}$")
+# where an argument artifact can come from (Argo: from, fromExpression, a location or a repository key)
+_ARTIFACT_SOURCES = ("from", "fromExpression", "key", "raw", "s3", "git", "http", "artifactory", "hdfs", "oss", "gcs",
+                     "azure", "plugin")
 
 
 def field_name_problem(name: str) -> str | None:
@@ -87,6 +90,49 @@ def template_fields(tmpl: Mapping[str, Any], where: str) -> Iterator[Problem]:
         yield f"{where}.retryStrategy.retryPolicy", f"{policy} is not a valid RetryPolicy"
     for param in outputs.get("parameters") or []:
         yield from _output_parameter(param, kind, f"{where}.outputs.parameters.{param.get('name')}")
+    yield from _artifact_fields(tmpl, leaf, where)
+
+
+def _artifact_fields(tmpl: Mapping[str, Any], leaf: bool, where: str) -> Iterator[Problem]:
+    """As Argo's validateInputs / validateOutputs / validateLeaf: no ``from`` on an input artifact, no ``path`` on a
+    steps/dag output artifact, a literal ``globalName`` that is a valid name, and no input artifact path that is a
+    volume's mount path."""
+    inputs, outputs = tmpl.get("inputs") or {}, tmpl.get("outputs") or {}
+    mounts = {str(m.get("mountPath")): str(m.get("name")) for m in
+              ((tmpl.get("container") or tmpl.get("script") or {}).get("volumeMounts") or []) if isinstance(m, Mapping)}
+    for art in inputs.get("artifacts") or []:
+        at = f"{where}.inputs.artifacts.{art.get('name')}"
+        if art.get("from") not in (None, ""):
+            yield f"{at}.from", "from not valid in inputs"
+        path = str(art.get("path"))
+        if leaf and path in mounts:
+            yield f"{at}.path", f"'{path}' already mounted in container.volumeMounts.{mounts[path]}"
+    for kind in ("parameters", "artifacts"):
+        for item in outputs.get(kind) or []:
+            at = f"{where}.outputs.{kind}.{item.get('name')}"
+            name = str(item.get("globalName") or "")
+            problem = param_name_problem(name) if name and "{{" not in name else None
+            if problem:
+                yield f"{at}.globalName", f"'{name}' is invalid: {problem}"
+            if kind == "artifacts" and not leaf and item.get("path") not in (None, ""):
+                yield f"{at}.path", "path only valid in container/script templates"
+
+
+def argument_artifacts(step: Mapping[str, Any], where: str) -> Iterator[Problem]:
+    """Each artifact a step or task passes needs a source (Argo's validateArgumentsValues)."""
+    for art in (step.get("arguments") or {}).get("artifacts") or []:
+        if isinstance(art, Mapping) and not any(art.get(k) not in (None, "", {}) for k in _ARTIFACT_SOURCES):
+            yield f"{where}.arguments.artifacts.{art.get('name')}", "from, artifact location, or key is required"
+
+
+def workflow_argument_sources(param: Mapping[str, Any], where: str) -> Iterator[Problem]:
+    """A workflow argument's ``valueFrom`` reads a ConfigMap, an event or a supplied value (with a default), never a
+    file, a JSON path, another parameter or an expression (Argo's validateArgumentsValues)."""
+    value_from = param.get("valueFrom")
+    if not isinstance(value_from, Mapping):
+        return
+    if not any(value_from.get(k) not in (None, "") for k in ("configMapKeyRef", "event", "supplied")):
+        yield f"{where}.valueFrom", "valueFrom only allows: default, configMapKeyRef and supplied"
 
 
 def _positive_or_variable(value: Any) -> bool:

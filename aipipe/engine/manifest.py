@@ -122,18 +122,17 @@ class StepsBody:
 
 @dataclass(frozen=True)
 class DagBody:
-    """A dag template's tasks (in the template's order), its ``target`` as written and its ``failFast``
-    (Argo's default for a DAG: true)."""
+    """A dag template's tasks (in the template's order) and its ``target`` as written. Its ``failFast`` needs no
+    field: Argo's assessDAGPhase applies it only to targets not yet created when everything created has ended,
+    and the embedded scheduler creates every task it can before it decides (see :mod:`aipipe.engine.dag`)."""
 
     tasks: Mapping[str, StepSpec]
     target: str
-    fail_fast: bool
 
     @classmethod
     def of(cls, template: Mapping[str, Any]) -> DagBody:
         dag = template.get("dag") or {}
-        return cls({t["name"]: StepSpec.of(t) for t in dag.get("tasks") or []}, str(dag.get("target") or ""),
-                   dag.get("failFast", True) not in (False, "false"))
+        return cls({t["name"]: StepSpec.of(t) for t in dag.get("tasks") or []}, str(dag.get("target") or ""))
 
 
 @dataclass(frozen=True)

@@ -359,7 +359,7 @@ class PodRunner:
         if result.killed or self.cancelled.is_set():
             return {"phase": NodePhase.FAILED, "message": "stopped", "outputs": outputs, "progress": progress}
         phase = NodePhase.SUCCEEDED if result.exit_code == 0 else NodePhase.FAILED
-        message = None if phase == NodePhase.SUCCEEDED else f"Error (exit code {result.exit_code})"
+        message = None if phase == NodePhase.SUCCEEDED else f"main: Error (exit code {result.exit_code})"
         if phase == NodePhase.SUCCEEDED and sidecar_problem:
             phase, message = NodePhase.FAILED, sidecar_problem
         try:

@@ -104,18 +104,24 @@ class RetryStrategy:
         return self.stop_message(attempts, phase, elapsed, last_retry) is None
 
     def stop_message(self, attempts: int, phase: str, elapsed: float, last_retry: Mapping[str, Any]) -> str | None:
-        """None when another attempt follows ``attempts`` finished ones, the last ending in ``phase``; else the
-        Retry node's message, checked in the order of Argo's processNodeRetries (maxDuration, retryPolicy — the
-        last attempt's message —, expression, limit).
+        """None when another attempt follows ``attempts`` finished ones, the last ending in ``phase`` ``elapsed``
+        seconds after the first began; else the Retry node's message, checked in the order of Argo's
+        processNodeRetries: maxDuration (passed already, or passed by the time the backoff would end), the
+        retryPolicy (the last attempt's message), the limit, then the expression.
 
         The embedded engine has no transient errors (a node its driver's death interrupted runs again on
         resume as the same attempt), so ``OnTransientError`` retries nothing.
         """
-        if self.max_duration is not None and elapsed + self.delay(attempts) > self.max_duration:
-            return "Max duration limit exceeded"
+        if self.max_duration is not None:
+            if elapsed > self.max_duration:
+                return "Max duration limit exceeded"
+            if elapsed + self.delay(attempts) > self.max_duration:
+                return "Backoff would exceed max duration limit"
         if (phase == "Failed" and self.policy not in ("Always", "OnFailure")) or (
                 phase == "Error" and self.policy not in ("Always", "OnError")):
             return str(last_retry.get("message") or "")
+        if self.limit is not None and attempts > self.limit:
+            return "No more retries left"
         if self.expression:
             try:
                 result = evaluate(self.expression, {"lastRetry": dict(last_retry)})
@@ -124,6 +130,4 @@ class RetryStrategy:
                                 field="retryStrategy.expression") from exc
             if result is not True:
                 return "retryStrategy.expression evaluated to false"
-        if self.limit is not None and attempts > self.limit:
-            return "No more retries left"
         return None

@@ -16,6 +16,7 @@ from typing import Any
 
 from aipipe.engine.calls import Call, node_duration
 from aipipe.engine.daemons import DaemonRegistry
+from aipipe.engine.grammar.values import go_sprint
 from aipipe.engine.noderef import NodeRef
 from aipipe.engine.phases import DONE_PHASES, FAILED_PHASES, PASSED_PHASES, NodePhase, plain
 from aipipe.engine.retry import LAST_RETRY_VARS, RetryStrategy
@@ -80,9 +81,11 @@ class RetryNode:
             return rt.finish_node(run.nid, phase, last.get("message"), outputs=last.get("outputs"))
         run.attempt += 1
         exit_code = (last.get("outputs") or {}).get("exitCode", "")
-        last_retry = {"exitCode": int(exit_code) if str(exit_code).lstrip("-").isdigit() else -1,
-                      "status": plain(phase), "duration": node_duration(last), "message": last.get("message", "")}
-        run.previous = {f"lastRetry.{k}": str(v) for k, v in last_retry.items()}
+        # as Argo's buildRetryStrategyLocalScope: every value a string ("-1" without an exit code)
+        last_retry = {"exitCode": str(exit_code) if str(exit_code).lstrip("-").isdigit() else "-1",
+                      "status": plain(phase), "duration": go_sprint(float(node_duration(last))),
+                      "message": last.get("message", "")}
+        run.previous = {f"lastRetry.{k}": v for k, v in last_retry.items()}
         try:
             stop = run.strategy.stop_message(run.attempt, phase, time.monotonic() - run.started, last_retry)
         except UserError as exc:

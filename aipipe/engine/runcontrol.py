@@ -99,8 +99,13 @@ class RunControl:
             named = {k: v for k, v in param.items() if k in ("name", "globalName")}
             if "value" in param:
                 outputs.append({**named, "value": as_text(param["value"])})
-            elif "default" in value_from or "supplied" in value_from:
-                outputs.append({**named, "value": as_text(value_from.get("default", ""))})
+            elif "default" in value_from:
+                outputs.append({**named, "value": as_text(value_from["default"])})
+            elif "supplied" in value_from and not resumed:  # as Argo when the duration ends with nothing supplied
+                return {"phase": NodePhase.ERROR, "message": f"raw output parameter '{param.get('name')}' has not "
+                        "been set and does not have a default value"}
+            elif "supplied" in value_from:
+                outputs.append({**named, "value": ""})
         result: dict[str, Any] = {"phase": node.get("phase", NodePhase.SUCCEEDED) if resumed else NodePhase.SUCCEEDED}
         if resumed and node.get("message"):
             result["message"] = node["message"]

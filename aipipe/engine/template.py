@@ -175,7 +175,7 @@ def item_text(item: Any) -> str:
         return str(int(item))
     if isinstance(item, (int, float)):
         return str(item)
-    return json.dumps(item, separators=(",", ":"))
+    return json.dumps(item, separators=(",", ":"), sort_keys=True)  # Go's json.Marshal sorts map keys
 
 
 def item_scope(item: Any) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -188,7 +188,10 @@ def item_scope(item: Any) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def item_label(item: Any) -> str:
-    """The ``name(i:LABEL)`` part of a loop child's name; maps render as sorted ``k:v`` pairs."""
+    """The ``name(i:LABEL)`` part of a loop child's name; maps render as sorted ``k:v`` pairs, lists as Go's
+    ``%v`` prints them (``[1 2]``, ``[x y]``: elements as ``{{item}}`` renders them, space-separated)."""
     if isinstance(item, dict):
         return ",".join(f"{k}:{item_text(v)}" for k, v in sorted(item.items()))
+    if isinstance(item, list):
+        return "[" + " ".join(item_text(v) for v in item) + "]"
     return item_text(item)

@@ -9,7 +9,7 @@ from typing import Any, NoReturn
 
 from aipipe.engine import graph, lintrules
 from aipipe.engine.gpu import request_problem
-from aipipe.engine.manifest import TEMPLATE_KINDS
+from aipipe.engine.manifest import TEMPLATE_KINDS, kind_of
 from aipipe.engine.memospec import memoize_problems
 from aipipe.engine.semaphores import sync_problems
 from aipipe.errors import UserError
@@ -25,6 +25,8 @@ _PLAIN_TAG = re.compile(r"\{\{\s*([^=}\s][^}]*?)\s*\}\}")  # {{...}} but not an 
 _INPUT_TAG = re.compile(r"inputs\.(parameters|artifacts)\.([A-Za-z0-9_-]+)")
 _SIBLING_TAG = re.compile(r"(steps|tasks)\.([^.\s\[\]]+)\.")
 _GLOBAL_PARAM_TAG = re.compile(r"workflow\.parameters\.(.+)")
+_OUTPUT_TAG = re.compile(r"(?:steps|tasks)\.[^.\s\[\]]+\.outputs\."
+                         r"(result|exitCode|parameters\.|artifacts\.)([A-Za-z0-9_-]*)$")
 # Accepted and not acted on, because on one machine they only govern cluster resources:
 # - ttlStrategy, podGC: when Argo deletes a finished Workflow object or its pods. Local runs and their logs stay
 #   in the run store until deleted (``aipipe delete``, the server's archive rules).
@@ -102,6 +104,7 @@ class _Linter:
         for param in (self.spec.get("arguments") or {}).get("parameters") or []:  # Argo checks these first
             if "value" not in param and not param.get("valueFrom") and not self.as_template:
                 self.fail(f"spec.arguments.{param.get('name')}.value", "is required (give it with -p name=value)")
+            self.fail_first(lintrules.workflow_argument_sources(param, f"spec.arguments.{param.get('name')}"))
             enum = param.get("enum")
             if enum is not None and not enum:
                 self.fail(f"spec.arguments.{param.get('name')}.enum", "enum should contain at least one value")
@@ -130,7 +133,7 @@ class _Linter:
         for i, p in enumerate((tmpl.get("inputs") or {}).get("parameters") or []):
             if not p.get("name"):
                 self.fail(f"{where}.inputs.parameters[{i}].name", "is required")
-        self.check_tags(tmpl, where)
+        self.check_tags(tmpl, local, where)
         self.fail_first(lintrules.template_fields(tmpl, where))
         if kind == "steps":
             seen: set[str] = set()  # as Argo, step names are unique across all groups of the template
@@ -148,6 +151,7 @@ class _Linter:
                         self.fail(f"{where}.steps[{gi}].name", f"name '{sname}' is invalid: {problem}")
                     seen.add(sname)
                     self.fail_first(lintrules.loop_fields(step, f"{where}.steps[{gi}].{sname}"))
+                    self.fail_first(lintrules.argument_artifacts(step, f"{where}.steps[{gi}].{sname}"))
                     self.check_ref(step, local, f"{where}.steps[{gi}].{sname}")
             self.fail_first(lintrules.step_references(tmpl["steps"], where))
         if kind == "dag":
@@ -163,6 +167,7 @@ class _Linter:
                 if task.get("depends") and task.get("dependencies"):
                     self.fail(f"{where}.tasks.{tname}", "use either depends or dependencies, not both")
                 self.check_ref(task, local, f"{where}.tasks.{tname}")
+                self.fail_first(lintrules.argument_artifacts(task, f"{where}.tasks.{tname}"))
                 trees[tname] = graph.task_tree(task)
                 for dep in graph.deps_of(trees[tname]) if trees[tname] is not None else set():
                     if dep not in names:
@@ -176,13 +181,14 @@ class _Linter:
         for field, message in sync_problems(tmpl.get("synchronization"), f"{where}.synchronization"):
             self.fail(field, message)
 
-    def check_tags(self, tmpl: Mapping[str, Any], where: str) -> None:
+    def check_tags(self, tmpl: Mapping[str, Any], local: Mapping[str, Any], where: str) -> None:
         """Plain tags naming an input the template does not declare, or a step / task it does not have, cannot
         resolve: Argo's lint refuses them ("failed to resolve {{...}}") instead of failing the node later."""
         inputs = tmpl.get("inputs") or {}
         declared = {kind: {p.get("name") for p in inputs.get(kind) or []} for kind in ("parameters", "artifacts")}
-        siblings = {"steps": {s.get("name") for g in tmpl.get("steps") or [] if isinstance(g, list) for s in g},
-                    "tasks": {t.get("name") for t in ((tmpl.get("dag") or {}).get("tasks") or [])}}
+        calls = {"steps": {s.get("name"): s for g in tmpl.get("steps") or [] if isinstance(g, list) for s in g},
+                 "tasks": {t.get("name"): t for t in ((tmpl.get("dag") or {}).get("tasks") or [])}}
+        siblings = {own: set(called) for own, called in calls.items()}
         own = "steps" if tmpl.get("steps") is not None else "tasks" if tmpl.get("dag") is not None else None
         for tag in _plain_tags(tmpl):
             found = _INPUT_TAG.match(tag)
@@ -198,6 +204,23 @@ class _Linter:
             found = _SIBLING_TAG.match(tag)
             if found and own is not None and found.group(1) == own and found.group(2) not in siblings[own]:
                 self.fail(where, f"failed to resolve {{{{{tag}}}}}: no {own[:-1]} named '{found.group(2)}'")
+            if found and own is not None and found.group(1) == own:
+                self.check_output_tag(tag, _callee(calls[own][found.group(2)], local), where)
+
+    def check_output_tag(self, tag: str, callee: Mapping[str, Any] | None, where: str) -> None:
+        """A step's or task's outputs exist only as its template declares them; ``result`` and ``exitCode`` only
+        for a template that runs a pod (Argo's addOutputsToScope, at submit)."""
+        found = _OUTPUT_TAG.match(tag.strip())
+        if found is None or not isinstance(callee, Mapping):
+            return
+        kind, name = found.groups()
+        if kind in ("result", "exitCode"):
+            if kind_of(callee) not in ("container", "script", "containerSet"):
+                self.fail(where, f"failed to resolve {{{{{tag}}}}}: a {kind_of(callee)} template has no "
+                          f"outputs.{kind}")
+        elif name and name not in {o.get("name") for o in (callee.get("outputs") or {}).get(kind[:-1]) or []}:
+            self.fail(where, f"failed to resolve {{{{{tag}}}}}: template '{callee.get('name')}' declares no output "
+                      f"{kind[:-2]} '{name}'")
 
     def check_global(self, tag: str, where: str) -> None:
         """``workflow.priority`` exists only with ``spec.priority``, ``workflow.failures`` only for a workflow with
@@ -245,6 +268,11 @@ class _Linter:
             self.check_ref(hook, local, f"{where}.hooks.{hook_name}")
         if ref.get("onExit") and ref["onExit"] not in local:
             self.fail(f"{where}.onExit", f"template name '{ref['onExit']}' undefined")
+
+
+def _callee(call: Mapping[str, Any], local: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The template a step or task runs (None through a templateRef: checked where that template lives)."""
+    return local.get(call["template"]) if call.get("template") else call.get("inline")
 
 
 def _plain_tags(value: Any) -> Iterator[str]:

@@ -5,10 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from aipipe.engine.dag import branch_phases
-from aipipe.errors import UserError
 from tests.engine.conftest import EngineRun, nodes_by_display
 
 
@@ -168,6 +165,9 @@ def test_a_missing_config_map_key_fails_naming_the_parameter(engine: EngineRun) 
     out = engine.run(_wf("cmx", "show", [show]))
     assert out["status"]["phase"] == "Error"
     assert "inputs.parameters.c" in out["status"]["message"] and "'nope'" in out["status"]["message"]
-    with pytest.raises(UserError, match=r"spec\.arguments\.parameters\[0\]\.valueFrom\.configMapKeyRef"):
-        engine.run(_wf("cmy", "show", [_sh("show", "true")],
-                       arguments={"parameters": [{"name": "p", "valueFrom": missing}]}))
+    # a workflow argument: as Argo's setGlobalParameters, the run fails before any node, naming the parameter
+    out = engine.run(_wf("cmy", "show", [_sh("show", "true")],
+                         arguments={"parameters": [{"name": "p", "valueFrom": missing}]}))
+    assert out["status"]["phase"] == "Failed" and not out["status"].get("nodes")
+    assert out["status"]["message"].startswith("failed to set global parameters: ")
+    assert "spec.arguments.parameters[0]" in out["status"]["message"] and "'nope'" in out["status"]["message"]

@@ -125,7 +125,7 @@ def test_a_daemon_that_exits_before_it_is_ready_fails_like_any_container(engine:
                                                                                   "periodSeconds": 1}}}
     out = engine.run(wf(main, broken))
     assert out["status"]["phase"] == "Failed"
-    assert only(out, "server")["message"] == "Error (exit code 4)"
+    assert only(out, "server")["message"] == "main: Error (exit code 4)"
 
 
 def test_a_sidecar_shares_loopback_and_files_and_ends_with_main(engine: EngineRun) -> None:
@@ -227,7 +227,7 @@ def test_a_container_set_gives_up_after_its_retries(engine: EngineRun) -> None:
         {"name": "main", "image": "busybox", "command": ["sh", "-c", "echo attempt; exit 4"]}]}}
     out = engine.run(wf(main))
     assert out["status"]["phase"] == "Failed"
-    assert only(out, "d")["message"] == "Error (exit code 4)"
+    assert only(out, "d")["message"] == "main: Error (exit code 4)"
     assert engine.log_text().count("attempt") == 2
 
 

@@ -41,9 +41,7 @@ def test_steps_and_dag_bodies() -> None:
     dag = DagBody.of({"name": "d", "dag": {"tasks": [{"name": "x", "template": "t"},
                                                      {"name": "y", "template": "t", "depends": "x"}]}})
     assert list(dag.tasks) == ["x", "y"] and dag.tasks["y"].source["depends"] == "x"
-    assert dag.fail_fast and dag.target == ""  # Argo's DAG default: failFast true
-    assert not DagBody.of({"dag": {"tasks": [], "failFast": False, "target": "y"}}).fail_fast
-    assert not DagBody.of({"dag": {"tasks": [], "failFast": "false"}}).fail_fast
+    assert dag.target == "" and DagBody.of({"dag": {"tasks": [], "target": "y"}}).target == "y"
 
 
 def test_run_spec_reads_the_exit_handler_hooks_and_limits() -> None:

@@ -11,11 +11,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from aipipe.engine.grammar.values import NIL, ExprError, as_float, as_int, num, to_json, to_text
+from aipipe.engine.grammar.values import NIL, ExprError, as_float, as_int, go_sprint, num, to_json, to_text
 
 
 def jsonpath(doc: Any, path: str) -> Any:
-    """Argo's ``jsonpath(json, path)``: one match is returned bare, several as a list."""
+    """Argo's ``jsonpath(json, path)``: a definite path's one match bare; a path that can match several
+    (a wildcard, a deep scan, a filter, a slice or a union) always a list, as its library returns it."""
     from jsonpath_ng.ext import parse as jp_parse
 
     data = json.loads(doc) if isinstance(doc, str) else doc
@@ -25,7 +26,8 @@ def jsonpath(doc: Any, path: str) -> Any:
         raise ExprError(f"jsonpath {path!r}: {exc}") from exc
     if not matches:
         raise ExprError(f"jsonpath {path!r} matched nothing")
-    return matches[0] if len(matches) == 1 else matches
+    definite = not re.search(r"\*|\.\.|\[\?|\[[^\]]*[:,][^\]]*\]", path)
+    return matches[0] if definite and len(matches) == 1 else matches
 
 
 def from_json(value: Any) -> Any:
@@ -79,7 +81,7 @@ def _type(value: Any) -> str:
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "asInt": as_int, "asFloat": as_float, "int": as_int, "float": as_float,
-    "string": to_text, "type": _type,
+    "string": go_sprint, "type": _type,  # expr-lang's string() is fmt.Sprintf("%v")
     "toJson": to_json, "toJSON": to_json, "fromJson": from_json, "fromJSON": from_json,
     "jsonpath": jsonpath,
     "toBase64": lambda s: base64.b64encode(str(s).encode()).decode(),

@@ -176,15 +176,27 @@ class _Build(Transformer[Token, Any]):
 
     def gv_word(self, a: list[Any]) -> Node:
         word = str(a[0])
-        if word in ("true", "false"):
-            return Node("lit", (word == "true",))
+        return Node("lit", (word == "true",)) if word in ("true", "false") else Node("lit", (word,))
+
+    def gv_number(self, a: list[Any]) -> Node:
         try:
-            return Node("lit", (float(word),))
+            return Node("lit", (float(str(a[0])),))
         except ValueError:
-            return Node("lit", (word,))
+            raise ExprError(f"{str(a[0])!r} is not a number") from None
 
     def gv_compare(self, a: list[Any]) -> Node:
         return _binary(str(a[1]), a[0], a[2])
+
+    def gv_arith(self, a: list[Any]) -> Node:
+        return _binary(str(a[1]), a[0], a[2])
+
+    def gv_sign(self, a: list[Any]) -> Node:
+        return Node("unary", (str(a[0]), a[1]))
+
+    def gv_in(self, a: list[Any]) -> Node:
+        if str(a[1]) != "in":
+            raise ExprError(f"{str(a[1])!r} is not an operator of a `when` condition")
+        return Node("in", (a[0], tuple(a[2:])))
 
     def gv_and(self, a: list[Any]) -> Node:
         return _binary("&&", a[0], a[-1])

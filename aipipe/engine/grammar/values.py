@@ -36,7 +36,7 @@ def to_text(value: Any) -> str:
         return value
     if value is NIL or value is None:
         return ""
-    return json.dumps(to_json_value(value), separators=(",", ":"))
+    return to_json(value)
 
 
 def to_json_value(value: Any) -> Any:
@@ -53,8 +53,8 @@ def to_json_value(value: Any) -> Any:
 
 
 def to_json(value: Any) -> str:
-    """Compact JSON, as ``toJson`` writes it."""
-    return json.dumps(to_json_value(value), separators=(",", ":"))
+    """Compact JSON, as Go's json.Marshal writes it (``toJson``, and any non-string result): map keys sorted."""
+    return json.dumps(to_json_value(value), separators=(",", ":"), sort_keys=True)
 
 
 def go_sprint(value: Any) -> str:
