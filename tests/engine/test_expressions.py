@@ -54,7 +54,7 @@ def test_to_text_matches_argo_rendering() -> None:
     ("( heads == heads && tails == tails ) || ( a == b )", True),
     ("tails =~ hea", False),
     ("heads =~ '^hea'", True),  # unquoted, ^ is an operator to govaluate
-    ("2 + 2 * 3 == 8 && 7 % 4 == 3 && 2 ** 3 == 8 && -1 < 0", True),
+    ("2 + 2 * 3 == 8 && 7 % 4 == 3 && 2 ** 3 == 8 && 6 ^ 3 == 5 && -1 < 0", True),
     ("gpu in (cpu, gpu)", True),
     ("tpu in (cpu, gpu)", False),
     ("'5' == 5", False),

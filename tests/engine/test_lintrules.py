@@ -87,6 +87,29 @@ CASES: list[tuple[str, dict[str, Any], str, str]] = [
     ("workflow.failures without an exit handler", wf(leaf(container={
         "image": "busybox", "command": ["echo", "{{workflow.failures}}"]})), "templates.main",
      "failed to resolve {{workflow.failures}}"),
+    ("an output the template does not declare", wf(steps([say("a")], [say("b", arguments=reads(
+        "{{steps.a.outputs.parameters.nope}}"))])), "templates.main", "declares no output parameter 'nope'"),
+    ("the result of a steps template", wf(steps([{"name": "a", "template": "inner"}], [say("b", arguments=reads(
+        "{{steps.a.outputs.result}}"))]), {"name": "inner", "steps": [[say("x")]]}), "templates.main",
+     "a steps template has no outputs.result"),
+    ("from on an input artifact", wf(leaf(inputs={"artifacts": [{"name": "a", "path": "/tmp/a", "from": "x"}]})),
+     "templates.main.inputs.artifacts.a.from", "from not valid in inputs"),
+    ("an argument artifact without a source", wf(steps([say("a", arguments={"artifacts": [{"name": "f"}]})])),
+     "templates.main.steps[0].a.arguments.artifacts.f", "from, artifact location, or key is required"),
+    ("a path on a steps output artifact", wf({**steps([{"name": "a", "template": "make"}]), "outputs": {"artifacts": [
+        {"name": "o", "path": "/tmp/o", "from": "{{steps.a.outputs.artifacts.x}}"}]}}, {
+        "name": "make", "outputs": {"artifacts": [{"name": "x", "path": "/tmp/x"}]},
+        "container": {"image": "busybox", "command": ["touch", "/tmp/x"]}}),
+     "templates.main.outputs.artifacts.o.path", "path only valid in container/script templates"),
+    ("an invalid globalName", wf(leaf(outputs={"parameters": [{"name": "o", "value": "1", "globalName": "a.b"}]})),
+     "templates.main.outputs.parameters.o.globalName", "is invalid"),
+    ("an input artifact over a volume mount", wf(leaf(
+        inputs={"artifacts": [{"name": "a", "path": "/work", "raw": {"data": "x"}}]},
+        container={"image": "busybox", "command": ["true"], "volumeMounts": [{"name": "w", "mountPath": "/work"}]}),
+        volumes=[{"name": "w", "emptyDir": {}}]), "templates.main.inputs.artifacts.a.path", "already mounted"),
+    ("a workflow argument read from a file", wf(leaf(), arguments={"parameters": [
+        {"name": "p", "valueFrom": {"path": "/tmp/p"}}]}), "spec.arguments.p.valueFrom",
+     "valueFrom only allows: default, configMapKeyRef and supplied"),
 ]
 
 

@@ -42,7 +42,8 @@ ARITHMETIC = ("+", "-", "*", "/", "%", "**", "^")
 
 
 def _arithmetic(op: str, a: Any, b: Any, text: str) -> Any:
-    """govaluate's modifiers: ``+`` joins when either side is text, every other one takes numbers only."""
+    """govaluate's modifiers: ``+`` joins when either side is text, every other one takes numbers only
+    (``**`` is a power, ``^`` a bitwise xor)."""
     if op == "+" and (isinstance(a, str) or isinstance(b, str)):
         return go_sprint(a) + go_sprint(b)
     x, y = _number(a, op, text), _number(b, op, text)
@@ -57,6 +58,8 @@ def _arithmetic(op: str, a: Any, b: Any, text: str) -> Any:
             return x / y
         if op == "%":
             return float(math.fmod(x, y))
+        if op == "^":  # govaluate's bitwise xor, on the values as 64-bit integers
+            return float(int(x) ^ int(y))
         return float(x ** y)
     except (ZeroDivisionError, OverflowError, ValueError) as exc:
         raise ExprError(f"{a!r} {op} {b!r} in condition {text!r}: {exc}") from None
