@@ -4,7 +4,9 @@ condition with no parameters (Argo substitutes ``{{...}}`` first)."""
 from __future__ import annotations
 
 import math
+import operator
 import re
+from collections.abc import Callable
 from typing import Any
 
 from aipipe.engine.grammar.parse import Node, parse
@@ -38,29 +40,18 @@ def _eval(node: Node, text: str) -> Any:
     return _compare(op, _eval(left, text), _eval(right, text), text)
 
 
-ARITHMETIC = ("+", "-", "*", "/", "%", "**", "^")
+# govaluate's modifiers on numbers (``^`` is its bitwise xor, on the values as 64-bit integers)
+ARITHMETIC: dict[str, Callable[[float, float], float]] = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv, "%": math.fmod,
+    "**": operator.pow, "^": lambda x, y: float(int(x) ^ int(y))}
 
 
 def _arithmetic(op: str, a: Any, b: Any, text: str) -> Any:
-    """govaluate's modifiers: ``+`` joins when either side is text, every other one takes numbers only
-    (``**`` is a power, ``^`` a bitwise xor)."""
+    """``+`` joins when either side is text (as govaluate does); every other modifier takes numbers only."""
     if op == "+" and (isinstance(a, str) or isinstance(b, str)):
         return go_sprint(a) + go_sprint(b)
-    x, y = _number(a, op, text), _number(b, op, text)
     try:
-        if op == "+":
-            return x + y
-        if op == "-":
-            return x - y
-        if op == "*":
-            return x * y
-        if op == "/":
-            return x / y
-        if op == "%":
-            return float(math.fmod(x, y))
-        if op == "^":  # govaluate's bitwise xor, on the values as 64-bit integers
-            return float(int(x) ^ int(y))
-        return float(x ** y)
+        return float(ARITHMETIC[op](_number(a, op, text), _number(b, op, text)))
     except (ZeroDivisionError, OverflowError, ValueError) as exc:
         raise ExprError(f"{a!r} {op} {b!r} in condition {text!r}: {exc}") from None
 
