@@ -82,8 +82,17 @@ class ChildRunner:
         return node
 
     def _run_exit(self, hook: Mapping[str, Any], owner: NodeRef, scope: Scope, tset: TemplateSet) -> None:
-        """A step's or task's exit handler: a child of that node (as in Argo), in its parent's boundary."""
+        """A step's or task's exit handler: a child of that node (as in Argo), in its parent's boundary; with an
+        ``expression`` (read with the node's final status in scope), only when that holds."""
         ref = owner.sibling(f"{owner.name}.onExit", f"{owner.display}.onExit")
+        if hook.get("expression"):
+            try:
+                if evaluate(str(hook["expression"]), scope.env()) is not True:
+                    return
+            except ExprError as exc:
+                self.rt.edges.from_node(ref.name, owner.name)
+                self.rt.fail_node(ref, NodeFailure(f"{ref.display}: expression {hook['expression']!r}: {exc}"))
+                return
         self.rt.edges.from_node(ref.name, owner.name)
         try:
             call = self.rt.resolve_call(hook, tset)
@@ -154,9 +163,27 @@ class ChildRunner:
         """A step's or task's loop items (None without a loop); a loop that would pass engine.max_nodes is refused."""
         if step.loop is None:
             return None
-        items = _loop_items(step.loop, self.rt.with_global_outputs(scope), where)
+        scope = self.rt.with_global_outputs(scope)
+        try:
+            items = _loop_items(step.loop, scope, where)
+        except _NotAList:
+            if _decided_false(step.when, scope):  # as Argo's expandStep/expandTask: a step that will not run
+                return []
+            raise
         self.rt.reserve_nodes(len(items))
         return items
+
+
+class _NotAList(NodeFailure):
+    """A loop's withParam that is not a JSON list, or a withSequence that is not a range."""
+
+
+def _decided_false(when: str | None, scope: Scope) -> bool:
+    """Whether a step's ``when`` (before its loop expands, so without item variables) is false."""
+    try:
+        return when is not None and not evaluate_condition(render(when, scope, "when"))
+    except (TemplateError, ExprError):
+        return False
 
 
 def _loop_items(loop: Loop, scope: Scope, where: str) -> list[Any]:
@@ -174,9 +201,9 @@ def _loop_items(loop: Loop, scope: Scope, where: str) -> list[Any]:
         try:
             items = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise NodeFailure(f"{where}.withParam: {text!r} is not a JSON list") from exc
+            raise _NotAList(f"{where}.withParam: {text!r} is not a JSON list") from exc
         if not isinstance(items, list):
-            raise NodeFailure(f"{where}.withParam: {text!r} is not a JSON list")
+            raise _NotAList(f"{where}.withParam: {text!r} is not a JSON list")
         return items
     return _sequence(loop.value, scope, where)
 
@@ -195,7 +222,7 @@ def _sequence(seq: Mapping[str, Any], scope: Scope, where: str) -> list[str]:
             end = int(rendered.get("end") or 0)
             numbers = list(range(start, end + 1)) if end >= start else list(range(start, end - 1, -1))
     except ValueError as exc:
-        raise NodeFailure(f"{where}.withSequence: start/end/count must be integers ({rendered})") from exc
+        raise _NotAList(f"{where}.withSequence: start/end/count must be integers ({rendered})") from exc
     fmt = rendered.get("format")
     if fmt:
         try:

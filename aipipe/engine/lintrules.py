@@ -27,6 +27,7 @@ _VALUE_FROM_KINDS = ("path", "jqFilter", "jsonPath", "parameter", "expression", 
 _ARG_TAG = re.compile(r"^\{\{\s*tasks\.([^.}\s]+)")
 _STEP_TAG = re.compile(r"\{\{\s*steps\.([^.}\s\[\]]+)\.([^}\s]+?)\s*\}\}")
 _VARIABLE = re.compile(r"^\{\{[^}]+\}\}$")
+_ITEM_TAG = re.compile(r"\{\{\s*(item(?:\.[^}\s]+)?)\s*\}\}")
 # where an argument artifact can come from (Argo: from, fromExpression, a location or a repository key)
 _ARTIFACT_SOURCES = ("from", "fromExpression", "key", "raw", "s3", "git", "http", "artifactory", "hdfs", "oss", "gcs",
                      "azure", "plugin")
@@ -116,6 +117,29 @@ def _artifact_fields(tmpl: Mapping[str, Any], leaf: bool, where: str) -> Iterato
                 yield f"{at}.globalName", f"'{name}' is invalid: {problem}"
             if kind == "artifacts" and not leaf and item.get("path") not in (None, ""):
                 yield f"{at}.path", "path only valid in container/script templates"
+
+
+def item_references(step: Mapping[str, Any], where: str) -> Iterator[Problem]:
+    """``{{item}}`` needs a loop; over literal ``withItems`` a key is read only from map items, and a
+    ``withSequence`` item has no keys (Argo's addItemsToScope; a ``withParam`` item can be anything)."""
+    tags = [t.strip() for t in _ITEM_TAG.findall(_text_without(step, ("inline",)))]
+    if not tags:
+        return
+    items, sequence = step.get("withItems"), step.get("withSequence")
+    if not items and step.get("withParam") in (None, "") and sequence is None:
+        yield where, f"failed to resolve {{{{{tags[0]}}}}}: the step has no withItems, withParam or withSequence"
+        return
+    if isinstance(items, list) and items:
+        keys = {f"item.{k}" for i in items if isinstance(i, Mapping) for k in i}
+        keys |= {f"item.[{n}]" for i in items if isinstance(i, list) for n in range(len(i))}
+    elif sequence is not None:
+        keys = set()
+    else:
+        return
+    for tag in tags:
+        first = ".".join(tag.split(".")[:2])
+        if first != "item" and first not in keys:
+            yield where, f"failed to resolve {{{{{tag}}}}}: no loop item has '{tag[len('item.'):]}'"
 
 
 def argument_artifacts(step: Mapping[str, Any], where: str) -> Iterator[Problem]:

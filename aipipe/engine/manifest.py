@@ -157,7 +157,8 @@ class RunSpec:
         exit_hook = hooks.get("exit") or {}
         deadline = spec.get("activeDeadlineSeconds")
         return cls(entrypoint=str(spec["entrypoint"]), exit_template=spec.get("onExit") or exit_hook.get("template"),
-                   exit_arguments=exit_hook.get("arguments") or {},
+                   # as Argo's GetExitHook: the exit hook's own arguments, else the workflow's
+                   exit_arguments=exit_hook.get("arguments") or spec.get("arguments") or {},
                    hooks={k: v for k, v in hooks.items() if k != "exit"},
                    parallelism=int(spec.get("parallelism") or 0) or None, priority=int(spec.get("priority") or 0),
                    active_deadline=None if deadline in (None, "") else deadline,

@@ -43,7 +43,7 @@ class Outputs:
             if group is not None and group.get(key):
                 scope.set(f"{prefix}.{key}", str(group[key]))
         ordered = sorted(nodes, key=lambda n: loop_index(n.get("name", "")))
-        ran = [n for n in ordered if n.get("phase") not in (NodePhase.SKIPPED, NodePhase.OMITTED)]
+        ran = [n for n in ordered if n.get("phase") == NodePhase.SUCCEEDED]  # as Argo: Succeeded children only
         per_child: list[dict[str, str]] = []
         names: list[str] = []
         for n in ran:
@@ -54,8 +54,7 @@ class Outputs:
                     names.append(pname)
         scope.set(f"{prefix}.outputs.parameters", json.dumps(per_child, separators=(",", ":")))
         for pname in names:
-            scope.set(f"{prefix}.outputs.parameters.{pname}",
-                      json.dumps([c.get(pname, "") for c in per_child], separators=(",", ":")))
+            scope.set(f"{prefix}.outputs.parameters.{pname}", _aggregated([c.get(pname, "") for c in per_child]))
         results = [(n.get("outputs") or {}).get("result") for n in ran]
         scope.set(f"{prefix}.outputs.result", json.dumps([_unmarshalled(r) for r in results if r is not None],
                                                          separators=(",", ":")))
@@ -149,13 +148,26 @@ class Outputs:
         return out or None
 
 
-def _unmarshalled(result: str) -> Any:
-    """A loop child's result as Argo aggregates it: a JSON object as itself (so ``{{item.key}}`` reads it
-    after ``withParam``), anything else as its text (parameters stay text, as in Argo)."""
-    if result.lstrip().startswith("{"):
+def _aggregated(values: list[str]) -> str:
+    """One output parameter of every loop child, as Argo's aggregatedJSONValueList writes it: the parsed values
+    when every one is a JSON list or object (so ``{{item.key}}`` reads them after ``withParam``), else the texts."""
+    parsed: list[Any] = []
+    for value in values:
         try:
-            value = json.loads(result)
+            parsed.append(json.loads(value))
         except json.JSONDecodeError:
-            return result
-        return value if isinstance(value, dict) else result
-    return result
+            break
+        if not isinstance(parsed[-1], (list, dict)):
+            break
+    else:
+        return json.dumps(parsed, separators=(",", ":"))
+    return json.dumps(values, separators=(",", ":"))
+
+
+def _unmarshalled(result: str) -> Any:
+    """A loop child's result as Argo aggregates it: a JSON value as itself (``10``, ``true``, an object that
+    ``{{item.key}}`` reads after ``withParam``); text that is not JSON stays text."""
+    try:
+        return json.loads(result)
+    except json.JSONDecodeError:
+        return result

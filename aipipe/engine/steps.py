@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from aipipe.engine.calls import Call, NodeFailure, TemplateSet
@@ -45,8 +46,9 @@ class StepsHandler:
             results: StepResults = []
             threads: list[threading.Thread] = []
             group_lock = threading.Lock()
+            on_done = self._sibling_hooks(group, gref, scope, group_lock)
             for step in group:
-                self._launch_step(step, gref, scope, call.tset, gate, results, threads, group_lock)
+                self._launch_step(step, gref, scope, call.tset, gate, results, threads, group_lock, on_done)
             for thread in threads:
                 thread.join()
             failed = [(s, n) for s, ns in results for n in ns if s.continue_on.fails_parent(n.get("phase"))]
@@ -71,8 +73,29 @@ class StepsHandler:
         return [c for c in group.get("children", [])
                 if str((self.rt.tree.get(c) or {}).get("name", "")).startswith(prefix)]
 
+    def _sibling_hooks(self, group: Sequence[StepSpec], gref: NodeRef, scope: Scope,
+                       group_lock: threading.Lock) -> Callable[[StepSpec, NodeRecord], None]:
+        """What runs as each step of a group ends: as Argo re-reads a group's hooks on every pass with every
+        sibling's status in scope, the expression hooks of the group's (unlooped) steps are tried again."""
+        hooked = [s for s in group if s.expression_hooks and s.loop is None]
+        statuses: dict[str, str] = {}
+
+        def on_done(step: StepSpec, node: NodeRecord) -> None:
+            if not hooked:
+                return
+            with group_lock:
+                statuses[step.name] = str(node.get("phase", ""))
+                known = dict(statuses)
+            hook_scope = scope.child({f"steps.{s.name}.status": known.get(s.name, NodePhase.RUNNING.value)
+                                      for s in group})
+            for sibling in hooked:
+                owner = gref.child(f"{gref.name}.{sibling.name}", sibling.name, boundary=gref.boundary)
+                self.children.fire_hooks(sibling.hooks, hook_scope, owner.name, owner.parent, owner.boundary)
+        return on_done
+
     def _launch_step(self, step: StepSpec, group: NodeRef, scope: Scope, tset: TemplateSet, gate: ChildGate,
-                     results: StepResults, threads: list[threading.Thread], group_lock: threading.Lock) -> None:
+                     results: StepResults, threads: list[threading.Thread], group_lock: threading.Lock,
+                     on_done: Callable[[StepSpec, NodeRecord], None]) -> None:
         """Start one step of a group (each loop item in a thread of its own), adding its nodes to ``results``."""
         base = group.child(f"{group.name}.{step.name}", step.name, boundary=group.boundary)
         try:
@@ -99,6 +122,7 @@ class StepsHandler:
                     node = self.children.run(step, ref, child_scope, tset, "steps")
                     with group_lock:
                         collected.append(node)
+                    on_done(step, node)
                 finally:
                     gate.leave(node)
 

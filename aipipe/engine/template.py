@@ -189,9 +189,12 @@ def item_scope(item: Any) -> tuple[dict[str, Any], dict[str, Any]]:
 
 def item_label(item: Any) -> str:
     """The ``name(i:LABEL)`` part of a loop child's name; maps render as sorted ``k:v`` pairs, lists as Go's
-    ``%v`` prints them (``[1 2]``, ``[x y]``: elements as ``{{item}}`` renders them, space-separated)."""
+    ``%v`` prints them (``[1 2]``, ``[x y]``: elements as ``{{item}}`` renders them, space-separated); as Argo's
+    generateNodeName, without parentheses (``f(x)`` labels ``fx``)."""
     if isinstance(item, dict):
-        return ",".join(f"{k}:{item_text(v)}" for k, v in sorted(item.items()))
-    if isinstance(item, list):
-        return "[" + " ".join(item_text(v) for v in item) + "]"
-    return item_text(item)
+        label = ",".join(f"{k}:{item_text(v)}" for k, v in sorted(item.items()))
+    elif isinstance(item, list):
+        label = "[" + " ".join(item_text(v) for v in item) + "]"
+    else:
+        label = item_text(item)
+    return label.replace("(", "").replace(")", "")

@@ -115,6 +115,7 @@ class _Linter:
             if self.spec.get(field) and not self.as_template:  # both take the workflow's arguments
                 self.check_supplied(self.local[self.spec[field]], self.spec.get("arguments"), f"spec.{field}")
         for hook_name, hook in (self.spec.get("hooks") or {}).items():
+            self.check_hook(hook_name, hook, "hooks")
             self.check_ref(hook, self.local, f"spec.hooks.{hook_name}")
         for field, message in sync_problems(self.spec.get("synchronization"), "spec.synchronization"):
             self.fail(field, message)
@@ -152,6 +153,7 @@ class _Linter:
                     seen.add(sname)
                     self.fail_first(lintrules.loop_fields(step, f"{where}.steps[{gi}].{sname}"))
                     self.fail_first(lintrules.argument_artifacts(step, f"{where}.steps[{gi}].{sname}"))
+                    self.fail_first(lintrules.item_references(step, f"{where}.steps[{gi}].{sname}"))
                     self.check_ref(step, local, f"{where}.steps[{gi}].{sname}")
             self.fail_first(lintrules.step_references(tmpl["steps"], where))
         if kind == "dag":
@@ -168,6 +170,7 @@ class _Linter:
                     self.fail(f"{where}.tasks.{tname}", "use either depends or dependencies, not both")
                 self.check_ref(task, local, f"{where}.tasks.{tname}")
                 self.fail_first(lintrules.argument_artifacts(task, f"{where}.tasks.{tname}"))
+                self.fail_first(lintrules.item_references(task, f"{where}.tasks.{tname}"))
                 trees[tname] = graph.task_tree(task)
                 for dep in graph.deps_of(trees[tname]) if trees[tname] is not None else set():
                     if dep not in names:
@@ -223,10 +226,13 @@ class _Linter:
                       f"{kind[:-2]} '{name}'")
 
     def check_global(self, tag: str, where: str) -> None:
-        """``workflow.priority`` exists only with ``spec.priority``, ``workflow.failures`` only for a workflow with
-        an exit handler (Argo adds both to the global scope only then)."""
+        """``workflow.priority`` exists only with ``spec.priority``, ``workflow.parameters`` (whole) only with
+        parameters, ``workflow.failures`` only for a workflow with an exit handler (Argo adds each to the global
+        scope only then)."""
         if tag == "workflow.priority" and self.spec.get("priority") is None:
             self.fail(where, "failed to resolve {{workflow.priority}}: the workflow sets no spec.priority")
+        if tag in ("workflow.parameters", "workflow.parameters.json") and self.parameters == {"json"}:
+            self.fail(where, f"failed to resolve {{{{{tag}}}}}: the workflow has no parameters")
         if tag == "workflow.failures" and not self.spec.get("onExit") and not self.spec.get("hooks"):
             self.fail(where, "failed to resolve {{workflow.failures}}: it is set only in a workflow's exit handler "
                       "(spec.onExit)")
@@ -242,6 +248,11 @@ class _Linter:
             if param.get("name") not in given:
                 self.fail(f"{where}.arguments.parameters", f"inputs.parameters.{param.get('name')} was not "
                           "supplied")
+
+    def check_hook(self, name: str, hook: Any, where: str) -> None:
+        """Every lifecycle hook but ``exit`` fires on its ``expression`` (Argo's validateHooks)."""
+        if name != "exit" and not (isinstance(hook, Mapping) and str(hook.get("expression") or "").strip()):
+            self.fail(f"{where}.hooks.{name}", f"{where}.{name} Expression required")
 
     def check_ref(self, ref: Mapping[str, Any], local: Mapping[str, Any], where: str) -> None:
         given = [k for k in ("template", "templateRef", "inline") if ref.get(k)]
@@ -265,6 +276,7 @@ class _Linter:
             callee = by_name[tref.get("template")]
         self.check_supplied(callee, ref.get("arguments"), where)
         for hook_name, hook in (ref.get("hooks") or {}).items():
+            self.check_hook(hook_name, hook, where)
             self.check_ref(hook, local, f"{where}.hooks.{hook_name}")
         if ref.get("onExit") and ref["onExit"] not in local:
             self.fail(f"{where}.onExit", f"template name '{ref['onExit']}' undefined")

@@ -40,6 +40,7 @@ def workflow_variables(workflow: Mapping[str, Any], spec: Mapping[str, Any]) -> 
         "workflow.uid": str(meta.get("uid") or ""),
         "workflow.serviceAccountName": str(spec.get("serviceAccountName") or ""),
         "workflow.mainEntrypoint": str(spec.get("entrypoint") or ""),
+        "workflow.parameters": _json(params),  # as Argo, the bare name is the same JSON as .json
         "workflow.parameters.json": _json(params),
     }
     if spec.get("priority") is not None:  # as Argo: only a workflow that sets one has the variable
@@ -48,7 +49,7 @@ def workflow_variables(workflow: Mapping[str, Any], spec: Mapping[str, Any]) -> 
         values[f"workflow.parameters.{param['name']}"] = param["value"]
     for section in ("labels", "annotations"):
         given = {str(k): str(v) for k, v in (meta.get(section) or {}).items()}
-        values[f"workflow.{section}.json"] = _json(given)
+        values[f"workflow.{section}"] = values[f"workflow.{section}.json"] = _json(given)
         for key, value in given.items():
             values[f"workflow.{section}.{key}"] = value
     created = creation_variables(str(meta.get("creationTimestamp") or ""))
@@ -70,6 +71,7 @@ def creation_variables(stamp: str) -> dict[str, str]:
     values = {"workflow.creationTimestamp": rfc, "workflow.creationTimestamp.RFC3339": rfc}
     for char in STRFTIME_CHARS:
         values[f"workflow.creationTimestamp.{char}"] = created.strftime(f"%{char}")
+    values["workflow.creationTimestamp.s"] = str(int(created.timestamp()))  # Unix seconds, as Argo sets it
     return values
 
 
