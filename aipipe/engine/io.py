@@ -14,6 +14,7 @@ import posixpath
 import shutil
 import tarfile
 import tempfile
+import zipfile
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -59,6 +60,16 @@ def _is_archive_none(artifact: Mapping[str, Any]) -> bool:
     return "none" in archive
 
 
+def _is_zip(artifact: Mapping[str, Any]) -> bool:
+    archive = artifact.get("archive") or {}
+    return "zip" in archive
+
+
+def archive_suffix(artifact: Mapping[str, Any]) -> str:
+    """The default key's suffix for an output artifact: none, ``.zip`` or ``.tgz`` (Argo's default, tar + gzip)."""
+    return "" if _is_archive_none(artifact) else ".zip" if _is_zip(artifact) else ".tgz"
+
+
 def save_output(artifact: Mapping[str, Any], src: Path, storage: Storage, root_uri: str,
                 default_key: str) -> dict[str, Any] | None:
     """Upload one output artifact; returns its status record, or None when optional and missing."""
@@ -78,6 +89,12 @@ def save_output(artifact: Mapping[str, Any], src: Path, storage: Storage, root_u
             storage.upload_dir(src, uri)
         else:
             storage.put_file(uri, src)
+    elif _is_zip(artifact):
+        record["archive"] = {"zip": {}}
+        with tempfile.TemporaryDirectory() as tmp:
+            packed = Path(tmp) / "artifact.zip"
+            _zip(src, packed, name)
+            storage.put_file(uri, packed)
     else:
         with tempfile.TemporaryDirectory() as tmp:
             tgz = Path(tmp) / "artifact.tgz"
@@ -87,6 +104,29 @@ def save_output(artifact: Mapping[str, Any], src: Path, storage: Storage, root_u
     if artifact.get("globalName"):
         record["globalName"] = artifact["globalName"]
     return record
+
+
+def _zip(src: Path, dest: Path, name: str) -> None:
+    """``src`` (a file, or a folder with everything under it) into a zip archive, under its own name."""
+    if src.is_dir():
+        _refuse_links_out(src, name)
+    with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.write(src, src.name or "artifact")
+        for path in sorted(src.rglob("*")) if src.is_dir() else []:
+            archive.write(path, str(Path(src.name or "artifact") / path.relative_to(src)))
+
+
+def _unzip(archive: Path, dest: Path) -> None:
+    """Extract a zip archive, refusing names that would land outside ``dest``; one top-level entry becomes
+    ``dest`` itself (as :func:`_unpack`)."""
+    with tempfile.TemporaryDirectory(dir=dest.parent) as tmp:
+        with zipfile.ZipFile(archive) as packed:
+            for member in packed.namelist():
+                if member.startswith("/") or ".." in member.split("/"):
+                    raise ArtifactError(f"archive member {member!r} would be extracted outside the artifact's folder")
+            packed.extractall(tmp)
+        entries = list(Path(tmp).iterdir())
+        _replace(entries[0] if len(entries) == 1 else Path(tmp), dest)
 
 
 def _refuse_links_out(folder: Path, name: str) -> None:
@@ -201,7 +241,14 @@ def load_input(artifact: Mapping[str, Any], source: Mapping[str, Any] | None, de
             if artifact.get("optional"):
                 return False
             raise ArtifactError(f"input artifact {name!r}: nothing stored at key {key!r}")
-        if staged.is_file() and staged.read_bytes()[:2] == GZIP_MAGIC and tarfile.is_tarfile(staged):
+        # as Argo's unarchiveArtifact: `none` is taken as fetched, `zip` only when said, a tarball when it is one
+        strategy = source or artifact
+        if _is_zip(strategy) and staged.is_file() and zipfile.is_zipfile(staged):
+            unpacked = Path(tmp) / "unpacked"
+            _unzip(staged, unpacked)
+            staged = unpacked
+        elif (not _is_archive_none(strategy) and staged.is_file() and staged.read_bytes()[:2] == GZIP_MAGIC
+              and tarfile.is_tarfile(staged)):
             unpacked = Path(tmp) / "unpacked"
             _unpack(staged, unpacked)
             staged = unpacked

@@ -29,7 +29,7 @@ _STEP_TAG = re.compile(r"\{\{\s*steps\.([^.}\s\[\]]+)\.([^}\s]+?)\s*\}\}")
 _VARIABLE = re.compile(r"^\{\{[^}]+\}\}$")
 _ITEM_TAG = re.compile(r"\{\{\s*(item(?:\.[^}\s]+)?)\s*\}\}")
 # where an argument artifact can come from (Argo: from, fromExpression, a location or a repository key)
-_ARTIFACT_SOURCES = ("from", "fromExpression", "key", "raw", "s3", "git", "http", "artifactory", "hdfs", "oss", "gcs",
+ARTIFACT_SOURCES = ("from", "fromExpression", "key", "raw", "s3", "git", "http", "artifactory", "hdfs", "oss", "gcs",
                      "azure", "plugin")
 
 
@@ -145,7 +145,7 @@ def item_references(step: Mapping[str, Any], where: str) -> Iterator[Problem]:
 def argument_artifacts(step: Mapping[str, Any], where: str) -> Iterator[Problem]:
     """Each artifact a step or task passes needs a source (Argo's validateArgumentsValues)."""
     for art in (step.get("arguments") or {}).get("artifacts") or []:
-        if isinstance(art, Mapping) and not any(art.get(k) not in (None, "", {}) for k in _ARTIFACT_SOURCES):
+        if isinstance(art, Mapping) and not any(art.get(k) not in (None, "", {}) for k in ARTIFACT_SOURCES):
             yield f"{where}.arguments.artifacts.{art.get('name')}", "from, artifact location, or key is required"
 
 
@@ -251,9 +251,12 @@ def dag_tasks(dag: Mapping[str, Any], trees: Mapping[str, Any], where: str) -> I
                            f"missing dependency '{found.group(1)}' for {kind} '{item.get('name')}'")
 
 
-def container_set(cset: Mapping[str, Any], where: str) -> Iterator[Problem]:
-    """As Argo's ContainerSetTemplate.Validate: containers, unique names, known dependencies, no cycle; and a
-    retryStrategy that parses."""
+def container_set(tmpl: Mapping[str, Any], where: str) -> Iterator[Problem]:
+    """As Argo's ContainerSetTemplate.Validate: containers, unique names, known dependencies, no cycle, no mount
+    path twice; a container named ``main`` when the template has artifacts or output parameters (validateLeaf);
+    and a retryStrategy that parses."""
+    cset = tmpl["containerSet"]
+    where = f"{where}.containerSet"
     containers = cset.get("containers") or []
     if not containers:
         yield f"{where}.containers", "containers must have at least one container"
@@ -263,6 +266,16 @@ def container_set(cset: Mapping[str, Any], where: str) -> Iterator[Problem]:
     if "" in names or dupes:
         yield f"{where}.containers", f"every container needs a unique name (repeated: {dupes or ['']})"
         return
+    inputs, outputs = tmpl.get("inputs") or {}, tmpl.get("outputs") or {}
+    if "main" not in names and (inputs.get("artifacts") or outputs.get("parameters") or outputs.get("artifacts")):
+        yield f"{where}.containers", 'containers must have a container named "main" for input or output'
+    mounted: dict[str, str] = {}
+    for i, mount in enumerate(cset.get("volumeMounts") or []):
+        path, name = str(mount.get("mountPath")), str(mount.get("name"))
+        if path in mounted:
+            yield (f"{where}.volumeMounts[{i}].mountPath",
+                   f"volumeMounts[{i}].mountPath '{path}' already mounted in volumeMounts.{mounted[path]}")
+        mounted.setdefault(path, name)
     for container in containers:
         for dep in container.get("dependencies") or []:
             if dep not in names:

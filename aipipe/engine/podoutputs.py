@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from aipipe.engine.execution import ExecutionContext
-from aipipe.engine.io import ArtifactError, save_output
+from aipipe.engine.io import ArtifactError, archive_suffix, save_output
 
 
 def collect_outputs(ctx: ExecutionContext, key_prefix: str, tmpl: dict[str, Any], own: Callable[[str], Path],
@@ -44,7 +44,7 @@ def collect_outputs(ctx: ExecutionContext, key_prefix: str, tmpl: dict[str, Any]
     for spec in declared.get("artifacts") or []:
         if not spec.get("path"):
             continue
-        default_key = f"{key_prefix}/{spec['name']}" + ("" if "none" in (spec.get("archive") or {}) else ".tgz")
+        default_key = f"{key_prefix}/{spec['name']}{archive_suffix(spec)}"
         try:
             record = save_output(spec, own(str(spec["path"])), ctx.storage, ctx.artifact_root,
                                  default_key)

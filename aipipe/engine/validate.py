@@ -180,7 +180,7 @@ class _Linter:
                 self.fail(f"{where}.dag", f"dependency cycle {' -> '.join(cycle)}")
             self.fail_first(lintrules.dag_tasks(tmpl["dag"], trees, f"{where}.dag"))
         if kind == "containerSet":
-            self.fail_first(lintrules.container_set(tmpl["containerSet"], f"{where}.containerSet"))
+            self.fail_first(lintrules.container_set(tmpl, where))
         for field, message in sync_problems(tmpl.get("synchronization"), f"{where}.synchronization"):
             self.fail(field, message)
 
@@ -238,8 +238,9 @@ class _Linter:
                       "(spec.onExit)")
 
     def check_supplied(self, callee: Mapping[str, Any] | None, arguments: Any, where: str) -> None:
-        """Every input parameter of ``callee`` without a value, default or valueFrom must be given by the call
-        (Argo: "inputs.parameters.X was not supplied", at submit)."""
+        """Every input parameter of ``callee`` without a value, default or valueFrom, and every input artifact that
+        is not optional and has no source of its own, must be given by the call (Argo's ProcessArgs at submit:
+        "inputs.parameters.X was not supplied", "inputs.artifacts.X was not supplied")."""
         given = {p.get("name") for p in ((arguments or {}).get("parameters") or []) if isinstance(p, Mapping)
                  and (p.get("value") is not None or p.get("valueFrom"))}
         for param in ((callee or {}).get("inputs") or {}).get("parameters") or []:
@@ -248,6 +249,12 @@ class _Linter:
             if param.get("name") not in given:
                 self.fail(f"{where}.arguments.parameters", f"inputs.parameters.{param.get('name')} was not "
                           "supplied")
+        passed = {a.get("name") for a in ((arguments or {}).get("artifacts") or []) if isinstance(a, Mapping)}
+        for art in ((callee or {}).get("inputs") or {}).get("artifacts") or []:
+            if art.get("optional") or any(art.get(k) not in (None, "", {}) for k in lintrules.ARTIFACT_SOURCES):
+                continue
+            if art.get("name") not in passed:
+                self.fail(f"{where}.arguments.artifacts", f"inputs.artifacts.{art.get('name')} was not supplied")
 
     def check_hook(self, name: str, hook: Any, where: str) -> None:
         """Every lifecycle hook but ``exit`` fires on its ``expression`` (Argo's validateHooks)."""
