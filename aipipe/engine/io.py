@@ -116,7 +116,7 @@ def _zip(src: Path, dest: Path, name: str) -> None:
             archive.write(path, str(Path(src.name or "artifact") / path.relative_to(src)))
 
 
-def _unzip(archive: Path, dest: Path) -> None:
+def safe_unzip(archive: Path, dest: Path) -> None:
     """Extract a zip archive, refusing names that would land outside ``dest``; one top-level entry becomes
     ``dest`` itself (as :func:`_unpack`)."""
     with tempfile.TemporaryDirectory(dir=dest.parent) as tmp:
@@ -245,7 +245,7 @@ def load_input(artifact: Mapping[str, Any], source: Mapping[str, Any] | None, de
         strategy = source or artifact
         if _is_zip(strategy) and staged.is_file() and zipfile.is_zipfile(staged):
             unpacked = Path(tmp) / "unpacked"
-            _unzip(staged, unpacked)
+            safe_unzip(staged, unpacked)
             staged = unpacked
         elif (not _is_archive_none(strategy) and staged.is_file() and staged.read_bytes()[:2] == GZIP_MAGIC
               and tarfile.is_tarfile(staged)):

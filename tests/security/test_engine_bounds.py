@@ -16,6 +16,7 @@ import sys
 import tarfile
 import threading
 import time
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ from aipipe.config import load_config
 from aipipe.engine.bounds import MAX_DEPTH_MESSAGE, MAX_STACK_DEPTH
 from aipipe.engine.context import default_context
 from aipipe.engine.executor import WorkflowExecutor
-from aipipe.engine.io import ArtifactError, safe_extract
+from aipipe.engine.io import ArtifactError, safe_extract, safe_unzip
 from aipipe.engine.logs import dropped_line
 from aipipe.engine.service import EngineService
 from aipipe.errors import UserError
@@ -265,10 +266,21 @@ def test_archive_traversal_is_refused(tmp_path: Path, case: str) -> None:
     assert not (tmp_path / "evil.txt").exists() and not Path("/tmp/aipipe-abs-evil.txt").exists()
 
 
+@pytest.mark.parametrize("member", ["../evil.txt", "/tmp/aipipe-abs-evil.txt", "ok/../../evil.txt"])
+def test_zip_traversal_is_refused(tmp_path: Path, member: str) -> None:
+    archive = tmp_path / "a.zip"
+    with zipfile.ZipFile(archive, "w") as packed:
+        packed.writestr(member, b"x")
+    (tmp_path / "work").mkdir()
+    with pytest.raises(ArtifactError, match="outside the artifact"):
+        safe_unzip(archive, tmp_path / "work" / "dest")
+    assert not (tmp_path / "evil.txt").exists() and not Path("/tmp/aipipe-abs-evil.txt").exists()
+
+
 CHECK_ON_SYSTEM_PYTHON = """
 import sys, tarfile
 from pathlib import Path
-from aipipe.engine.io import ArtifactError, safe_extract
+from aipipe.engine.io import ArtifactError, safe_extract, safe_unzip
 print("data_filter" if hasattr(tarfile, "data_filter") else "explicit-check")
 for archive in sys.argv[2:]:
     dest = Path(sys.argv[1]) / (Path(archive).stem + "-dest")
