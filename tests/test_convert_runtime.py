@@ -10,7 +10,8 @@ import pytest
 import torch
 
 from aipipe.errors import UserError
-from mlkit.engine.runtime import batch_buckets, load_engine
+from mlkit.engine.buckets import batch_buckets
+from mlkit.engine.runtime import load_engine
 from steps.convert_trt.fixtures import write_tiny_engine_bundle
 
 torch.set_num_threads(1)

@@ -23,7 +23,7 @@ from torch import nn
 from aipipe.contract import MODEL_CONFIG, MODEL_WEIGHTS
 from aipipe.errors import UserError
 from mlkit.engine.backends.torch_fusion import fold_batchnorm
-from mlkit.engine.runtime import batch_buckets
+from mlkit.engine.buckets import batch_buckets
 
 DTYPES: dict[str, torch.dtype] = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}
 

@@ -37,7 +37,8 @@ from typing import Any
 
 import numpy as np
 
-from mlkit.engine.runtime import PendingLogits, batch_buckets
+from mlkit.engine.buckets import batch_buckets
+from mlkit.engine.runtime import PendingLogits
 
 from . import protocol as p
 from .preload import server_state
