@@ -12,10 +12,10 @@ from typing import Any
 from aipipe.engine.grammar.condition import evaluate_condition
 from aipipe.engine.grammar.evaluate import Evaluator
 from aipipe.engine.grammar.parse import Node, parse
-from aipipe.engine.grammar.values import NIL, ExprError, to_json_value, to_text
+from aipipe.engine.grammar.values import NIL, ExprError, to_text
 
 __all__ = ["NIL", "ExprError", "Node", "Parser", "evaluate", "evaluate_condition", "referenced_names",
-           "to_json_value", "to_text"]
+           "to_text"]
 
 
 class Parser:

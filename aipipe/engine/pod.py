@@ -32,7 +32,7 @@ from aipipe.engine.podoutputs import collect_outputs
 from aipipe.engine.retry import parse_duration
 from aipipe.engine.runners.base import Handle, ProcessSpec, host_path
 from aipipe.engine.runners.local import NEVER_PRIVATE, NODE_ENV, LocalHandle, LocalRunner, end_leftovers
-from aipipe.engine.secrets import StreamMasker, safe_cut
+from aipipe.engine.secrets import StreamMasker, safe_tail
 from aipipe.engine.security import NodeSecurity, SecurityError, node_security
 from aipipe.engine.sidecars import ExtraContainers, Sidecars, pod_body, run_init
 from aipipe.engine.template import Scope, TemplateError, render_deep
@@ -347,10 +347,10 @@ class PodRunner:
         if guard.fired.is_set() and not self.cancelled.is_set():
             return self.gpus.requeue(nid, grant, guard, tree)
         outputs: dict[str, Any] = {"exitCode": str(result.exit_code)}
-        kept = result.stdout[:safe_cut(result.stdout, [v.encode() for v in self.ctx.secrets.values()],
-                                       RESULT_LIMIT, final=len(result.stdout) <= RESULT_LIMIT)]
-        stdout = kept.decode(errors="replace")
-        outputs["result"] = self.ctx.secrets.mask(stdout[:-1] if stdout.endswith("\n") else stdout)
+        # as Argo's CaptureScriptResult: one trailing newline off, then at most the last 256 KiB
+        raw = result.stdout.removesuffix(b"\n")
+        kept = raw[safe_tail(raw, [v.encode() for v in self.ctx.secrets.values()], RESULT_LIMIT):]
+        outputs["result"] = self.ctx.secrets.mask(kept.decode(errors="replace"))
         progress = self._poll_progress(nid, progress_path, "", tree, commit=False) or "1/1"
         if result.start_error:
             return {"phase": NodePhase.FAILED, "message": result.start_error, "outputs": outputs, "progress": "1/1"}

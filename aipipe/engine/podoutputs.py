@@ -26,11 +26,11 @@ def collect_outputs(ctx: ExecutionContext, key_prefix: str, tmpl: dict[str, Any]
         if value_from.get("path"):
             path = own(str(value_from["path"]))
             if path.is_file():
-                value = path.read_text(errors="replace").strip()  # Argo trims parameter files
+                value = path.read_text(errors="replace").removesuffix("\n")  # Argo: one trailing newline off
         elif "value" in spec:  # a leaf's valueFrom reads a path (aipipe.engine.lintrules refuses the others)
             value = str(spec["value"])
         if value is None and default is not None:
-            value = str(default)
+            value = str(default).removesuffix("\n")
         if value is None:
             if not failed:
                 errors.append(f"outputs.parameters.{spec['name']}: {value_from.get('path') or 'no value'} "

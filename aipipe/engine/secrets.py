@@ -116,6 +116,22 @@ class StreamMasker:
         self.emit(self.secrets.mask(text.decode(errors="replace")))
 
 
+def safe_tail(buf: bytes, values: list[bytes], keep: int) -> int:
+    """The start of the last ``keep`` bytes of ``buf``, moved forward past any secret value or UTF-8 character it
+    would split (so no part of a value survives its masking)."""
+    start = max(0, len(buf) - keep)
+    moved = True
+    while moved:
+        moved = False
+        for value in values:
+            found = buf.find(value, max(0, start - len(value) + 1)) if value else -1
+            if 0 <= found < start < found + len(value):
+                start, moved = found + len(value), True
+    while start < len(buf) and buf[start] & 0xC0 == 0x80:
+        start += 1
+    return start
+
+
 def safe_cut(buf: bytes, values: list[bytes], want: int, final: bool = False) -> int:
     """The largest cut point <= ``want`` that splits no secret value and no UTF-8 character; unless
     ``final``, the tail of ``buf`` that could be the start of a value is not cut off either."""

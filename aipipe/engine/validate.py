@@ -25,7 +25,7 @@ _PLAIN_TAG = re.compile(r"\{\{\s*([^=}\s][^}]*?)\s*\}\}")  # {{...}} but not an 
 _INPUT_TAG = re.compile(r"inputs\.(parameters|artifacts)\.([A-Za-z0-9_-]+)")
 _SIBLING_TAG = re.compile(r"(steps|tasks)\.([^.\s\[\]]+)\.")
 _GLOBAL_PARAM_TAG = re.compile(r"workflow\.parameters\.(.+)")
-_OUTPUT_TAG = re.compile(r"(?:steps|tasks)\.[^.\s\[\]]+\.outputs\."
+_OUTPUT_TAG = re.compile(r"(?:steps|tasks)\.[^.\s\[\]]+\.(?:outputs\.)?"
                          r"(result|exitCode|parameters\.|artifacts\.)([A-Za-z0-9_-]*)$")
 # Accepted and not acted on, because on one machine they only govern cluster resources:
 # - ttlStrategy, podGC: when Argo deletes a finished Workflow object or its pods. Local runs and their logs stay
@@ -263,6 +263,11 @@ class _Linter:
 
     def check_ref(self, ref: Mapping[str, Any], local: Mapping[str, Any], where: str) -> None:
         given = [k for k in ("template", "templateRef", "inline") if ref.get(k)]
+        if ref.get("template") and ref.get("templateRef"):  # Argo's validateTemplateHolder words these two
+            self.fail(where, "template name cannot be specified with templateRef")
+        if ref.get("templateRef") and not (ref["templateRef"].get("name") and ref["templateRef"].get("template")):
+            self.fail(f"{where}.templateRef", "resource name is required" if not ref["templateRef"].get("name")
+                      else "template name is required")
         if len(given) != 1:
             self.fail(where, "needs exactly one of template, templateRef, inline")
         if ref.get("template") and ref["template"] not in local:

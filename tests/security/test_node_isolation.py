@@ -24,7 +24,7 @@ import pytest
 
 from aipipe.config import load_config
 from aipipe.engine.runners.local import NODE_ENV, end_leftovers
-from aipipe.engine.secrets import MASK, SecretStore, StreamMasker
+from aipipe.engine.secrets import MASK, SecretStore, StreamMasker, safe_tail
 from aipipe.engine.service import EngineService
 
 REPO = Path(__file__).resolve().parents[2]
@@ -373,3 +373,15 @@ def test_a_security_setting_the_engine_cannot_honour_is_refused(home: Path) -> N
     assert "no seccomp profiles" in node["message"]
     node, _ = _run(home, _workflow("privileged", "id -u", container_security={"privileged": True}))
     assert node["phase"] == "Error" and "privileged" in node["message"]
+
+
+@pytest.mark.parametrize("offset", range(0, 9))
+def test_a_result_tail_never_starts_inside_a_secret(offset: int) -> None:
+    """outputs.result keeps the last bytes of stdout: its start moves past a secret value it would cut, so the
+    masking that follows cannot miss a secret's end."""
+    secret = b"s3cr3t-value"
+    buf = b"a" * offset + secret + b"tail-\xc3\xa9-end"
+    keep = len(buf) - offset - 5  # a start inside the secret
+    start = safe_tail(buf, [secret], keep)
+    assert start == offset + len(secret)
+    assert safe_tail(b"ab\xc3\xa9cd", [], 3) == 4  # no start inside a UTF-8 character (\xc3\xa9 is one)

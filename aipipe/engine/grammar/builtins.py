@@ -52,11 +52,16 @@ def duration(text: Any) -> float:
     return sign * sum(float(n) * _DURATION_UNITS[u] for n, u in parts)
 
 
+def _numbers(name: str, args: tuple[Any, ...]) -> list[Any]:
+    """expr's max, min, mean and median take numbers and arrays of them, at any depth, as one flat list."""
+    return [num(x, name) for x in _flatten(args)]
+
+
 def _extreme(pick: Callable[..., Any], args: tuple[Any, ...]) -> Any:
-    items = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
+    items = _numbers("max/min", args)
     if not items:
         raise ExprError("needs at least one value")
-    return pick(num(x, "max/min") for x in items)
+    return pick(items)
 
 
 def _flatten(items: Any) -> list[Any]:
@@ -108,11 +113,11 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "abs": lambda x: abs(num(x, "abs")),
     "ceil": lambda x: float(math.ceil(num(x, "ceil"))),
     "floor": lambda x: float(math.floor(num(x, "floor"))),
-    "round": lambda x: float(math.floor(num(x, "round") + 0.5)),
+    "round": lambda x: math.copysign(math.floor(abs(num(x, "round")) + 0.5), num(x, "round")),  # halves away from 0
     "max": lambda *a: _extreme(max, a),
     "min": lambda *a: _extreme(min, a),
-    "mean": lambda items: sum(num(x, "mean") for x in items) / len(items) if items else 0.0,
-    "median": lambda items: float(statistics.median(num(x, "median") for x in items)) if items else 0.0,
+    "mean": lambda *a: sum(_numbers("mean", a)) / len(_numbers("mean", a)) if _numbers("mean", a) else 0.0,
+    "median": lambda *a: float(statistics.median(_numbers("median", a))) if _numbers("median", a) else 0.0,
     "first": lambda v: v[0] if v else NIL,
     "last": lambda v: v[-1] if v else NIL,
     "take": lambda v, n: v[:as_int(n)],

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import math
+from decimal import Decimal
 from typing import Any
 
 
@@ -39,22 +41,43 @@ def to_text(value: Any) -> str:
     return to_json(value)
 
 
-def to_json_value(value: Any) -> Any:
-    """A plain JSON value: nil becomes null, whole floats become ints (Go's encoder does the same)."""
-    if value is NIL:
-        return None
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
-        return int(value)
-    if isinstance(value, dict):
-        return {k: to_json_value(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [to_json_value(v) for v in value]
-    return value
-
-
 def to_json(value: Any) -> str:
-    """Compact JSON, as Go's json.Marshal writes it (``toJson``, and any non-string result): map keys sorted."""
-    return json.dumps(to_json_value(value), separators=(",", ":"), sort_keys=True)
+    """Compact JSON exactly as Go's json.Marshal writes it (``toJson``, and any non-string result): map keys
+    sorted, text as UTF-8 with ``<``, ``>``, ``&``, U+2028 and U+2029 escaped, numbers as :func:`go_float`."""
+    value = NIL if value is None else value
+    if value is NIL:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return go_float(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False).translate(_HTML_ESCAPES)
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{to_json(str(k))}:{to_json(v)}" for k, v in sorted(value.items())) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(to_json(v) for v in value) + "]"
+    return to_json(str(value))
+
+
+_HTML_ESCAPES = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026", 0x2028: "\\u2028",
+                 0x2029: "\\u2029"}
+
+
+def go_float(value: float) -> str:
+    """A float as Go's encoding/json writes it: the shortest digits that read back the same, positional from
+    1e-6 up to 1e21 (``3``, ``0.00001``, ``1152921504606847000``), else exponent form without a leading zero
+    in the exponent (``1e-7``, ``1e+21``)."""
+    if math.isnan(value) or math.isinf(value):
+        raise ExprError(f"json: unsupported value: {value}")
+    if value != 0 and not 1e-6 <= abs(value) < 1e21:
+        text = repr(value)
+        mantissa, _, exponent = text.partition("e")
+        sign, digits = exponent[0], exponent[1:].lstrip("0") or "0"
+        return f"{mantissa}e{sign}{digits if sign == '-' else digits.zfill(2)}"
+    return format(Decimal(repr(value)).normalize(), "f") if value else "0"
 
 
 def go_sprint(value: Any) -> str:

@@ -84,7 +84,9 @@ PR_SET_CHILD_SUBREAPER = 36
 PR_SET_NO_NEW_PRIVS = 38
 SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}.get(platform.machine(), 155)
 SYS_MOUNT_SETATTR = 442
-STDOUT_KEEP = 256 * 1024  # bytes of stdout kept for outputs.result
+# bytes of stdout kept for outputs.result: its last 256 KiB (as Argo keeps them), and room to move the start past a
+# secret value or a UTF-8 character it would split
+STDOUT_KEEP = 256 * 1024 + 64 * 1024
 NODE_ENV = "AIPIPE_NODE"  # tags every process of a node: "<run uid>/<node id>"
 NEVER_PRIVATE = frozenset({"usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc", "proc", "dev", "sys",
                            "run", "boot"})
@@ -495,8 +497,10 @@ class LocalHandle:
                 break
             if not chunk:
                 break
-            if sink is not None and sum(map(len, sink)) < STDOUT_KEEP:
-                sink.append(chunk)  # outputs.result needs the start of stdout only; the rest is in the logs
+            if sink is not None:  # outputs.result needs the end of stdout only; the rest is in the logs
+                sink.append(chunk)
+                while len(sink) > 1 and sum(map(len, sink)) - len(sink[0]) >= STDOUT_KEEP:
+                    del sink[0]
             if callback is not None:
                 callback(chunk)
         stream.close()
