@@ -389,7 +389,7 @@ def load_replica(args: GpuArgs) -> tuple[Any, dict[str, Any]]:
     ``info["phases"]`` says what each step took (seconds): load (imports not preloaded, the compile
     cache, the module), first call (compiles batch 1) and warm-up (the other graphs, CUDA graph captures), and how many
     modules the replica imported itself."""
-    from mlkit.engine.runtime import load_engine, resolve_device
+    from mlkit.engine.runtime import TorchRunner, load_engine, resolve_device
 
     started, modules = time.monotonic(), len(sys.modules)
     device = resolve_device(args.device)
@@ -406,6 +406,8 @@ def load_replica(args: GpuArgs) -> tuple[Any, dict[str, Any]]:
     if tuple(out.shape) != (1, args.layout.num_classes):
         raise ValueError(f"engine returns logits of shape {tuple(out.shape)[1:]} but classes.json lists "
                          f"{args.layout.num_classes} classes")
+    if isinstance(runner, TorchRunner) and runner.compiled:  # in the order the conversion cached them, then captures
+        runner.compile_buckets()
     warm(runner, batch_limit)
     info["phases"] = {"load_s": round(loaded - started, 2), "first_call_s": round(first - loaded, 2),
                       "warmup_s": round(time.monotonic() - first, 2), "modules_imported": len(sys.modules) - modules}
@@ -444,10 +446,8 @@ def _sample_jpeg(size: int) -> np.ndarray:
 
 
 def warm(runner: Any, batch_limit: int) -> None:
-    """Run every batch bucket once, so each bucket's CUDA graph is captured before it serves: a compiled engine
-    compiles its buckets first, smallest first (see ``TorchEngine.warm``), and the captures run largest first."""
-    if getattr(runner, "compiled", False):
-        runner.compile_buckets()
+    """Run every batch bucket once, largest first, so each bucket's CUDA graph is captured before it serves (a
+    compiled engine has compiled its buckets already, smallest first: see ``TorchEngine.warm``)."""
     shape = tuple(runner.input_shape)
     for size in reversed(batch_buckets(batch_limit)):
         runner.infer(np.zeros((size, *shape), dtype=np.float32))
