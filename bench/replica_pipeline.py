@@ -1,0 +1,149 @@
+"""Replica pipeline benchmark: where a GPU replica's time goes between nvJPEG decode and the engine.
+
+One process, no HTTP: the serving bench's photo-like 320-px JPEGs, ResNet-50 engines built as the convert step builds
+them (compiled, CUDA graphs), and the replica's own decoder (:class:`JpegDecoder`). Rows per precision and batch:
+
+- ``decode``: decode + resize + normalise back to back (torchvision's nvJPEG call returns only when the decode is done);
+- ``engine``: the engine alone on an already decoded batch, two batches in flight;
+- ``serial``: what the replica's batcher did in one thread: decode a batch, launch it, finish the oldest of two;
+- ``threaded``: decoding on a thread of its own (its own stream) while the serving thread launches and finishes.
+
+Each row gives images/s and the process's CPU per batch. GPU only; run from the repo root:
+``python3 -m bench.replica_pipeline``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import queue
+import sys
+import tempfile
+import threading
+import time
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+if str(REPO_ROOT) not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT))
+
+from bench.loadgen import make_jpegs  # noqa: E402
+from bench.results_io import write_result  # noqa: E402
+from bench.serve_bench import build_bundles  # noqa: E402
+
+
+def _timed(body: Any, seconds: float, batch: int) -> dict[str, float]:
+    import torch
+
+    body(3)  # warm
+    torch.cuda.synchronize()
+    wall, cpu, batches = time.perf_counter(), time.process_time(), 0
+    while time.perf_counter() - wall < seconds:
+        batches += body(20)
+    torch.cuda.synchronize()
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    return {"img_per_s": round(batches * batch / wall, 1), "ms_per_batch": round(1000 * wall / batches, 3),
+            "cpu_ms_per_batch": round(1000 * cpu / batches, 3)}
+
+
+def measure(runner: Any, decoder: Any, blobs: list[np.ndarray], seconds: float) -> dict[str, dict[str, float]]:
+    import torch
+
+    batch = len(blobs)
+    fixed = decoder.decode(blobs).batch
+
+    def decode(n: int) -> int:
+        for _ in range(n):
+            decoder.decode(blobs)
+        return n
+
+    def engine(n: int) -> int:
+        pending: deque[Any] = deque()
+        for _ in range(n):
+            if len(pending) >= 2:
+                pending.popleft().result()
+            pending.append(runner.infer_async(fixed))
+        while pending:
+            pending.popleft().result()
+        return n
+
+    def serial(n: int) -> int:
+        pending: deque[Any] = deque()
+        for _ in range(n):
+            if len(pending) >= 2:
+                pending.popleft()[0].result()
+            decoded = decoder.decode(blobs)
+            pending.append((runner.infer_async(decoded.batch), decoded))
+        while pending:
+            pending.popleft()[0].result()
+        return n
+
+    prep = torch.cuda.Stream()
+
+    def decode_thread(n: int, out: queue.Queue[Any]) -> None:
+        with torch.cuda.stream(prep):
+            for _ in range(n):
+                decoded = decoder.decode(blobs)
+                event = torch.cuda.Event()
+                event.record(prep)
+                out.put((decoded, event))
+
+    def threaded(n: int) -> int:
+        out: queue.Queue[Any] = queue.Queue(maxsize=2)
+        thread = threading.Thread(target=decode_thread, args=(n, out))
+        thread.start()
+        pending: deque[Any] = deque()
+        for _ in range(n):
+            decoded, event = out.get()
+            if len(pending) >= 2:
+                pending.popleft()[0].result()
+            torch.cuda.current_stream().wait_event(event)
+            pending.append((runner.infer_async(decoded.batch), decoded))
+        while pending:
+            pending.popleft()[0].result()
+        thread.join()
+        return n
+
+    return {name: _timed(body, seconds, batch) for name, body in
+            (("decode", decode), ("engine", engine), ("serial", serial), ("threaded", threaded))}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=4.0)
+    parser.add_argument("--batches", default="16,32,48,64")
+    args = parser.parse_args()
+    from mlkit.engine.runtime import TorchRunner, load_engine
+    from mlkit.model import preprocess_spec
+    from steps.deploy.server.gpu_worker import warm
+    from steps.deploy.server.replica_decode import decoder_for
+
+    jpegs = [np.frombuffer(j, dtype=np.uint8).copy() for j in make_jpegs(64, size=320)]
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        _, engines = build_bundles(Path(tmp), "resnet50", 224, 1000, ("fp32", "fp16"), 64)
+        decoder, _ = decoder_for("cuda", preprocess_spec(224))
+        for precision, engine_dir in engines.items():
+            runner = load_engine(engine_dir, "cuda")
+            if isinstance(runner, TorchRunner) and runner.compiled:
+                runner.compile_buckets()
+            warm(runner, 64)
+            for batch in (int(b) for b in args.batches.split(",")):
+                for mode, row in measure(runner, decoder, jpegs[:batch], args.seconds).items():
+                    rows.append({"precision": precision, "batch": batch, "mode": mode, **row})
+                    print(rows[-1], flush=True)
+            runner.close()
+    best = {p: max(r["img_per_s"] for r in rows if r["precision"] == p and r["mode"] == "threaded")
+            for p in ("fp32", "fp16")}
+    serial = {p: max(r["img_per_s"] for r in rows if r["precision"] == p and r["mode"] == "serial")
+              for p in ("fp32", "fp16")}
+    write_result("replica_pipeline", rows, {
+        "threaded_fp16_img_per_s": best["fp16"], "serial_fp16_img_per_s": serial["fp16"],
+        "threaded_fp32_img_per_s": best["fp32"], "serial_fp32_img_per_s": serial["fp32"]})
+
+
+if __name__ == "__main__":
+    main()
