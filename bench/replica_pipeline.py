@@ -122,7 +122,7 @@ def main() -> None:
     from steps.deploy.server.replica_decode import decoder_for
 
     jpegs = [np.frombuffer(j, dtype=np.uint8).copy() for j in make_jpegs(64, size=320)]
-    rows = []
+    rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
         _, engines = build_bundles(Path(tmp), "resnet50", 224, 1000, ("fp32", "fp16"), 64)
         decoder, _ = decoder_for("cuda", preprocess_spec(224))
