@@ -8,8 +8,9 @@ them (compiled, CUDA graphs), and the replica's own decoder (:class:`JpegDecoder
 - ``serial``: what the replica's batcher did in one thread: decode a batch, launch it, finish the oldest of two;
 - ``threaded``: decoding on a thread of its own (its own stream) while the serving thread launches and finishes.
 
-Each row gives images/s and the process's CPU per batch. GPU only; run from the repo root:
-``python3 -m bench.replica_pipeline``.
+Each row gives images/s and the process's CPU per batch (CUDA's waits spin, so CPU tracks wall time here). A
+diagnostic of our own replica, not a speed claim: the serving bench (:mod:`bench.serve_bench`) is where ours runs
+beside the competent peer. GPU only; run from the repo root: ``python3 -m bench.replica_pipeline``.
 """
 
 from __future__ import annotations
