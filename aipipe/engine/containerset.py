@@ -4,7 +4,7 @@ The node is a Pod node with one child of type ``Container`` per container (``<no
 named ``main`` (else the last one) is the node's main process, run by :class:`aipipe.engine.pod.PodRunner` as for a
 container template (its inputs, outputs, stdout result, deadline); the others run beside it here, each once
 every container it depends on has succeeded. With the set's ``retryStrategy`` a container that exits non-zero
-runs again in the same pod (its files kept), up to ``retries`` times, ``duration`` apart, as Argo's executor
+runs again in the same pod (its files kept), ``retries`` runs in all, ``duration`` apart, as Argo's executor
 retries it. A container that still fails fails the node (``<name>: Error (exit code N)``); the containers that
 depend on it never start and their nodes end Failed, as Argo ends the unfinished container nodes of a failed pod.
 """
@@ -41,7 +41,9 @@ def split_set(tmpl: Mapping[str, Any]) -> tuple[dict[str, Any], list[dict[str, A
 @dataclasses.dataclass
 class SetRetry:
     """What is left of a containerSet's ``retryStrategy`` for one container: ``retries`` more runs, ``pause``
-    seconds apart."""
+    seconds apart. ``retries: N`` allows N runs in all: Argo's executor retries with a backoff of N steps (the
+    field's API doc says N + 1; the executor's code and its e2e test
+    TestWorkflowTemplateWithRetryStrategyInContainerSet give N)."""
 
     retries: int
     pause: float
@@ -55,7 +57,7 @@ class SetRetry:
         except ValueError as exc:
             raise UserError(f"must be an integer, got {raw.get('retries')!r}", field=f"{field}.retries") from exc
         pause = parse_duration(raw["duration"], f"{field}.duration") if raw.get("duration") else 0.0
-        return cls(max(retries, 0), pause)
+        return cls(max(retries - 1, 0), pause)
 
     def again(self, stop: threading.Event) -> bool:
         """Whether the container that just failed runs again (after the pause; False once ``stop`` is set)."""

@@ -28,6 +28,8 @@ _ARG_TAG = re.compile(r"^\{\{\s*tasks\.([^.}\s]+)")
 _STEP_TAG = re.compile(r"\{\{\s*steps\.([^.}\s\[\]]+)\.([^}\s]+?)\s*\}\}")
 _VARIABLE = re.compile(r"^\{\{[^}]+\}\}$")
 _ITEM_TAG = re.compile(r"\{\{\s*(item(?:\.[^}\s]+)?)\s*\}\}")
+_TASK_STATUS_TAG = re.compile(r"\{\{\s*tasks\.([^.}\s\[\]]+)\.status\s*\}\}")
+_METRIC_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")  # Prometheus metric names and label keys, as Argo checks them
 # where an argument artifact can come from (Argo: from, fromExpression, a location or a repository key)
 ARTIFACT_SOURCES = ("from", "fromExpression", "key", "raw", "s3", "git", "http", "artifactory", "hdfs", "oss", "gcs",
                      "azure", "plugin")
@@ -127,7 +129,11 @@ def item_references(step: Mapping[str, Any], where: str) -> Iterator[Problem]:
         return
     items, sequence = step.get("withItems"), step.get("withSequence")
     if not items and step.get("withParam") in (None, "") and sequence is None:
-        yield where, f"failed to resolve {{{{{tags[0]}}}}}: the step has no withItems, withParam or withSequence"
+        # Argo checks only tags with a known prefix ("item." is one, a bare "item" is not): outside a loop a bare
+        # {{item}} is a custom variable, left in the text as written
+        keyed = [t for t in tags if t.startswith("item.")]
+        if keyed:
+            yield where, f"failed to resolve {{{{{keyed[0]}}}}}: the step has no withItems, withParam or withSequence"
         return
     if isinstance(items, list) and items:
         keys = {f"item.{k}" for i in items if isinstance(i, Mapping) for k in i}
@@ -140,6 +146,35 @@ def item_references(step: Mapping[str, Any], where: str) -> Iterator[Problem]:
         first = ".".join(tag.split(".")[:2])
         if first != "item" and first not in keys:
             yield where, f"failed to resolve {{{{{tag}}}}}: no loop item has '{tag[len('item.'):]}'"
+
+
+def init_container_names(tmpl: Mapping[str, Any], where: str) -> Iterator[Problem]:
+    """Every init container is named (Argo's validateInitContainers)."""
+    inits = tmpl.get("initContainers")
+    if isinstance(inits, list) and any(not (isinstance(c, Mapping) and c.get("name")) for c in inits):
+        yield f"{where}.initContainers", "initContainers must all have container name"
+
+
+def template_metrics(tmpl: Mapping[str, Any], where: str) -> Iterator[Problem]:
+    """A template's Prometheus metrics: a valid name, valid label keys, a help string (Argo's validateLeaf; the
+    metrics themselves are a controller's to emit, see :mod:`aipipe.engine.pod`)."""
+    metrics = tmpl.get("metrics")
+    prometheus = metrics.get("prometheus") if isinstance(metrics, Mapping) else None
+    for metric in prometheus if isinstance(prometheus, list) else []:
+        name = str((metric or {}).get("name") or "") if isinstance(metric, Mapping) else ""
+        if not _METRIC_NAME.fullmatch(name):
+            yield f"{where}.metrics", (f"metric name '{name}' is invalid. Metric names must contain alphanumeric "
+                                       "characters or '_'")
+            return
+        for label in metric.get("labels") or []:
+            key = str((label or {}).get("key") or "") if isinstance(label, Mapping) else ""
+            if not _METRIC_NAME.fullmatch(key):
+                yield f"{where}.metrics", (f"metric label '{key}' is invalid: keys may only contain alphanumeric "
+                                           "characters or '_'")
+                return
+        if not metric.get("help"):
+            yield f"{where}.metrics", f"metric '{name}' must contain a help string under 'help: ' field"
+            return
 
 
 def argument_artifacts(step: Mapping[str, Any], where: str) -> Iterator[Problem]:
@@ -242,6 +277,12 @@ def dag_tasks(dag: Mapping[str, Any], trees: Mapping[str, Any], where: str) -> I
     for name, task in by_name.items():
         tree = trees.get(name)
         ancestors = graph.ancestors(sorted(graph.deps_of(tree)), trees) if tree is not None else set()
+        known = ancestors | ({name} if task.get("hooks") else set())  # a task's hooks read its own status
+        for other in _TASK_STATUS_TAG.findall(_text_without(task, ("inline",))):
+            if other not in known:  # Argo adds tasks.X.status to a task's scope for its ancestors only
+                yield (f"{where}.tasks.{name}",
+                       f"failed to resolve {{{{tasks.{other}.status}}}}: '{other}' is not a dependency of this task")
+                break
         arguments = task.get("arguments") or {}
         for kind, source in (("parameter", "value"), ("artifact", "from")):
             for item in arguments.get(f"{kind}s") or []:

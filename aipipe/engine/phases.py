@@ -42,6 +42,7 @@ DONE_PHASES = (NodePhase.SUCCEEDED, NodePhase.FAILED, NodePhase.ERROR, NodePhase
 KEPT_ON_RESUME = (NodePhase.SUCCEEDED, NodePhase.SKIPPED, NodePhase.OMITTED)  # never run again on resume
 PASSED_PHASES = KEPT_ON_RESUME  # a node in one of these did not fail its parent
 FAILED_PHASES = (NodePhase.FAILED, NodePhase.ERROR)
+NOT_RUN = (NodePhase.SKIPPED, NodePhase.OMITTED)  # decided without running (a when, a depends): no hooks
 
 
 def plain(value: Any) -> Any:

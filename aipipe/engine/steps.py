@@ -13,7 +13,7 @@ from aipipe.engine.handler import NodeResult
 from aipipe.engine.manifest import StepsBody, StepSpec
 from aipipe.engine.noderef import NodeRef
 from aipipe.engine.nodes import node_id, outbound_nodes
-from aipipe.engine.phases import NodePhase, NodeType
+from aipipe.engine.phases import NOT_RUN, NodePhase, NodeType
 from aipipe.engine.runtime import NodeRecord, Runtime
 from aipipe.engine.template import Scope, item_label, item_scope
 
@@ -76,7 +76,8 @@ class StepsHandler:
     def _sibling_hooks(self, group: Sequence[StepSpec], gref: NodeRef, scope: Scope,
                        group_lock: threading.Lock) -> Callable[[StepSpec, NodeRecord], None]:
         """What runs as each step of a group ends: as Argo re-reads a group's hooks on every pass with every
-        sibling's status in scope, the expression hooks of the group's (unlooped) steps are tried again."""
+        sibling's status in scope, the expression hooks of the group's (unlooped) steps are tried again, except a
+        skipped step's."""
         hooked = [s for s in group if s.expression_hooks and s.loop is None]
         statuses: dict[str, str] = {}
 
@@ -89,6 +90,8 @@ class StepsHandler:
             hook_scope = scope.child({f"steps.{s.name}.status": known.get(s.name, NodePhase.RUNNING.value)
                                       for s in group})
             for sibling in hooked:
+                if known.get(sibling.name) in NOT_RUN:  # a step its when skipped never ran: no hooks
+                    continue
                 owner = gref.child(f"{gref.name}.{sibling.name}", sibling.name, boundary=gref.boundary)
                 self.children.fire_hooks(sibling.hooks, hook_scope, owner.name, owner.parent, owner.boundary)
         return on_done

@@ -140,6 +140,8 @@ def _resolve(inner: str, scope: Scope, tag: str, where: str) -> str:
     if value is ABSENT:
         raise TemplateError(f"{where}: {tag} refers to an absent optional output (its node was Skipped or "
                             "Omitted and declares no default)".lstrip(": "), absent=True)
+    if value is None and name == "item":  # outside a loop Argo leaves a bare {{item}} as written
+        return tag
     if value is None:
         raise TemplateError(f"{where}: failed to resolve {tag}".lstrip(": "))
     return value if isinstance(value, str) else to_text(value)

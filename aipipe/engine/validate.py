@@ -25,6 +25,9 @@ _PLAIN_TAG = re.compile(r"\{\{\s*([^=}\s][^}]*?)\s*\}\}")  # {{...}} but not an 
 _INPUT_TAG = re.compile(r"inputs\.(parameters|artifacts)\.([A-Za-z0-9_-]+)")
 _SIBLING_TAG = re.compile(r"(steps|tasks)\.([^.\s\[\]]+)\.")
 _GLOBAL_PARAM_TAG = re.compile(r"workflow\.parameters\.(.+)")
+_AGGREGATE_TAG = re.compile(r"(?:steps|tasks)\.[^.\s\[\]]+\.outputs\.parameters")
+MAX_OBJECT_NAME = 63  # Argo's maxCharsInObjectName
+POD_GC_STRATEGIES = (None, "", "OnPodCompletion", "OnPodSuccess", "OnWorkflowCompletion", "OnWorkflowSuccess")
 _OUTPUT_TAG = re.compile(r"(?:steps|tasks)\.[^.\s\[\]]+\.(?:outputs\.)?"
                          r"(result|exitCode|parameters\.|artifacts\.)([A-Za-z0-9_-]*)$")
 # Accepted and not acted on, because on one machine they only govern cluster resources:
@@ -93,6 +96,9 @@ class _Linter:
         if dupes:
             self.fail("spec.templates", f"duplicate template name(s) {dupes}")
         self.fail_first(lintrules.named_list(self.spec.get("templates"), "spec.templates", params=False))
+        for kind in ("parameters", "artifacts"):  # Argo's validateArgumentsFieldNames
+            self.fail_first(lintrules.named_list((self.spec.get("arguments") or {}).get(kind),
+                                                 f"spec.arguments.{kind}", params=True))
         entry = self.spec.get("entrypoint")
         if not entry:
             self.fail("spec.entrypoint", "is required")
@@ -124,9 +130,10 @@ class _Linter:
 
     def check_template(self, tmpl: Mapping[str, Any], local: Mapping[str, Any], where: str) -> None:
         kinds = [k for k in TEMPLATE_KINDS if tmpl.get(k) is not None]
-        if len(kinds) != 1:
-            self.fail(where, "a template needs exactly one of container, script, steps, dag, suspend "
-                      f"(has {kinds or 'none'})")
+        if not kinds:  # Argo's validateTemplateType words
+            self.fail(where, f"template type unspecified. choose one of: {', '.join(sorted(TEMPLATE_KINDS))}")
+        if len(kinds) > 1:
+            self.fail(where, f"multiple template types specified ({', '.join(kinds)})")
         kind = kinds[0]
         if kind not in LOCAL_KINDS:
             self.fail(where, f"{kind} templates are not supported by the embedded engine (it runs container, "
@@ -136,6 +143,8 @@ class _Linter:
                 self.fail(f"{where}.inputs.parameters[{i}].name", "is required")
         self.check_tags(tmpl, local, where)
         self.fail_first(lintrules.template_fields(tmpl, where))
+        self.fail_first(lintrules.init_container_names(tmpl, where))
+        self.fail_first(lintrules.template_metrics(tmpl, where))
         if kind == "steps":
             seen: set[str] = set()  # as Argo, step names are unique across all groups of the template
             for gi, group in enumerate(tmpl["steps"] or []):
@@ -209,6 +218,10 @@ class _Linter:
                 self.fail(where, f"failed to resolve {{{{{tag}}}}}: no {own[:-1]} named '{found.group(2)}'")
             if found and own is not None and found.group(1) == own:
                 self.check_output_tag(tag, _callee(calls[own][found.group(2)], local), where)
+                if _AGGREGATE_TAG.fullmatch(tag.strip()) and not any(
+                        calls[own][found.group(2)].get(k) not in (None, "", []) for k in ("withItems", "withParam")):
+                    self.fail(where, f"failed to resolve {{{{{tag}}}}}: only a step or task with withItems or "
+                              "withParam aggregates its outputs.parameters")
 
     def check_output_tag(self, tag: str, callee: Mapping[str, Any] | None, where: str) -> None:
         """A step's or task's outputs exist only as its template declares them; ``result`` and ``exitCode`` only
@@ -320,9 +333,16 @@ def validate_workflow(workflow: Mapping[str, Any], templates: TemplateLookup, *,
     kind = workflow.get("kind", "Workflow")
     if kind != "Workflow":
         raise UserError(f"expected kind Workflow, got {kind!r}", field="kind")
+    name = str((workflow.get("metadata") or {}).get("name") or "")
+    if len(name) > MAX_OBJECT_NAME:  # Argo's first check (a generateName gets its suffix later)
+        raise UserError(f"workflow name {name!r} must not be more than {MAX_OBJECT_NAME} characters long "
+                        f"(currently {len(name)})", field="metadata.name")
     spec = resolve_workflow_spec(workflow, templates)
     if not isinstance(spec.get("templates") or [], list):
         raise UserError("must be a list", field="spec.templates")
+    strategy = (spec.get("podGC") or {}).get("strategy") if isinstance(spec.get("podGC"), Mapping) else None
+    if strategy not in POD_GC_STRATEGIES:
+        raise UserError(f"podGC.strategy unknown strategy '{strategy}'", field="spec.podGC.strategy")
     refuse_unsupported(spec, "spec")
     _Linter(spec, templates, as_template=as_template).run()
     for manifest_ref in _template_refs(spec):

@@ -127,8 +127,8 @@ class NodeVolumes:
             name = str(mount.get("name"))
             volume = volumes.get(name)
             if volume is None:
-                raise UserError(f"volume {name!r} is not defined in the template, spec.volumes or "
-                                "spec.volumeClaimTemplates", field="volumeMounts")
+                raise UserError(f"volume '{name}' not found in workflow spec (nor in the template's volumes or "
+                                "spec.volumeClaimTemplates)", field="volumeMounts")
             yield name, mount, volume
 
     def binds(self, tmpl: Mapping[str, Any], body: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:

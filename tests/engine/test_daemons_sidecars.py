@@ -223,7 +223,9 @@ def test_a_container_set_retries_each_failing_container_in_the_same_pod(engine: 
 
 
 def test_a_container_set_gives_up_after_its_retries(engine: EngineRun) -> None:
-    main = {"name": "main", "containerSet": {"retryStrategy": {"retries": "1"}, "containers": [
+    """``retries: 2`` is two runs in all, as Argo's executor counts (TestWorkflowTemplateWithRetryStrategyInContainerSet
+    asserts two failures for a container that always fails)."""
+    main = {"name": "main", "containerSet": {"retryStrategy": {"retries": "2"}, "containers": [
         {"name": "main", "image": "busybox", "command": ["sh", "-c", "echo attempt; exit 4"]}]}}
     out = engine.run(wf(main))
     assert out["status"]["phase"] == "Failed"

@@ -7,6 +7,7 @@ Expected values follow expr-lang's and sprig's documented semantics (worked out 
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 import pytest
@@ -111,6 +112,17 @@ def test_expr_golden(expression: str, expected: Any) -> None:
 def test_expr_golden_errors(expression: str, message: str) -> None:
     with pytest.raises(ExprError, match=re.escape(message)):
         evaluate(expression, ENV)
+
+
+def test_now_is_a_go_time() -> None:
+    """``now()`` has the methods of Go's time.Time that workflows call, and still counts as seconds."""
+    today = time.strftime("%Y-%m-%d", time.gmtime())
+    assert evaluate("now().Format('2006-01-02')", ENV) in (today, time.strftime("%Y-%m-%d", time.gmtime()))
+    assert abs(evaluate("now().Unix()", ENV) - time.time()) < 5
+    assert evaluate("now().Year() >= 2026 && now() - duration('1h') < now()", ENV) is True
+    assert evaluate("sprig.date('2006-01-02T15:04:05Z07:00 -0700', 86400)", ENV) == "1970-01-02T00:00:00Z +0000"
+    with pytest.raises(ExprError, match=re.escape("cannot call Nope() on GoTime")):
+        evaluate("now().Nope()", ENV)
 
 
 def test_parser_and_names() -> None:

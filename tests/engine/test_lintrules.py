@@ -110,6 +110,26 @@ CASES: list[tuple[str, dict[str, Any], str, str]] = [
     ("a workflow argument read from a file", wf(leaf(), arguments={"parameters": [
         {"name": "p", "valueFrom": {"path": "/tmp/p"}}]}), "spec.arguments.p.valueFrom",
      "valueFrom only allows: default, configMapKeyRef and supplied"),
+    ("a workflow argument named with '#'", wf(leaf(), arguments={"parameters": [{"name": "p#1", "value": "x"}]}),
+     "spec.arguments.parameters[0].name", "is invalid"),
+    ("an init container without a name", wf(leaf(initContainers=[{"image": "busybox", "command": ["true"]}])),
+     "templates.main.initContainers", "initContainers must all have container name"),
+    ("a metric without help", wf(leaf(metrics={"prometheus": [{"name": "runs", "counter": {"value": "1"}}]})),
+     "templates.main.metrics", "must contain a help string"),
+    ("a metric label key with a dot", wf(leaf(metrics={"prometheus": [{"name": "runs", "help": "h", "labels": [
+        {"key": "a.b", "value": "x"}], "counter": {"value": "1"}}]})), "templates.main.metrics", "is invalid"),
+    ("a name over 63 characters", {**wf(leaf()), "metadata": {"name": "n" * 64}}, "metadata.name",
+     "must not be more than 63 characters"),
+    ("an unknown podGC strategy", wf(leaf(), podGC={"strategy": "Sometimes"}), "spec.podGC.strategy",
+     "unknown strategy 'Sometimes'"),
+    ("a template of no type", wf({"name": "main"}), "templates.main", "template type unspecified"),
+    ("the status of a task that is not a dependency", wf(dag(say("a"), say("b", when="{{tasks.a.status}} == x"))),
+     "templates.main.dag.tasks.b", "failed to resolve {{tasks.a.status}}"),
+    ("the aggregate outputs of a withSequence step", wf(steps(
+        [say("a", withSequence={"count": "2"})], [say("b", arguments=reads("{{steps.a.outputs.parameters}}"))])),
+     "templates.main", "failed to resolve {{steps.a.outputs.parameters}}"),
+    ("item.key outside a loop", wf(steps([say("a", arguments=reads("{{item.k}}"))])), "templates.main.steps[0].a",
+     "failed to resolve {{item.k}}"),
 ]
 
 
@@ -130,6 +150,12 @@ def test_argo_refuses_it_and_so_do_we(case: str, workflow: dict[str, Any], field
     wf(leaf(activeDeadlineSeconds="{{workflow.parameters.d}}", timeout="1m", retryStrategy={
         "retryPolicy": "OnTransientError"}, outputs={"parameters": [{"name": "o", "valueFrom": {"path": "/tmp/o"}}]}),
        arguments={"parameters": [{"name": "d", "value": "5"}]}),
-], ids=["steps", "dag", "dependencies-continueOn", "failures-in-exit-workflow", "leaf"])
+    wf(dag(say("a"), say("b", depends="a", when="{{tasks.a.status}} == Succeeded"),
+           say("c", hooks={"exit": {"template": "say", "arguments": reads("{{tasks.c.status}}")}}))),
+    wf(steps([say("a", withItems=[1, 2])], [say("b", arguments=reads("{{steps.a.outputs.parameters}}"))]),
+       podGC={"strategy": "OnPodSuccess"}),
+    wf(steps([say("a", arguments=reads("{{item}}"))])),
+], ids=["steps", "dag", "dependencies-continueOn", "failures-in-exit-workflow", "leaf", "dag-status-of-dependency",
+        "aggregate-after-withItems", "bare-item-left-as-written"])
 def test_the_same_workflows_without_the_fault_pass(workflow: dict[str, Any]) -> None:
     validate_workflow(workflow, no_templates)

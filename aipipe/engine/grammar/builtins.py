@@ -7,10 +7,10 @@ import json
 import math
 import re
 import statistics
-import time
 from collections.abc import Callable
 from typing import Any
 
+from aipipe.engine.grammar.gotime import now
 from aipipe.engine.grammar.values import NIL, ExprError, as_float, as_int, go_sprint, num, to_json, to_text
 
 
@@ -128,7 +128,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "uniq": lambda v: list(dict.fromkeys(v)),
     "concat": lambda *lists: [x for lst in lists for x in lst],
     "flatten": _flatten,
-    "now": time.time,
+    "now": now,
     "duration": duration,
     "bitand": lambda a, b: as_int(a) & as_int(b), "bitor": lambda a, b: as_int(a) | as_int(b),
     "bitxor": lambda a, b: as_int(a) ^ as_int(b), "bitnand": lambda a, b: as_int(a) & ~as_int(b),

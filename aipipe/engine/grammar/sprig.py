@@ -8,33 +8,13 @@ import hashlib
 import json
 import math
 import re
-import time
 from collections.abc import Callable
 from typing import Any
 
 from aipipe.engine.grammar.builtins import from_json
+from aipipe.engine.grammar.gotime import go_date
 from aipipe.engine.grammar.sprig_more import MORE, with_musts
 from aipipe.engine.grammar.values import NIL, go_sprint, to_json
-
-_GO_LAYOUT = (("2006", "%Y"), ("January", "%B"), ("Jan", "%b"), ("Monday", "%A"), ("Mon", "%a"),
-              ("MST", "%Z"), ("01", "%m"), ("02", "%d"), ("15", "%H"), ("03", "%I"), ("04", "%M"),
-              ("05", "%S"), ("06", "%y"), ("PM", "%p"))
-
-
-def go_date(layout: str, when: Any = None) -> str:
-    """sprig ``date``: format a time (epoch seconds; anything else means now) with a Go layout."""
-    stamp = float(when) if isinstance(when, (int, float)) and not isinstance(when, bool) else time.time()
-    out, i = [], 0
-    while i < len(layout):
-        for go, py in _GO_LAYOUT:
-            if layout.startswith(go, i):
-                out.append(time.strftime(py, time.gmtime(stamp)))
-                i += len(go)
-                break
-        else:
-            out.append(layout[i])
-            i += 1
-    return "".join(out)
 
 
 def to_int64(value: Any) -> int:

@@ -154,7 +154,8 @@ def _mount_plan(spec: ProcessSpec) -> tuple[list[Step], list[Path]]:
             continue
         target = root / name
         if entry.is_symlink():
-            if not target.is_symlink():
+            # the containers of a containerSet share the node's root and may prepare it at the same moment
+            with contextlib.suppress(FileExistsError):
                 target.symlink_to(os.readlink(entry.path))
             continue
         if not entry.is_dir():
@@ -598,7 +599,8 @@ class LocalRunner:
                 preexec_fn=lambda: _node_child(plan, root, cwd, spec.security, gone_r, report_w),
             )
         except FileNotFoundError:
-            return _failed(f"failed to start: executable {spec.argv[0]!r} not found in $PATH", 127, made,
+            return _failed(f'failed to find name in PATH: exec: "{spec.argv[0]}": executable file not found in '
+                           "$PATH", 127, made,  # the words of Argo's emissary (Go's exec.LookPath)
                            gone_r, gone_w, report_r, report_w)
         except PermissionError:
             return _failed(f"failed to start: {spec.argv[0]!r} is not executable", 126, made,
