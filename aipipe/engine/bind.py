@@ -12,6 +12,19 @@ from aipipe.engine.template import ABSENT, Scope, TemplateError, render
 from aipipe.errors import UserError
 
 
+def _as_go_parameter(spec: dict[str, Any], value: Any) -> dict[str, Any]:
+    """An input parameter as ``{{inputs.parameters}}`` shows it: Argo's Parameter struct as Go marshals it (its
+    fields in declaration order, empty ones left out), with the value it was given."""
+    out: dict[str, Any] = {"name": spec["name"]}
+    if spec.get("default") is not None:
+        out["default"] = as_text(spec["default"])
+    out["value"] = value
+    for key in ("valueFrom", "globalName", "enum", "description"):
+        if spec.get(key) not in (None, "", [], {}):
+            out[key] = [as_text(v) for v in spec[key]] if key == "enum" else spec[key]
+    return out
+
+
 def bind_inputs(call: Call, outer: Scope, base: Scope,
                 configmaps: ConfigMapStore | None = None) -> tuple[dict[str, Any], Scope]:
     """Match arguments to inputs and build the template's scope over ``base`` (the workflow's variables);
@@ -28,7 +41,9 @@ def bind_inputs(call: Call, outer: Scope, base: Scope,
         values[f"inputs.parameters.{spec['name']}"] = value
         params_out.append({"name": spec["name"], "value": value})
     scope_vals = dict(values)
-    scope_vals["inputs.parameters"] = json.dumps(params_out, separators=(",", ":"))
+    specs = (tmpl.get("inputs") or {}).get("parameters") or []
+    scope_vals["inputs.parameters"] = json.dumps([_as_go_parameter(spec, p["value"]) for spec, p in
+                                                  zip(specs, params_out, strict=True)], separators=(",", ":"))
     artifacts_in: list[dict[str, Any]] = []
     arg_arts = {a["name"]: a for a in (call.arguments.get("artifacts") or [])}
     for spec in (tmpl.get("inputs") or {}).get("artifacts") or []:

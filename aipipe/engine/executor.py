@@ -20,7 +20,7 @@ from aipipe.engine.arguments import render_arguments
 from aipipe.engine.bind import config_map_value
 from aipipe.engine.calls import STEP_DEADLINE, USER_STOP, Call, NodeFailure, Slots
 from aipipe.engine.configmaps import ConfigMapStore
-from aipipe.engine.control import TERMINATE, shutdown_message
+from aipipe.engine.control import STOP, TERMINATE, shutdown_message
 from aipipe.engine.execution import ExecutionContext
 from aipipe.engine.gpu import counted_inventory, detect_inventory
 from aipipe.engine.gpupool import RunGpus
@@ -90,6 +90,8 @@ class WorkflowExecutor:
         deadline = self._workflow_deadline()
         started = rt.status.get("startedAt") or now_iso()
         rt.set_status(phase=NodePhase.RUNNING, startedAt=started, finishedAt=None, message=None)
+        if rt.spec.get("shutdown") in (STOP, TERMINATE):  # submitted (or resumed) already shut down: no pod starts
+            self._shutdown(str(rt.spec["shutdown"]))
         try:
             return self._run_to_end(self.invoker, deadline)
         finally:

@@ -31,6 +31,8 @@ from aipipe.engine.template import Scope, TemplateError
 from aipipe.engine.volumes import with_workflow_volumes
 from aipipe.errors import UserError
 
+CALLER_NAME = {NodeType.STEPS: "steps.name", NodeType.DAG: "tasks.name"}
+
 
 class Invoker:
     """Runs template invocations to their final node record; the template kinds' handlers call back into it
@@ -70,6 +72,9 @@ class Invoker:
             inputs, scope = bind_inputs(call, outer, rt.workflow_scope(), self.configmaps)
         except NodeFailure as exc:
             return rt.fail_node(ref, exc, call)
+        caller = (rt.tree.get(ref.boundary) or {}).get("type") if ref.boundary else None
+        if caller in CALLER_NAME:  # Argo's local steps.name / tasks.name: the step or task that calls the template
+            scope = scope.child({CALLER_NAME[caller]: ref.display})
         if rt.cancelled.is_set():
             return rt.fail_node(ref, NodeFailure(rt.stop_reason, NodePhase.FAILED), call)
         try:  # as Argo: the cache is read before the node (or its retry node) is created
@@ -99,7 +104,20 @@ class Invoker:
         except (UserError, TemplateError) as exc:
             return rt.finish_node(nid, NodePhase.ERROR, str(exc))
         assert strategy is not None
-        return self.retries.run(RetryRun(nid, ref, call, scope, inputs, strategy))
+        sync = call.head.synchronization
+        if not sync:
+            return self.retries.run(RetryRun(nid, ref, call, scope, inputs, strategy))
+        # as Argo: the Retry node takes the template's locks and holds them through every attempt and backoff
+        try:
+            lock = self.acquire_sync(sync, nid)
+        except NodeFailure as exc:
+            return rt.finish_node(nid, exc.phase, str(exc))
+        try:
+            attempts = dataclasses.replace(call, template={k: v for k, v in call.template.items()
+                                                           if k != "synchronization"})
+            return self.retries.run(RetryRun(nid, ref, attempts, scope, inputs, strategy))
+        finally:
+            self.mutexes.release_all(lock)
 
     def _execute_once(self, call: Call, ref: NodeRef, scope: Scope, inputs: dict[str, Any],
                       fields: Mapping[str, Any]) -> NodeRecord:
@@ -127,14 +145,22 @@ class Invoker:
         if kept is not None:
             return kept
         template = call.template_name or (call.template_ref or {}).get("template") or ""
-        scope = scope.child({"node.name": ref.name, "pod.name": pod_name(rt.name, ref.name, str(template))})
+        parent = rt.tree.get(ref.parent) if ref.parent else None
+        # an attempt's node.name is its Retry node's (Argo sets it before it expands the retries)
+        named = parent.get("name", ref.name) if parent and parent.get("type") == NodeType.RETRY else ref.name
+        scope = scope.child({"node.name": named, "pod.name": pod_name(rt.name, ref.name, str(template))})
         lock: list[Any] = []
         handler = self.handlers.get(kind)
+        result: NodeResult
         try:
             lock = self.acquire_sync(call.head.synchronization, nid)
-            if handler is None:
-                result: NodeResult = {"phase": NodePhase.ERROR,
-                                      "message": f"{kind} templates are not supported by the embedded engine"}
+            hit = self.memos.look_again(call, ref, scope) if lock and fields.get("memoizationStatus") else None
+            if hit is not None and hit.hit:  # another node with its key ran while this one waited for the lock
+                result = {"phase": NodePhase.SUCCEEDED, "memoizationStatus": hit.memo.status(True),
+                          **({"outputs": hit.outputs} if hit.outputs else {})}
+            elif handler is None:
+                result = {"phase": NodePhase.ERROR,
+                          "message": f"{kind} templates are not supported by the embedded engine"}
             else:
                 result = handler.run(call, ref, scope)
         except NodeFailure as exc:

@@ -23,7 +23,8 @@ _FIELD_NAME_RULE = ("name must consist of alpha-numeric characters or '-', and m
 _PARAM_NAME_RULE = "name must consist of alpha-numeric characters, '_' or '-' e.g. my_param_1, MY-PARAM-1"
 _MAX_FIELD_NAME = 128
 _LOOPS = ("withItems", "withParam", "withSequence")
-_VALUE_FROM_KINDS = ("path", "jqFilter", "jsonPath", "parameter", "expression", "supplied", "configMapKeyRef", "event")
+# what an output parameter's valueFrom can be (Argo's validateOutputParameter counts only these)
+_VALUE_FROM_KINDS = ("path", "jqFilter", "jsonPath", "parameter", "expression", "supplied")
 _ARG_TAG = re.compile(r"^\{\{\s*tasks\.([^.}\s]+)")
 _STEP_TAG = re.compile(r"\{\{\s*steps\.([^.}\s\[\]]+)\.([^}\s]+?)\s*\}\}")
 _VARIABLE = re.compile(r"^\{\{[^}]+\}\}$")
@@ -108,6 +109,8 @@ def _artifact_fields(tmpl: Mapping[str, Any], leaf: bool, where: str) -> Iterato
         if art.get("from") not in (None, ""):
             yield f"{at}.from", "from not valid in inputs"
         path = str(art.get("path"))
+        if not leaf and art.get("path") not in (None, ""):
+            yield f"{at}.path", "path only valid in container/script templates"
         if leaf and path in mounts:
             yield f"{at}.path", f"'{path}' already mounted in container.volumeMounts.{mounts[path]}"
     for kind in ("parameters", "artifacts"):
@@ -182,6 +185,28 @@ def argument_artifacts(step: Mapping[str, Any], where: str) -> Iterator[Problem]
     for art in (step.get("arguments") or {}).get("artifacts") or []:
         if isinstance(art, Mapping) and not any(art.get(k) not in (None, "", {}) for k in ARTIFACT_SOURCES):
             yield f"{where}.arguments.artifacts.{art.get('name')}", "from, artifact location, or key is required"
+        if isinstance(art, Mapping) and art.get("from") and art.get("fromExpression"):
+            yield (f"{where}.arguments.artifacts.{art.get('name')}",
+                   "shouldn't have both `from` and `fromExpression` in Artifact")
+
+
+def argument_values(step: Mapping[str, Any], where: str) -> Iterator[Problem]:
+    """Each parameter a step or task passes has a value or a valueFrom (Argo's validateArgumentsValues: a call
+    cannot leave a parameter to the callee's default by naming it without a value)."""
+    for param in (step.get("arguments") or {}).get("parameters") or []:
+        if isinstance(param, Mapping) and param.get("value") is None and not param.get("valueFrom"):
+            name = f"{where}.arguments.{param.get('name')}"
+            yield name, f"{name}.value or {name}.valueFrom is required"
+
+
+def leaf_image(tmpl: Mapping[str, Any], defaults: Mapping[str, Any], where: str) -> Iterator[Problem]:
+    """A container or script names its image, or ``templateDefaults`` gives one for that kind (Argo's
+    validateLeaf)."""
+    for kind in ("container", "script"):
+        body, default = tmpl.get(kind), defaults.get(kind)
+        if isinstance(body, Mapping) and not body.get("image") and not (
+                isinstance(default, Mapping) and default.get("image")):
+            yield f"{where}.{kind}", f"{kind}.image may not be empty"
 
 
 def workflow_argument_sources(param: Mapping[str, Any], where: str) -> Iterator[Problem]:
@@ -260,6 +285,9 @@ def dag_tasks(dag: Mapping[str, Any], trees: Mapping[str, Any], where: str) -> I
     yield from named_list(tasks, f"{where}.tasks", params=False)
     by_name = {str(t.get("name")): t for t in tasks}
     using_depends = any(t.get("depends") for t in tasks)
+    if using_depends and any(t.get("dependencies") for t in tasks):
+        yield where, "cannot use both 'depends' and 'dependencies' in the same DAG template"
+        return
     for name, task in by_name.items():
         at = f"{where}.tasks.{name}"
         if name[:1].isdigit():

@@ -48,9 +48,16 @@ class Memoizer:
     def lookup(self, call: Call, ref: NodeRef, scope: Scope) -> Lookup | None:
         """None when the template is not memoized or its node exists already; NodeFailure when the memoize block
         or the cache cannot be used."""
-        memoize = call.template.get("memoize")
         existing = self.rt.tree.get(ref.id)
-        if not memoize or (existing is not None and existing.get("phase") != NodePhase.PENDING):
+        if existing is not None and existing.get("phase") != NodePhase.PENDING:
+            return None
+        return self.look_again(call, ref, scope)
+
+    def look_again(self, call: Call, ref: NodeRef, scope: Scope) -> Lookup | None:
+        """The lookup itself, also for a node that exists: Argo looks again once a node that waited for a lock
+        holds it, so a step that queued behind another with the same key takes its outputs."""
+        memoize = call.template.get("memoize")
+        if not memoize:
             return None
         memo = Memo.render(memoize, scope.child({"node.name": ref.name}), ref.display)
         try:

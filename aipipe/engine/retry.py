@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from aipipe.engine.expr import ExprError, evaluate
+from aipipe.engine.grammar.values import go_sprint
 from aipipe.engine.template import Scope, render, render_deep
 from aipipe.errors import UserError
 
@@ -128,6 +129,9 @@ class RetryStrategy:
             except ExprError as exc:
                 raise UserError(f"cannot evaluate {self.expression!r}: {exc}",
                                 field="retryStrategy.expression") from exc
-            if result is not True:
+            if not isinstance(result, bool):  # Argo's EvalBool: an error, which errors the Retry node
+                raise UserError(f"unable to cast expression result '{go_sprint(result)}' to bool",
+                                field="retryStrategy.expression")
+            if not result:
                 return "retryStrategy.expression evaluated to false"
         return None

@@ -40,7 +40,10 @@ class RetryRun:
     strategy: RetryStrategy
     started: float = field(default_factory=time.monotonic)
     attempt: int = 0
-    previous: dict[str, str] = field(default_factory=lambda: dict.fromkeys(LAST_RETRY_VARS, ""))
+    # what the first attempt reads (Argo: "the first node will not have lastRetry variables so they must have
+    # default values": exit code and duration 0)
+    previous: dict[str, str] = field(default_factory=lambda: {**dict.fromkeys(LAST_RETRY_VARS, ""),
+                                                              "lastRetry.exitCode": "0", "lastRetry.duration": "0"})
 
 
 class RetryNode:
@@ -80,12 +83,14 @@ class RetryNode:
         if rt.cancelled.is_set() or last.get("terminal") or self._boundary_done(run.ref):
             return rt.finish_node(run.nid, phase, last.get("message"), outputs=last.get("outputs"))
         run.attempt += 1
-        exit_code = (last.get("outputs") or {}).get("exitCode", "")
+        exit_code = str((last.get("outputs") or {}).get("exitCode", ""))
+        known = exit_code.lstrip("-").isdigit()
         # as Argo's buildRetryStrategyLocalScope: every value a string ("-1" without an exit code)
-        last_retry = {"exitCode": str(exit_code) if str(exit_code).lstrip("-").isdigit() else "-1",
-                      "status": plain(phase), "duration": go_sprint(float(node_duration(last))),
-                      "message": last.get("message", "")}
-        run.previous = {f"lastRetry.{k}": v for k, v in last_retry.items()}
+        last_retry = {"exitCode": exit_code if known else "-1", "status": plain(phase),
+                      "duration": go_sprint(float(node_duration(last))), "message": last.get("message", "")}
+        # the next attempt's template reads them too, but "0" without an exit code (Argo's executeTemplate)
+        run.previous = {**{f"lastRetry.{k}": v for k, v in last_retry.items()},
+                        "lastRetry.exitCode": exit_code if known else "0"}
         try:
             stop = run.strategy.stop_message(run.attempt, phase, time.monotonic() - run.started, last_retry)
         except UserError as exc:

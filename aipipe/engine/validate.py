@@ -27,6 +27,10 @@ _SIBLING_TAG = re.compile(r"(steps|tasks)\.([^.\s\[\]]+)\.")
 _GLOBAL_PARAM_TAG = re.compile(r"workflow\.parameters\.(.+)")
 _AGGREGATE_TAG = re.compile(r"(?:steps|tasks)\.[^.\s\[\]]+\.outputs\.parameters")
 MAX_OBJECT_NAME = 63  # Argo's maxCharsInObjectName
+# what can follow ``workflow.`` in a variable (Argo's global scope; which ones exist in a given run is checked on)
+WORKFLOW_FIELDS = frozenset({"name", "namespace", "uid", "serviceAccountName", "mainEntrypoint", "parameters",
+                             "priority", "labels", "annotations", "creationTimestamp", "duration", "status",
+                             "failures", "outputs", "scheduledTime"})
 POD_GC_STRATEGIES = (None, "", "OnPodCompletion", "OnPodSuccess", "OnWorkflowCompletion", "OnWorkflowSuccess")
 _OUTPUT_TAG = re.compile(r"(?:steps|tasks)\.[^.\s\[\]]+\.(?:outputs\.)?"
                          r"(result|exitCode|parameters\.|artifacts\.)([A-Za-z0-9_-]*)$")
@@ -141,8 +145,9 @@ class _Linter:
         for i, p in enumerate((tmpl.get("inputs") or {}).get("parameters") or []):
             if not p.get("name"):
                 self.fail(f"{where}.inputs.parameters[{i}].name", "is required")
+        self.fail_first(lintrules.template_fields(tmpl, where))  # names first, as Argo's validateInputs
+        self.fail_first(lintrules.leaf_image(tmpl, self.spec.get("templateDefaults") or {}, where))
         self.check_tags(tmpl, local, where)
-        self.fail_first(lintrules.template_fields(tmpl, where))
         self.fail_first(lintrules.init_container_names(tmpl, where))
         self.fail_first(lintrules.template_metrics(tmpl, where))
         if kind == "steps":
@@ -162,6 +167,7 @@ class _Linter:
                     seen.add(sname)
                     self.fail_first(lintrules.loop_fields(step, f"{where}.steps[{gi}].{sname}"))
                     self.fail_first(lintrules.argument_artifacts(step, f"{where}.steps[{gi}].{sname}"))
+                    self.fail_first(lintrules.argument_values(step, f"{where}.steps[{gi}].{sname}"))
                     self.fail_first(lintrules.item_references(step, f"{where}.steps[{gi}].{sname}"))
                     self.check_ref(step, local, f"{where}.steps[{gi}].{sname}")
             self.fail_first(lintrules.step_references(tmpl["steps"], where))
@@ -176,9 +182,11 @@ class _Linter:
                 if not tname:
                     self.fail(f"{where}.dag.tasks", "a task needs a name")
                 if task.get("depends") and task.get("dependencies"):
-                    self.fail(f"{where}.tasks.{tname}", "use either depends or dependencies, not both")
+                    self.fail(f"{where}.tasks.{tname}",
+                              "cannot use both 'depends' and 'dependencies' in the same DAG template")
                 self.check_ref(task, local, f"{where}.tasks.{tname}")
                 self.fail_first(lintrules.argument_artifacts(task, f"{where}.tasks.{tname}"))
+                self.fail_first(lintrules.argument_values(task, f"{where}.tasks.{tname}"))
                 self.fail_first(lintrules.item_references(task, f"{where}.tasks.{tname}"))
                 trees[tname] = graph.task_tree(task)
                 for dep in graph.deps_of(trees[tname]) if trees[tname] is not None else set():
@@ -203,6 +211,10 @@ class _Linter:
         siblings = {own: set(called) for own, called in calls.items()}
         own = "steps" if tmpl.get("steps") is not None else "tasks" if tmpl.get("dag") is not None else None
         for tag in _plain_tags(tmpl):
+            if tag == "inputs.parameters" and not declared["parameters"]:  # Argo scopes it only when there are some
+                self.fail(where, "failed to resolve {{inputs.parameters}}: the template has no input parameters")
+            if tag == "pod.name" and own is not None:  # a steps or dag template runs no pod of its own
+                self.fail(where, f"failed to resolve {{{{pod.name}}}}: a {kind_of(tmpl)} template has no pod")
             found = _INPUT_TAG.match(tag)
             if found and found.group(2) not in declared[found.group(1)]:
                 self.fail(where, f"failed to resolve {{{{{tag}}}}}: the template has no input "
@@ -217,7 +229,10 @@ class _Linter:
             if found and own is not None and found.group(1) == own and found.group(2) not in siblings[own]:
                 self.fail(where, f"failed to resolve {{{{{tag}}}}}: no {own[:-1]} named '{found.group(2)}'")
             if found and own is not None and found.group(1) == own:
-                self.check_output_tag(tag, _callee(calls[own][found.group(2)], local), where)
+                callee = _callee(calls[own][found.group(2)], local)
+                self.check_output_tag(tag, callee, where)
+                if tag.strip().endswith(".ip") and isinstance(callee, Mapping) and not callee.get("daemon"):
+                    self.fail(where, f"failed to resolve {{{{{tag}}}}}: only a daemon step or task has an ip")
                 if _AGGREGATE_TAG.fullmatch(tag.strip()) and not any(
                         calls[own][found.group(2)].get(k) not in (None, "", []) for k in ("withItems", "withParam")):
                     self.fail(where, f"failed to resolve {{{{{tag}}}}}: only a step or task with withItems or "
@@ -242,6 +257,9 @@ class _Linter:
         """``workflow.priority`` exists only with ``spec.priority``, ``workflow.parameters`` (whole) only with
         parameters, ``workflow.failures`` only for a workflow with an exit handler (Argo adds each to the global
         scope only then)."""
+        parts = tag.split(".")
+        if parts[0] == "workflow" and len(parts) > 1 and parts[1] not in WORKFLOW_FIELDS:
+            self.fail(where, f"failed to resolve {{{{{tag}}}}}: a workflow has no variable '{parts[1]}'")
         if tag == "workflow.priority" and self.spec.get("priority") is None:
             self.fail(where, "failed to resolve {{workflow.priority}}: the workflow sets no spec.priority")
         if tag in ("workflow.parameters", "workflow.parameters.json") and self.parameters == {"json"}:

@@ -72,6 +72,7 @@ def creation_variables(stamp: str) -> dict[str, str]:
     for char in STRFTIME_CHARS:
         values[f"workflow.creationTimestamp.{char}"] = created.strftime(f"%{char}")
     values["workflow.creationTimestamp.s"] = str(int(created.timestamp()))  # Unix seconds, as Argo sets it
+    values["workflow.creationTimestamp.L"] = f".{created.microsecond // 1000:03d}"  # Argo's strftime: milliseconds
     return values
 
 

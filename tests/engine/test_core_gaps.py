@@ -92,7 +92,7 @@ def test_exhausted_retries_say_no_more_retries_left(engine: EngineRun) -> None:
 
 
 def test_attempts_read_the_previous_attempt_as_last_retry(engine: EngineRun) -> None:
-    check = ("if [ {{retries}} -eq 0 ]; then [ -z '{{lastRetry.exitCode}}' ] && exit 3; exit 9; fi; "
+    check = ("if [ {{retries}} -eq 0 ]; then [ '{{lastRetry.exitCode}}' = 0 ] && exit 3; exit 9; fi; "
              "[ '{{lastRetry.exitCode}}' = 3 ] && [ '{{lastRetry.status}}' = Failed ]")
     out = engine.run(_wf("lr", "main", [_sh("main", check, retryStrategy={"limit": 1})]))
     assert _phases(out) == {"lr": ["Succeeded"], "lr(0)": ["Failed"], "lr(1)": ["Succeeded"]}

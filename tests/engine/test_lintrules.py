@@ -130,6 +130,23 @@ CASES: list[tuple[str, dict[str, Any], str, str]] = [
      "templates.main", "failed to resolve {{steps.a.outputs.parameters}}"),
     ("item.key outside a loop", wf(steps([say("a", arguments=reads("{{item.k}}"))])), "templates.main.steps[0].a",
      "failed to resolve {{item.k}}"),
+    ("a script without an image", wf(leaf(container=None, script={"source": "print(1)"})), "templates.main.script",
+     "script.image may not be empty"),
+    ("an argument without a value", wf(steps([say("a", arguments={"parameters": [{"name": "m"}]})])),
+     "templates.main.steps[0].a.arguments.m", "valueFrom is required"),
+    ("depends and dependencies in one DAG", wf(dag(say("a"), say("b", depends="a"), say("c", dependencies=["a"]))),
+     "templates.main.dag", "cannot use both 'depends' and 'dependencies'"),
+    ("the ip of a step that is no daemon", wf(steps([say("a")], [say("b", arguments=reads("{{steps.a.ip}}"))])),
+     "templates.main", "failed to resolve {{steps.a.ip}}"),
+    ("pod.name in a steps template", wf(steps([say("a", arguments=reads("{{pod.name}}"))])), "templates.main",
+     "failed to resolve {{pod.name}}"),
+    ("inputs.parameters of a template with none", wf(leaf(container={"image": "busybox", "command": [
+        "echo", "{{inputs.parameters}}"]})), "templates.main", "failed to resolve {{inputs.parameters}}"),
+    ("an unknown workflow variable", wf(leaf(container={"image": "busybox", "command": [
+        "echo", "{{ workflow.nosuch }}"]})), "templates.main", "failed to resolve {{workflow.nosuch}}"),
+    ("an artifact from two sources", wf(steps([say("a", arguments={"artifacts": [
+        {"name": "x", "from": "{{workflow.outputs.artifacts.y}}", "fromExpression": "'a'"}]})])),
+     "templates.main.steps[0].a.arguments.artifacts.x", "shouldn't have both"),
 ]
 
 
@@ -155,7 +172,8 @@ def test_argo_refuses_it_and_so_do_we(case: str, workflow: dict[str, Any], field
     wf(steps([say("a", withItems=[1, 2])], [say("b", arguments=reads("{{steps.a.outputs.parameters}}"))]),
        podGC={"strategy": "OnPodSuccess"}),
     wf(steps([say("a", arguments=reads("{{item}}"))])),
+    wf(leaf(container=None, script={"source": "print(1)"}), templateDefaults={"script": {"image": "python:3.12"}}),
 ], ids=["steps", "dag", "dependencies-continueOn", "failures-in-exit-workflow", "leaf", "dag-status-of-dependency",
-        "aggregate-after-withItems", "bare-item-left-as-written"])
+        "aggregate-after-withItems", "bare-item-left-as-written", "image-from-templateDefaults"])
 def test_the_same_workflows_without_the_fault_pass(workflow: dict[str, Any]) -> None:
     validate_workflow(workflow, no_templates)

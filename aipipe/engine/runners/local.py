@@ -154,8 +154,7 @@ def _mount_plan(spec: ProcessSpec) -> tuple[list[Step], list[Path]]:
             continue
         target = root / name
         if entry.is_symlink():
-            # the containers of a containerSet share the node's root and may prepare it at the same moment
-            with contextlib.suppress(FileExistsError):
+            if not target.is_symlink():
                 target.symlink_to(os.readlink(entry.path))
             continue
         if not entry.is_dir():
@@ -203,6 +202,11 @@ def _mount_plan(spec: ProcessSpec) -> tuple[list[Step], list[Path]]:
     return plan, made
 
 
+# Mount points are made and removed under one lock: the containers of a containerSet share their node's root, and
+# one that ends must not remove a folder while another is creating the mount points below it.
+MOUNT_POINTS_LOCK = threading.Lock()
+
+
 def _mount_point(target: Path, is_dir: bool, made: list[Path]) -> None:
     """Create a mount point in the node's root, remembering what was new (removed after the node ends,
     so an output artifact of the node's folder never holds the engine's empty mount points)."""
@@ -226,12 +230,13 @@ def _made_now(path: Path, is_dir: bool) -> bool:
 
 
 def _remove_mount_points(made: list[Path]) -> None:
-    for path in reversed(made):
-        with contextlib.suppress(OSError):
-            if path.is_dir() and not path.is_symlink():
-                path.rmdir()
-            elif path.stat().st_size == 0:
-                path.unlink()
+    with MOUNT_POINTS_LOCK:
+        for path in reversed(made):
+            with contextlib.suppress(OSError):
+                if path.is_dir() and not path.is_symlink():
+                    path.rmdir()
+                elif path.stat().st_size == 0:
+                    path.unlink()
 
 
 def _in_root(root: Path, host: str) -> bytes:
@@ -584,7 +589,8 @@ class LocalRunner:
 
     def start(self, spec: ProcessSpec) -> LocalHandle | FailedStart:
         self.check_available()
-        plan, made = _mount_plan(spec)
+        with MOUNT_POINTS_LOCK:
+            plan, made = _mount_plan(spec)
         root = str(spec.root).encode()
         cwd = spec.cwd.encode()
         host_cwd = spec.host_path(spec.cwd)
