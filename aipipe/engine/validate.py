@@ -13,6 +13,7 @@ from aipipe.engine.manifest import TEMPLATE_KINDS, kind_of
 from aipipe.engine.memospec import memoize_problems
 from aipipe.engine.semaphores import sync_problems
 from aipipe.errors import UserError
+from aipipe.validation import check_name
 
 TemplateLookup = Callable[[str, str], "dict[str, Any] | None"]
 LOCAL_KINDS = ("container", "script", "containerSet", "steps", "dag", "suspend")
@@ -352,6 +353,8 @@ def validate_workflow(workflow: Mapping[str, Any], templates: TemplateLookup, *,
     if kind != "Workflow":
         raise UserError(f"expected kind Workflow, got {kind!r}", field="kind")
     name = str((workflow.get("metadata") or {}).get("name") or "")
+    if name:  # a name the API server refuses (a path, say) is refused in its words before Argo's own length limit
+        check_name(name)
     if len(name) > MAX_OBJECT_NAME:  # Argo's first check (a generateName gets its suffix later)
         raise UserError(f"workflow name {name!r} must not be more than {MAX_OBJECT_NAME} characters long "
                         f"(currently {len(name)})", field="metadata.name")
