@@ -36,14 +36,14 @@ def bind_inputs(call: Call, outer: Scope, base: Scope,
     args = {p["name"]: p for p in (call.arguments.get("parameters") or [])}
     values: dict[str, Any] = {}
     params_out: list[dict[str, Any]] = []
+    as_go: list[dict[str, Any]] = []  # what {{inputs.parameters}} renders
     for spec in (tmpl.get("inputs") or {}).get("parameters") or []:
         value = _parameter_value(spec, args, base.child(values), configmaps)
         values[f"inputs.parameters.{spec['name']}"] = value
         params_out.append({"name": spec["name"], "value": value})
+        as_go.append(_as_go_parameter(spec, value))
     scope_vals = dict(values)
-    specs = (tmpl.get("inputs") or {}).get("parameters") or []
-    scope_vals["inputs.parameters"] = json.dumps([_as_go_parameter(spec, p["value"]) for spec, p in
-                                                  zip(specs, params_out, strict=True)], separators=(",", ":"))
+    scope_vals["inputs.parameters"] = json.dumps(as_go, separators=(",", ":"))
     artifacts_in: list[dict[str, Any]] = []
     arg_arts = {a["name"]: a for a in (call.arguments.get("artifacts") or [])}
     for spec in (tmpl.get("inputs") or {}).get("artifacts") or []:
