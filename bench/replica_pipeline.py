@@ -6,7 +6,8 @@ them (compiled, CUDA graphs), and the replica's own decoder (:class:`JpegDecoder
 - ``decode``: decode + resize + normalise back to back (torchvision's nvJPEG call returns only when the decode is done);
 - ``engine``: the engine alone on an already decoded batch, two batches in flight;
 - ``serial``: what the replica's batcher did in one thread: decode a batch, launch it, finish the oldest of two;
-- ``threaded``: decoding on a thread of its own (its own stream) while the serving thread launches and finishes.
+- ``threaded``: decoding on a thread of its own (its own stream) while the serving thread launches and finishes;
+- ``launch_thread``: decode and launch on a thread of their own, the serving thread only finishing batches.
 
 Each row gives images/s and the process's CPU per batch (CUDA's waits spin, so CPU tracks wall time here). A
 diagnostic of our own replica, not a speed claim: the serving bench (:mod:`bench.serve_bench`) is where ours runs
@@ -108,15 +109,36 @@ def measure(runner: Any, decoder: Any, blobs: list[np.ndarray], seconds: float) 
         thread.join()
         return n
 
+    def launch_thread(n: int, out: queue.Queue[Any]) -> None:
+        for _ in range(n):
+            decoded = decoder.decode(blobs)
+            out.put((runner.infer_async(decoded.batch), decoded))
+
+    def launching(n: int) -> int:
+        out: queue.Queue[Any] = queue.Queue(maxsize=2)
+        thread = threading.Thread(target=launch_thread, args=(n, out))
+        thread.start()
+        for _ in range(n):
+            out.get()[0].result()
+        thread.join()
+        return n
+
     return {name: _timed(body, seconds, batch) for name, body in
-            (("decode", decode), ("engine", engine), ("serial", serial), ("threaded", threaded))}
+            (("decode", decode), ("engine", engine), ("serial", serial), ("threaded", threaded),
+             ("launch_thread", launching))}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=4.0)
     parser.add_argument("--batches", default="16,32,48,64")
+    parser.add_argument("--switch-interval", type=float,
+                        help="the interpreter's thread switch interval, seconds (sys.setswitchinterval; Python's "
+                             "default 0.005: a thread whose GIL-free call returns may wait that long for the GIL "
+                             "while another thread runs Python)")
     args = parser.parse_args()
+    if args.switch_interval is not None:
+        sys.setswitchinterval(args.switch_interval)
     from mlkit.engine.runtime import TorchRunner, load_engine
     from mlkit.model import preprocess_spec
     from steps.deploy.server.gpu_worker import warm
@@ -141,7 +163,7 @@ def main() -> None:
             for p in ("fp32", "fp16")}
     serial = {p: max(r["img_per_s"] for r in rows if r["precision"] == p and r["mode"] == "serial")
               for p in ("fp32", "fp16")}
-    write_result("replica_pipeline", rows, {
+    write_result("replica_pipeline", rows, {"switch_interval_s": sys.getswitchinterval(),
         "threaded_fp16_img_per_s": best["fp16"], "serial_fp16_img_per_s": serial["fp16"],
         "threaded_fp32_img_per_s": best["fp32"], "serial_fp32_img_per_s": serial["fp32"]})
 
