@@ -35,6 +35,7 @@ from aipipe.engine.runtime import Runtime
 from aipipe.engine.template import Scope
 from aipipe.engine.validate import resolve_workflow_spec, validate_workflow
 
+EXIT_NOT_RUN = "error in exit template execution : "  # Argo's words (its space before the colon included)
 
 class WorkflowExecutor:
     """Runs one Workflow object to completion; ``run`` returns it with an Argo-shaped ``status``.
@@ -118,7 +119,9 @@ class WorkflowExecutor:
         invoker.pods.daemons.release(None)
         for thread in list(invoker.children.hook_threads):
             thread.join()
-        if phase == NodePhase.SUCCEEDED and exit_phase in FAILED_PHASES:  # Argo: the handler's phase and message
+        if exit_message is not None and exit_message.startswith(EXIT_NOT_RUN):  # Argo: whatever the body's phase
+            phase, message = NodePhase.ERROR, exit_message
+        elif phase == NodePhase.SUCCEEDED and exit_phase in FAILED_PHASES:  # Argo: the handler's phase and message
             phase = NodePhase.ERROR if exit_phase == NodePhase.ERROR else NodePhase.FAILED
             message = exit_message
         if self.user_stopped:
@@ -175,7 +178,7 @@ class WorkflowExecutor:
             return rt.abort_phase, rt.abort_reason
         if phase in PASSED_PHASES:
             return NodePhase.SUCCEEDED, None
-        return phase, node.get("message")
+        return phase, self._controller_worded(node, "error in entry template execution: ")
 
     def _read_config_map_parameters(self) -> str | None:
         """``spec.arguments.parameters`` given by ``valueFrom.configMapKeyRef`` take the key's value (Argo's
@@ -236,7 +239,15 @@ class WorkflowExecutor:
             node = rt.fail_node(ref, exc)
         else:
             node = invoker.execute(call, ref, scope)
-        return node.get("phase"), node.get("message")
+        return node.get("phase"), self._controller_worded(node, EXIT_NOT_RUN)
+
+    def _controller_worded(self, node: Mapping[str, Any], prefix: str) -> str | None:
+        """The node's message, with Argo's ``prefix`` when the error was the controller's (its pod could not be
+        created), as Argo's operate() wraps an error the entry or exit template's execution returns."""
+        message = node.get("message")
+        if node.get("phase") == NodePhase.ERROR and node.get("id") in self.rt.not_created:
+            return f"{prefix}{message}"
+        return message
 
     def _failures(self) -> list[dict[str, Any]]:
         with self.rt.tree.lock:

@@ -85,12 +85,18 @@ class Invoker:
             if memo is not None and memo.hit:
                 return self.memos.record_hit(memo, call, ref, inputs)
             fields = {"memoizationStatus": memo.memo.status(False)} if memo is not None else {}
-            # as Argo's woc.retryStrategy: a template's own strategy, else the workflow's spec.retryStrategy
-            if call.head.retry_strategy or rt.spec.get("retryStrategy"):
+            # as Argo's woc.retryStrategy: a template's own strategy, else the workflow's spec.retryStrategy; an
+            # empty one ({}) is a strategy too: no limit, retried on failure
+            if self._retry_strategy(call) is not None:
                 return self.memos.store(self._execute_retry(call, ref, scope, inputs, fields))
             return self.memos.store(self._execute_once(call, ref, scope, inputs, fields))
         except OverBudget as over:
             return rt.unrecorded(ref, over)
+
+    def _retry_strategy(self, call: Call) -> Mapping[str, Any] | None:
+        """The template's ``retryStrategy`` as written, else the workflow's (None: neither has one)."""
+        own = call.head.retry_strategy
+        return own if own is not None else self.rt.spec.get("retryStrategy")
 
     def _execute_retry(self, call: Call, ref: NodeRef, scope: Scope, inputs: dict[str, Any],
                        fields: Mapping[str, Any]) -> NodeRecord:
@@ -99,7 +105,8 @@ class Invoker:
         if kept is not None:
             return kept
         try:
-            raw = call.head.retry_strategy or rt.spec["retryStrategy"]
+            raw = self._retry_strategy(call)
+            assert raw is not None  # only a call with a strategy comes here
             strategy = RetryStrategy.parse(render_strategy(raw, scope, f"{ref.display}.retryStrategy"))
         except (UserError, TemplateError) as exc:
             return rt.finish_node(nid, NodePhase.ERROR, str(exc))
@@ -173,6 +180,8 @@ class Invoker:
             return rt.tree.get(nid) or {}
         phase = result.pop("phase")
         message = result.pop("message", None)
+        if result.pop("not_created", False):
+            rt.not_created.add(nid)
         rt.publish_globals(result.get("outputs") or {})
         if rt.cancelled.is_set() and phase not in PASSED_PHASES:
             phase, message = NodePhase.FAILED, rt.abort_reason or message

@@ -44,7 +44,7 @@ class TemplateHead:
 
     @classmethod
     def of(cls, template: Mapping[str, Any]) -> TemplateHead:
-        return cls(kind=kind_of(template), retry_strategy=template.get("retryStrategy") or None,
+        return cls(kind=kind_of(template), retry_strategy=template.get("retryStrategy"),
                    synchronization=template.get("synchronization") or None,
                    daemon=template.get("daemon") in (True, "true"), parallelism=str(template.get("parallelism") or ""),
                    fail_fast=template.get("failFast") in (True, "true"))

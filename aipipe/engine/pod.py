@@ -8,6 +8,7 @@ ends and writes input artifacts there before it starts.
 from __future__ import annotations
 
 import os
+import stat
 import sys
 import threading
 import time
@@ -36,13 +37,15 @@ from aipipe.engine.secrets import StreamMasker, safe_tail
 from aipipe.engine.security import NodeSecurity, SecurityError, node_security
 from aipipe.engine.sidecars import ExtraContainers, Sidecars, pod_body, run_init
 from aipipe.engine.template import Scope, TemplateError, render_deep
-from aipipe.engine.volumes import NodeVolumes, remove_tree
+from aipipe.engine.volumes import NodeVolumes, PodNotCreated, remove_tree
 from aipipe.errors import UserError
 
 DEADLINE_MESSAGE = "Pod was active on the node longer than the specified deadline"
 RESULT_LIMIT = 256 * 1024
 STOP_GRACE_S = 30.0  # Kubernetes' default terminationGracePeriodSeconds: SIGTERM, then SIGKILL this much later
 SCRIPT_PATH = "/argo/staging/script"
+SHARED_OUTPUT_TOPS = NEVER_PRIVATE - {"proc", "sys", "dev", "run"}  # host folders an output parameter may read
+SHARED_OUTPUT_LIMIT = 1024 * 1024  # bytes of such a file
 
 
 class NodeError(Exception):
@@ -72,6 +75,23 @@ def node_path(root: Path, private_tops: frozenset[str], container_path: str) -> 
     if mapped.is_relative_to(root):
         return confined(root, str(mapped.relative_to(root)), field="path")
     return mapped
+
+
+def shared_readable(path: Path) -> bool:
+    """Whether ``path`` is a regular file of at most :data:`SHARED_OUTPUT_LIMIT` bytes in a host folder nodes share
+    read-only (``/etc``, ``/usr``…, not ``/proc``, ``/sys``, ``/dev`` or ``/run``), its links followed, that any
+    user may read (the file world-readable, every folder above it world-searchable): what an output parameter may
+    read outside the node's own folders, nothing its node could not read itself whoever it runs as."""
+    real = Path(os.path.realpath(path))
+    if len(real.parts) < 3 or real.parts[1] not in SHARED_OUTPUT_TOPS:
+        return False
+    try:
+        info = real.stat()
+        folders_open = all(folder.stat().st_mode & stat.S_IXOTH for folder in real.parents)
+    except OSError:
+        return False
+    return (stat.S_ISREG(info.st_mode) and bool(info.st_mode & stat.S_IROTH) and folders_open
+            and info.st_size <= SHARED_OUTPUT_LIMIT)
 
 
 def _interpreter_paths(extra: tuple[str, ...]) -> tuple[str, ...]:
@@ -169,7 +189,8 @@ class PodRunner:
         """Run the node to its end; ``on_ready`` (a daemon's) is called once its process runs and its
         readinessProbe passes, while the process runs on."""
         try:  # metrics are Argo's to compute after the node ends (a cluster feature): left as written here
-            tmpl = render_deep(call.template, scope, name, skip=frozenset({"expression", "fromExpression", "metrics"}))
+            tmpl = render_deep(call.template, scope, name, skip=frozenset({"expression", "fromExpression", "metrics"}),
+                               lenient=True)
         except TemplateError as exc:
             return {"phase": NodePhase.ERROR, "message": str(exc), "terminal": exc.absent}
         try:
@@ -179,6 +200,8 @@ class PodRunner:
                     return result
         except NodeError as exc:
             return {"phase": exc.phase, "message": str(exc)}
+        except PodNotCreated as exc:
+            return {"phase": NodePhase.ERROR, "message": str(exc), "not_created": True}
         except (UserError, ArtifactError) as exc:
             return {"phase": NodePhase.ERROR, "message": str(exc)}
 
@@ -222,6 +245,12 @@ class PodRunner:
                 raise NodeError(f"{path} is in a host folder the node shares read-only ({shared}); artifacts and "
                                 "output files use the node's own folders (e.g. /tmp, /data)")
             return found
+
+        def readable(path: str) -> Path:
+            """Where an output parameter is read: the node's own folders, or a world-readable file of a host folder
+            the node shares (a pod's ``/etc/hosts``): nothing the node could not read itself."""
+            found = where(path)
+            return found if shared_readable(found) else own(path)
 
         self._load_inputs(tmpl, scope, own)
         runtime = self.images.resolve(body.get("image"))
@@ -363,7 +392,7 @@ class PodRunner:
         if phase == NodePhase.SUCCEEDED and sidecar_problem:
             phase, message = NodePhase.FAILED, sidecar_problem
         try:
-            problems = collect_outputs(self.ctx, f"{self.workflow_name}/{nid}", tmpl, own, outputs,
+            problems = collect_outputs(self.ctx, f"{self.workflow_name}/{nid}", tmpl, own, readable, outputs,
                                        failed=phase != NodePhase.SUCCEEDED)
             if problems:
                 raise NodeError("; ".join(problems))

@@ -12,10 +12,11 @@ from aipipe.engine.io import ArtifactError, archive_suffix, save_output
 
 
 def collect_outputs(ctx: ExecutionContext, key_prefix: str, tmpl: dict[str, Any], own: Callable[[str], Path],
-                    outputs: dict[str, Any], failed: bool) -> list[str]:
+                    readable: Callable[[str], Path], outputs: dict[str, Any], failed: bool) -> list[str]:
     """Add the node's ``parameters`` and ``artifacts`` to ``outputs``; returns the problems (an absent file
     without a default…), which a node that had already failed does not report. ``key_prefix`` is
-    ``<workflow>/<node id>``, where artifacts without a key go."""
+    ``<workflow>/<node id>``, where artifacts without a key go; artifacts come from the node's ``own`` folders,
+    parameters from where they are ``readable``."""
     declared = tmpl.get("outputs") or {}
     params = []
     errors = []
@@ -24,7 +25,7 @@ def collect_outputs(ctx: ExecutionContext, key_prefix: str, tmpl: dict[str, Any]
         default = value_from.get("default")
         value: str | None = None
         if value_from.get("path"):
-            path = own(str(value_from["path"]))
+            path = readable(str(value_from["path"]))
             if path.is_file():
                 value = path.read_text(errors="replace").removesuffix("\n")  # Argo: one trailing newline off
         elif "value" in spec:  # a leaf's valueFrom reads a path (aipipe.engine.lintrules refuses the others)

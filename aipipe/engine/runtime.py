@@ -47,6 +47,7 @@ class Runtime:
         self.status: dict[str, Any] = {k: v for k, v in previous.items() if k != "nodes"}
         self.tree = NodeTree(self.name, previous.get("nodes") or {}, self.snapshot, ctx.on_change)
         self.owned: set[str] = set()  # nodes this driver opened; a stored Running node not here is an orphan
+        self.not_created: set[str] = set()  # pod nodes whose pod could not be created (Argo: a controller error)
         self.cancelled = threading.Event()
         self.abort_reason: str | None = None
         self.abort_phase = NodePhase.FAILED

@@ -113,26 +113,31 @@ def lookup(name: str, scope: Scope) -> Any:
     return scope.tags.get(name)
 
 
-def render(text: str, scope: Scope, where: str = "") -> str:
-    """Substitute every known tag in ``text``; unknown prefixes stay literal."""
+def render(text: str, scope: Scope, where: str = "", lenient: bool = False) -> str:
+    """Substitute every known tag in ``text``; unknown prefixes stay literal. ``lenient``: an expression that
+    fails (or gives nil) stays as written, as Argo substitutes a pod's template (its SubstituteParams allows
+    unresolved tags); elsewhere it is an error."""
     if "{{" not in text:
         return text
     out: list[str] = []
     pos = 0
     for start, end, inner in find_tags(text):
         out.append(text[pos:start])
-        out.append(_resolve(inner, scope, text[start:end], where))
+        out.append(_resolve(inner, scope, text[start:end], where, lenient))
         pos = end
     out.append(text[pos:])
     return "".join(out)
 
 
-def _resolve(inner: str, scope: Scope, tag: str, where: str) -> str:
+def _resolve(inner: str, scope: Scope, tag: str, where: str, lenient: bool = False) -> str:
     if inner.startswith("="):
         try:
-            return to_text(evaluate(inner[1:], scope.env()))
+            value = evaluate(inner[1:], scope.env())
         except ExprError as exc:
+            if lenient:
+                return tag
             raise TemplateError(f"{where}: failed to evaluate expression {tag}: {exc}".lstrip(": ")) from exc
+        return tag if lenient and (value is NIL or value is None) else to_text(value)
     name = inner.strip()
     if not is_known(name):
         return tag
@@ -156,14 +161,16 @@ def exact_reference(text: str) -> str | None:
     return None
 
 
-def render_deep(value: Any, scope: Scope, where: str = "", skip: frozenset[str] = frozenset()) -> Any:
-    """Render every string inside nested dicts/lists; keys in ``skip`` are left untouched."""
+def render_deep(value: Any, scope: Scope, where: str = "", skip: frozenset[str] = frozenset(),
+                lenient: bool = False) -> Any:
+    """Render every string inside nested dicts/lists; keys in ``skip`` are left untouched (``lenient``: see
+    :func:`render`)."""
     if isinstance(value, str):
-        return render(value, scope, where)
+        return render(value, scope, where, lenient)
     if isinstance(value, list):
-        return [render_deep(v, scope, where, skip) for v in value]
+        return [render_deep(v, scope, where, skip, lenient) for v in value]
     if isinstance(value, dict):
-        return {k: v if k in skip else render_deep(v, scope, where, skip) for k, v in value.items()}
+        return {k: v if k in skip else render_deep(v, scope, where, skip, lenient) for k, v in value.items()}
     return value
 
 

@@ -60,14 +60,27 @@ def resolve_workflow_spec(workflow: Mapping[str, Any], templates: TemplateLookup
     own = {k: v for k, v in spec.items() if k != "workflowTemplateRef"}
     base_args = base.get("arguments") or {}
     own_args = own.pop("arguments", None) or {}
+    words = "cluster workflow template" if ref.get("clusterScope") else "workflow template"
     for section in ("parameters", "artifacts"):
-        merged = {item["name"]: item for item in base_args.get(section) or []}
-        for item in own_args.get(section) or []:
+        merged = {item["name"]: item for item in _named_items(base_args, section, f"malformed {words} "
+                                                              f"{ref.get('name')!r}: spec.arguments.{section}")}
+        for item in _named_items(own_args, section, f"spec.arguments.{section}"):
             merged[item["name"]] = {**merged.get(item["name"], {}), **item}
         if merged:
             base.setdefault("arguments", {})[section] = list(merged.values())
     base.update(own)
     return base
+
+
+def _named_items(arguments: Any, section: str, where: str) -> list[Mapping[str, Any]]:
+    """``arguments[section]``, checked to be a list of objects that each have a name (Argo's unmarshalling
+    refuses anything else as malformed)."""
+    items = arguments.get(section) if isinstance(arguments, Mapping) else arguments
+    if not items:
+        return []
+    if not isinstance(items, list) or not all(isinstance(i, Mapping) and i.get("name") for i in items):
+        raise UserError(f"{where} must be a list of objects, each with a name", field=where.rsplit(": ", 1)[-1])
+    return items
 
 
 class _Linter:

@@ -30,6 +30,11 @@ from aipipe.engine.security import NodeSecurity
 from aipipe.engine.template import Scope, TemplateError, find_tags, render
 from aipipe.errors import UserError
 
+
+class PodNotCreated(UserError):
+    """What Argo's controller finds when it builds the node's pod (a mount of a volume nobody declares): the pod
+    is never created, and the error is the controller's, not the pod's (see :mod:`aipipe.engine.executor`)."""
+
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
 Where = Callable[[str], Path]
 
@@ -127,7 +132,7 @@ class NodeVolumes:
             name = str(mount.get("name"))
             volume = volumes.get(name)
             if volume is None:
-                raise UserError(f"volume '{name}' not found in workflow spec (nor in the template's volumes or "
+                raise PodNotCreated(f"volume '{name}' not found in workflow spec (nor in the template's volumes or "
                                 "spec.volumeClaimTemplates)", field="volumeMounts")
             yield name, mount, volume
 

@@ -91,6 +91,31 @@ def test_exhausted_retries_say_no_more_retries_left(engine: EngineRun) -> None:
     assert _phases(out) == {"lim": ["Failed"], "lim(0)": ["Failed"], "lim(1)": ["Failed"]}
 
 
+def test_an_empty_retry_strategy_retries_without_limit(engine: EngineRun) -> None:
+    out = engine.run(_wf("open", "main", [_sh("main", "[ {{retries}} -ge 3 ]", retryStrategy={})]))
+    assert out["status"]["phase"] == "Succeeded"
+    assert _phases(out) == {"open": ["Succeeded"], "open(0)": ["Failed"], "open(1)": ["Failed"],
+                            "open(2)": ["Failed"], "open(3)": ["Succeeded"]}
+
+
+def test_a_pod_expression_that_fails_stays_as_written(engine: EngineRun) -> None:
+    script = "echo '{{=nosuch(1)}}|{{=inputs.parameters.a + 1}}|{{=int(inputs.parameters.a) + 1}}'"
+    main = {**_sh("main", script), "inputs": {"parameters": [{"name": "a", "value": "1"}]}}
+    out = engine.run(_wf("lenient", "main", [main]))
+    assert out["status"]["phase"] == "Succeeded", out["status"].get("message")
+    [node] = nodes_by_display(out)["lenient"]
+    assert node["outputs"]["result"] == "{{=nosuch(1)}}|{{=inputs.parameters.a + 1}}|2"  # string + int: an error
+
+
+def test_a_missing_exit_handler_volume_is_the_controllers_error(engine: EngineRun) -> None:
+    notify = {**_sh("notify", "true"), "container": {
+        "image": "alpine", "command": ["sh", "-c", "true"], "volumeMounts": [{"name": "nowhere", "mountPath": "/x"}]}}
+    out = engine.run(_wf("exitvol", "main", [_sh("main", "true"), notify], onExit="notify"))
+    assert out["status"]["phase"] == "Error"
+    message = out["status"]["message"]
+    assert message.startswith("error in exit template execution : ") and "volume 'nowhere' not found" in message
+
+
 def test_attempts_read_the_previous_attempt_as_last_retry(engine: EngineRun) -> None:
     check = ("if [ {{retries}} -eq 0 ]; then [ '{{lastRetry.exitCode}}' = 0 ] && exit 3; exit 9; fi; "
              "[ '{{lastRetry.exitCode}}' = 3 ] && [ '{{lastRetry.status}}' = Failed ]")

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from aipipe.engine.validate import validate_workflow
+from aipipe.engine.context import dict_templates
+from aipipe.engine.validate import resolve_workflow_spec, validate_workflow
 from aipipe.errors import UserError
 
 SAY = {"name": "say", "inputs": {"parameters": [{"name": "message"}]},
@@ -127,3 +128,14 @@ def test_a_workflow_template_leaves_its_entrypoint_inputs_and_argument_values_to
     wf["spec"]["arguments"]["parameters"] = [{"name": "x"}]  # supplied, but with no value yet
     validate_workflow(wf, no_templates, as_template=True)
     assert refused(wf).field == "spec.arguments.x.value"  # Argo checks the arguments before the entrypoint
+
+
+@pytest.mark.parametrize("cluster", [False, True])
+def test_a_malformed_referenced_template_is_refused_by_name(cluster: bool) -> None:
+    kind = "ClusterWorkflowTemplate" if cluster else "WorkflowTemplate"
+    broken = {"kind": kind, "metadata": {"name": "broken"}, "spec": {"arguments": {"parameters": {"a": "b"}}}}
+    run = {"metadata": {"name": "r"}, "spec": {"workflowTemplateRef": {"name": "broken", "clusterScope": cluster}}}
+    with pytest.raises(UserError) as refused:
+        resolve_workflow_spec(run, dict_templates([broken]))
+    words = "cluster workflow template" if cluster else "workflow template"
+    assert f"malformed {words} 'broken': spec.arguments.parameters must be a list" in str(refused.value)

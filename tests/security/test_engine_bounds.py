@@ -491,7 +491,7 @@ spec:
   - name: host-output
     container: {image: busybox, command: [sh, -c, "true"]}
     outputs:
-      parameters: [{name: p, valueFrom: {path: /etc/hostname}}]
+      parameters: [{name: p, valueFrom: {path: /etc/shadow}}]  # not world-readable
   - name: link-output
     container: {image: busybox, command: [sh, -c, "ln -s SECRET /tmp/out"]}
     outputs:
