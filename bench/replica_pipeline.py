@@ -51,7 +51,39 @@ def _timed(body: Any, seconds: float, batch: int) -> dict[str, float]:
             "cpu_ms_per_batch": round(1000 * cpu / batches, 3)}
 
 
-def measure(runner: Any, decoder: Any, blobs: list[np.ndarray], seconds: float) -> dict[str, dict[str, float]]:
+class NvImgDecoder:
+    """nvImageCodec's decoder (hardware JPEG engines first) on a high-priority stream of its own, the caller's stream
+    made to wait for it; resize and normalise as the replica's :class:`JpegDecoder` does. A probe, not the server's."""
+
+    def __init__(self, resize_normalise: Any) -> None:
+        import torch
+        from nvidia import nvimgcodec
+
+        self.codec = nvimgcodec
+        self.decoder = nvimgcodec.Decoder(backend_kinds=[nvimgcodec.BackendKind.HW_GPU_ONLY,
+                                                         nvimgcodec.BackendKind.GPU_ONLY])
+        self.params = nvimgcodec.DecodeParams(color_spec=nvimgcodec.ColorSpec.RGB, apply_exif_orientation=False)
+        low, high = torch.cuda.Stream().priority_range()
+        self.stream = torch.cuda.Stream(priority=high)
+        self.priority = (low, high)
+        self.resize_normalise = resize_normalise
+
+    def decode(self, blobs: list[np.ndarray]) -> Any:
+        import torch
+
+        current = torch.cuda.current_stream()
+        with torch.cuda.stream(self.stream):
+            images = self.decoder.decode([self.codec.CodeStream(b) for b in blobs], params=self.params,
+                                         cuda_stream=self.stream.cuda_stream)
+            pixels = torch.stack([torch.as_tensor(image, device="cuda") for image in images])  # N x H x W x 3
+            batch = self.resize_normalise(pixels.permute(0, 3, 1, 2).float())
+        current.wait_stream(self.stream)
+        batch.record_stream(current)
+        return batch
+
+
+def measure(runner: Any, decoder: Any, blobs: list[np.ndarray], seconds: float,
+            nvimg: NvImgDecoder | None = None) -> dict[str, dict[str, float]]:
     import torch
 
     batch = len(blobs)
@@ -123,15 +155,34 @@ def measure(runner: Any, decoder: Any, blobs: list[np.ndarray], seconds: float) 
         thread.join()
         return n
 
-    return {name: _timed(body, seconds, batch) for name, body in
-            (("decode", decode), ("engine", engine), ("serial", serial), ("threaded", threaded),
-             ("launch_thread", launching))}
+    modes = [("decode", decode), ("engine", engine), ("serial", serial), ("threaded", threaded),
+             ("launch_thread", launching)]
+    if nvimg is not None:
+        def nv_decode(n: int) -> int:
+            for _ in range(n):
+                nvimg.decode(blobs)
+            return n
+
+        def nv_serial(n: int) -> int:
+            pending: deque[Any] = deque()
+            for _ in range(n):
+                if len(pending) >= 2:
+                    pending.popleft().result()
+                pending.append(runner.infer_async(nvimg.decode(blobs)))
+            while pending:
+                pending.popleft().result()
+            return n
+
+        modes += [("nvimg_decode", nv_decode), ("nvimg_serial", nv_serial)]
+    return {name: _timed(body, seconds, batch) for name, body in modes}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=4.0)
     parser.add_argument("--batches", default="16,32,48,64")
+    parser.add_argument("--nvimgcodec", action="store_true",
+                        help="also measure nvImageCodec's decoder (the nvidia-nvimgcodec and nvidia-nvjpeg wheels)")
     parser.add_argument("--switch-interval", type=float,
                         help="the interpreter's thread switch interval, seconds (sys.setswitchinterval; Python's "
                              "default 0.005: a thread whose GIL-free call returns may wait that long for the GIL "
@@ -148,14 +199,22 @@ def main() -> None:
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
         _, engines = build_bundles(Path(tmp), "resnet50", 224, 1000, ("fp32", "fp16"), 64)
-        decoder, _ = decoder_for("cuda", preprocess_spec(224))
+        decoder, why = decoder_for("cuda", preprocess_spec(224))
+        if decoder is None:
+            raise SystemExit(f"no GPU decoder: {why}")
+        nvimg = NvImgDecoder(decoder._resize_normalise) if args.nvimgcodec else None
+        if nvimg is not None:
+            check = nvimg.decode(jpegs[:8])
+            torch_ref = decoder.decode(jpegs[:8]).batch
+            print("nvimgcodec: stream priorities", nvimg.priority, "max abs difference to torchvision's",
+                  float((check - torch_ref).abs().max()), flush=True)
         for precision, engine_dir in engines.items():
             runner = load_engine(engine_dir, "cuda")
             if isinstance(runner, TorchRunner) and runner.compiled:
                 runner.compile_buckets()
             warm(runner, 64)
             for batch in (int(b) for b in args.batches.split(",")):
-                for mode, row in measure(runner, decoder, jpegs[:batch], args.seconds).items():
+                for mode, row in measure(runner, decoder, jpegs[:batch], args.seconds, nvimg).items():
                     rows.append({"precision": precision, "batch": batch, "mode": mode, **row})
                     print(rows[-1], flush=True)
             runner.close()
