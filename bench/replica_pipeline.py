@@ -7,7 +7,8 @@ them (compiled, CUDA graphs), and the replica's own decoder (:class:`JpegDecoder
 - ``engine``: the engine alone on an already decoded batch, two batches in flight;
 - ``serial``: what the replica's batcher did in one thread: decode a batch, launch it, finish the oldest of two;
 - ``threaded``: decoding on a thread of its own (its own stream) while the serving thread launches and finishes;
-- ``launch_thread``: decode and launch on a thread of their own, the serving thread only finishing batches.
+- ``launch_thread``: decode and launch on a thread of their own, the serving thread only finishing batches;
+- with ``--nvimgcodec``, ``nvimg_decode`` and ``nvimg_serial``: ``decode`` and ``serial`` with nvImageCodec's decoder.
 
 Each row gives images/s and the process's CPU per batch (CUDA's waits spin, so CPU tracks wall time here). A
 diagnostic of our own replica, not a speed claim: the serving bench (:mod:`bench.serve_bench`) is where ours runs
