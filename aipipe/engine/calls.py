@@ -19,12 +19,15 @@ STEP_DEADLINE = "Step exceeded its deadline"
 
 
 class NodeFailure(Exception):
-    """A node ends before running anything (bad input, absent optional output…)."""
+    """A node ends before running anything (bad input, absent optional output…); ``controller``: the error is
+    the controller's (see ``Runtime.controller_errors``)."""
 
-    def __init__(self, message: str, phase: str = NodePhase.ERROR, terminal: bool = False) -> None:
+    def __init__(self, message: str, phase: str = NodePhase.ERROR, terminal: bool = False,
+                 controller: bool = False) -> None:
         super().__init__(message)
         self.phase = phase
         self.terminal = terminal
+        self.controller = controller
 
 
 @dataclass

@@ -242,10 +242,11 @@ class WorkflowExecutor:
         return node.get("phase"), self._controller_worded(node, EXIT_NOT_RUN)
 
     def _controller_worded(self, node: Mapping[str, Any], prefix: str) -> str | None:
-        """The node's message, with Argo's ``prefix`` when the error was the controller's (its pod could not be
-        created), as Argo's operate() wraps an error the entry or exit template's execution returns."""
+        """The node's message, with Argo's ``prefix`` when the error was the controller's (see
+        ``Runtime.controller_errors``), as Argo's operate() wraps an error the entry or exit template's execution
+        returns."""
         message = node.get("message")
-        if node.get("phase") == NodePhase.ERROR and node.get("id") in self.rt.not_created:
+        if node.get("phase") == NodePhase.ERROR and node.get("id") in self.rt.controller_errors:
             return f"{prefix}{message}"
         return message
 

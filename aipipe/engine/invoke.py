@@ -171,7 +171,8 @@ class Invoker:
             else:
                 result = handler.run(call, ref, scope)
         except NodeFailure as exc:
-            result = {"phase": exc.phase, "message": str(exc), "terminal": exc.terminal}
+            result = {"phase": exc.phase, "message": str(exc), "terminal": exc.terminal,
+                      "controller_error": exc.controller}
         finally:
             self.mutexes.release_all(lock)
             if kind in ("steps", "dag"):  # as Argo's killDaemonedChildren: its daemons end with it
@@ -180,8 +181,8 @@ class Invoker:
             return rt.tree.get(nid) or {}
         phase = result.pop("phase")
         message = result.pop("message", None)
-        if result.pop("not_created", False):
-            rt.not_created.add(nid)
+        if result.pop("controller_error", False):
+            rt.controller_errors.add(nid)
         rt.publish_globals(result.get("outputs") or {})
         if rt.cancelled.is_set() and phase not in PASSED_PHASES:
             phase, message = NodePhase.FAILED, rt.abort_reason or message
@@ -198,4 +199,4 @@ class Invoker:
         except InterruptedError as exc:
             raise NodeFailure(rt.stop_reason, NodePhase.FAILED) from exc
         except SyncError as exc:
-            raise NodeFailure(str(exc), NodePhase.ERROR, terminal=True) from exc
+            raise NodeFailure(str(exc), NodePhase.ERROR, terminal=True, controller=True) from exc

@@ -201,7 +201,7 @@ class PodRunner:
         except NodeError as exc:
             return {"phase": exc.phase, "message": str(exc)}
         except PodNotCreated as exc:
-            return {"phase": NodePhase.ERROR, "message": str(exc), "not_created": True}
+            return {"phase": NodePhase.ERROR, "message": str(exc), "controller_error": True}
         except (UserError, ArtifactError) as exc:
             return {"phase": NodePhase.ERROR, "message": str(exc)}
 

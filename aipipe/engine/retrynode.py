@@ -93,7 +93,8 @@ class RetryNode:
                         "lastRetry.exitCode": exit_code if known else "0"}
         try:
             stop = run.strategy.stop_message(run.attempt, phase, time.monotonic() - run.started, last_retry)
-        except UserError as exc:
+        except UserError as exc:  # as Argo's processNodeRetries: an error its executeTemplate returns
+            rt.controller_errors.add(run.nid)
             return rt.finish_node(run.nid, NodePhase.ERROR, str(exc))
         if stop is not None:
             return rt.finish_node(run.nid, phase, stop, outputs=last.get("outputs"))

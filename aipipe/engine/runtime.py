@@ -47,7 +47,9 @@ class Runtime:
         self.status: dict[str, Any] = {k: v for k, v in previous.items() if k != "nodes"}
         self.tree = NodeTree(self.name, previous.get("nodes") or {}, self.snapshot, ctx.on_change)
         self.owned: set[str] = set()  # nodes this driver opened; a stored Running node not here is an orphan
-        self.not_created: set[str] = set()  # pod nodes whose pod could not be created (Argo: a controller error)
+        # nodes that ended Error by the controller's hand, not their pod's (a pod that could not be created, a lock
+        # that could not be taken, a retry expression that could not be evaluated): Argo's executeTemplate errors
+        self.controller_errors: set[str] = set()
         self.cancelled = threading.Event()
         self.abort_reason: str | None = None
         self.abort_phase = NodePhase.FAILED

@@ -54,6 +54,10 @@ class StepsHandler:
             failed = [(s, n) for s, ns in results for n in ns if s.continue_on.fails_parent(n.get("phase"))]
             for step, nodes in results:
                 self.children.outputs.register(f"steps.{step.name}", step, nodes, scope, call.tset)
+            errored = self._controller_error(group, failed)
+            if errored is not None:  # Argo's executeStepGroup: the group errors with the child's error
+                rt.finish_node(gid, NodePhase.ERROR, errored)
+                return {"phase": NodePhase.FAILED, "message": errored}
             if failed or gate.tripped.is_set():
                 message = f"child '{failed[0][1].get('name')}' failed" if failed else FAIL_FAST_MESSAGE
                 rt.finish_node(gid, NodePhase.FAILED, message)
@@ -65,6 +69,17 @@ class StepsHandler:
             tree_nodes = dict(rt.tree.nodes)
         outbound = [o for child in last for o in outbound_nodes(tree_nodes, child)]
         return {"phase": NodePhase.SUCCEEDED, "outputs": outputs, "outboundNodes": outbound}
+
+    def _controller_error(self, group: Sequence[StepSpec], failed: list[tuple[StepSpec, NodeRecord]]) -> str | None:
+        """The group's message when a failed child's error was the controller's (the first such child in the
+        group's order): "step group deemed errored due to child <name> error: <its error>"; else None."""
+        order = {id(step): i for i, step in enumerate(group)}
+        errored = [(order.get(id(step), len(group)), node) for step, node in failed
+                   if node.get("id") in self.rt.controller_errors]
+        if not errored:
+            return None
+        _, node = min(errored, key=lambda pair: pair[0])
+        return f"step group deemed errored due to child {node.get('name')} error: {node.get('message', '')}"
 
     def _group_members(self, gid: str) -> list[str]:
         """A step group's own children (its steps and their loop items), not the next group it leads to."""

@@ -116,6 +116,17 @@ def test_a_missing_exit_handler_volume_is_the_controllers_error(engine: EngineRu
     assert message.startswith("error in exit template execution : ") and "volume 'nowhere' not found" in message
 
 
+def test_a_steps_child_the_controller_errors_errors_its_group(engine: EngineRun) -> None:
+    bad = {"name": "bad", "container": {"image": "alpine", "command": ["sh", "-c", "true"],
+                                        "volumeMounts": [{"name": "nowhere", "mountPath": "/x"}]}}
+    main = {"name": "main", "steps": [[{"name": "ok", "template": "ok"}, {"name": "mount", "template": "bad"}]]}
+    out = engine.run(_wf("sgerr", "main", [main, _sh("ok", "true"), bad]))
+    assert out["status"]["phase"] == "Failed"
+    assert out["status"]["message"].startswith("step group deemed errored due to child sgerr[0].mount error: ")
+    assert _phases(out)["[0]"] == ["Error"] and _phases(out)["mount"] == ["Error"] and _phases(out)["ok"] == [
+        "Succeeded"]
+
+
 def test_attempts_read_the_previous_attempt_as_last_retry(engine: EngineRun) -> None:
     check = ("if [ {{retries}} -eq 0 ]; then [ '{{lastRetry.exitCode}}' = 0 ] && exit 3; exit 9; fi; "
              "[ '{{lastRetry.exitCode}}' = 3 ] && [ '{{lastRetry.status}}' = Failed ]")

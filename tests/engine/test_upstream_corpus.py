@@ -48,12 +48,6 @@ KNOWN_GAPS: dict[str, str] = {
     "walking a shut-down run's templates and fails each pod node it would create ('workflow shutdown with strategy: "
     "Terminate'), while the engine creates no node once a run is shut down, so the step node 'only' never exists "
     "(executor.py _shutdown aborts the run; leaf.py would have to fail each new pod node instead)",
-    **dict.fromkeys(("xu-retry-expr-non-bool.yaml", "xu-retry-expr-type-error.yaml", "xu-sem-step-missing-key.yaml"),
-                    "phases as upstream, but the message: when Argo's executeTemplate returns an error for a step (a "
-                    "retry expression it cannot evaluate, a lock it cannot take), the step group is marked 'step "
-                    "group deemed errored due to child X error: ...' and the run carries that; the engine records "
-                    "such a child as Error and words the group 'child X failed' (steps.py does not know which "
-                    "child errors came from the controller rather than the pod)"),
 }
 
 
