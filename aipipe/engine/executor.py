@@ -35,7 +35,10 @@ from aipipe.engine.runtime import Runtime
 from aipipe.engine.template import Scope
 from aipipe.engine.validate import resolve_workflow_spec, validate_workflow
 
-EXIT_NOT_RUN = "error in exit template execution : "  # Argo's words (its space before the colon included)
+# Argo's operate() words an error the entry or exit template's execution returns (its space before the colon kept)
+ENTRY_ERROR = "error in entry template execution: "
+EXIT_ERROR = "error in exit template execution : "
+
 
 class WorkflowExecutor:
     """Runs one Workflow object to completion; ``run`` returns it with an Argo-shaped ``status``.
@@ -115,12 +118,12 @@ class WorkflowExecutor:
                 deadline.cancel()
         invoker.pods.daemons.release(None)  # daemons still running end with the run's body (and its exit handler)
         self._run_workflow_hooks(invoker, phase)
-        exit_phase, exit_message = self._run_exit_handler(invoker, phase)
+        exit_phase, exit_message, exit_errored = self._run_exit_handler(invoker, phase)
         invoker.pods.daemons.release(None)
         for thread in list(invoker.children.hook_threads):
             thread.join()
-        if exit_message is not None and exit_message.startswith(EXIT_NOT_RUN):  # Argo: whatever the body's phase
-            phase, message = NodePhase.ERROR, exit_message
+        if exit_errored:  # Argo: whatever the body's phase
+            phase, message = NodePhase.ERROR, f"{EXIT_ERROR}{exit_message}"
         elif phase == NodePhase.SUCCEEDED and exit_phase in FAILED_PHASES:  # Argo: the handler's phase and message
             phase = NodePhase.ERROR if exit_phase == NodePhase.ERROR else NodePhase.FAILED
             message = exit_message
@@ -178,7 +181,9 @@ class WorkflowExecutor:
             return rt.abort_phase, rt.abort_reason
         if phase in PASSED_PHASES:
             return NodePhase.SUCCEEDED, None
-        return phase, self._controller_worded(node, "error in entry template execution: ")
+        if self._controller_errored(node):
+            return phase, f"{ENTRY_ERROR}{node.get('message')}"
+        return phase, node.get("message")
 
     def _read_config_map_parameters(self) -> str | None:
         """``spec.arguments.parameters`` given by ``valueFrom.configMapKeyRef`` take the key's value (Argo's
@@ -220,12 +225,13 @@ class WorkflowExecutor:
         except NodeFailure:
             return artifact
 
-    def _run_exit_handler(self, invoker: Invoker, phase: str) -> tuple[str | None, str | None]:
-        """Run ``onExit`` (or the exit hook) after the body; its node's phase and message (None: no handler)."""
+    def _run_exit_handler(self, invoker: Invoker, phase: str) -> tuple[str | None, str | None, bool]:
+        """Run ``onExit`` (or the exit hook) after the body; its node's phase and message (None: no handler), and
+        whether its error was the controller's."""
         rt = self.rt
         handler = self.run_spec.exit_template
         if not handler or self.user_stopped:
-            return None, None
+            return None, None, False
         if rt.abort_reason is not None:  # a deadline stops the body, not the exit handler
             rt.abort_reason = None
             rt.cancelled.clear()
@@ -239,16 +245,11 @@ class WorkflowExecutor:
             node = rt.fail_node(ref, exc)
         else:
             node = invoker.execute(call, ref, scope)
-        return node.get("phase"), self._controller_worded(node, EXIT_NOT_RUN)
+        return node.get("phase"), node.get("message"), self._controller_errored(node)
 
-    def _controller_worded(self, node: Mapping[str, Any], prefix: str) -> str | None:
-        """The node's message, with Argo's ``prefix`` when the error was the controller's (see
-        ``Runtime.controller_errors``), as Argo's operate() wraps an error the entry or exit template's execution
-        returns."""
-        message = node.get("message")
-        if node.get("phase") == NodePhase.ERROR and node.get("id") in self.rt.controller_errors:
-            return f"{prefix}{message}"
-        return message
+    def _controller_errored(self, node: Mapping[str, Any]) -> bool:
+        """Whether the node's Error was the controller's (``Runtime.controller_errors``), not its pod's."""
+        return node.get("phase") == NodePhase.ERROR and node.get("id") in self.rt.controller_errors
 
     def _failures(self) -> list[dict[str, Any]]:
         with self.rt.tree.lock:

@@ -62,8 +62,9 @@ def resolve_workflow_spec(workflow: Mapping[str, Any], templates: TemplateLookup
     own_args = own.pop("arguments", None) or {}
     words = "cluster workflow template" if ref.get("clusterScope") else "workflow template"
     for section in ("parameters", "artifacts"):
-        merged = {item["name"]: item for item in _named_items(base_args, section, f"malformed {words} "
-                                                              f"{ref.get('name')!r}: spec.arguments.{section}")}
+        malformed = f"malformed {words} {ref.get('name')!r}: its spec.arguments.{section}"
+        merged = {item["name"]: item for item in _named_items(base_args, section, "spec.workflowTemplateRef",
+                                                              malformed)}
         for item in _named_items(own_args, section, f"spec.arguments.{section}"):
             merged[item["name"]] = {**merged.get(item["name"], {}), **item}
         if merged:
@@ -72,14 +73,16 @@ def resolve_workflow_spec(workflow: Mapping[str, Any], templates: TemplateLookup
     return base
 
 
-def _named_items(arguments: Any, section: str, where: str) -> list[Mapping[str, Any]]:
+def _named_items(arguments: Any, section: str, field: str, malformed: str = "") -> list[Mapping[str, Any]]:
     """``arguments[section]``, checked to be a list of objects that each have a name (Argo's unmarshalling
-    refuses anything else as malformed)."""
+    refuses anything else); ``malformed`` words the refusal when the arguments are a referenced template's."""
     items = arguments.get(section) if isinstance(arguments, Mapping) else arguments
     if not items:
         return []
-    if not isinstance(items, list) or not all(isinstance(i, Mapping) and i.get("name") for i in items):
-        raise UserError(f"{where} must be a list of objects, each with a name", field=where.rsplit(": ", 1)[-1])
+    if not isinstance(arguments, Mapping) or not isinstance(items, list) or not all(
+            isinstance(i, Mapping) and i.get("name") for i in items):
+        reason = "must be a list of objects, each with a name"
+        raise UserError(f"{malformed} {reason}" if malformed else reason, field=field)
     return items
 
 

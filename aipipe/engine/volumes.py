@@ -30,13 +30,13 @@ from aipipe.engine.security import NodeSecurity
 from aipipe.engine.template import Scope, TemplateError, find_tags, render
 from aipipe.errors import UserError
 
+_SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
+Where = Callable[[str], Path]
+
 
 class PodNotCreated(UserError):
     """What Argo's controller finds when it builds the node's pod (a mount of a volume nobody declares): the pod
     is never created, and the error is the controller's, not the pod's (see :mod:`aipipe.engine.executor`)."""
-
-_SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
-Where = Callable[[str], Path]
 
 
 def remove_tree(folder: Path) -> None:
@@ -132,8 +132,8 @@ class NodeVolumes:
             name = str(mount.get("name"))
             volume = volumes.get(name)
             if volume is None:
-                raise PodNotCreated(f"volume '{name}' not found in workflow spec (nor in the template's volumes or "
-                                "spec.volumeClaimTemplates)", field="volumeMounts")
+                raise PodNotCreated(f"volume '{name}' not found in workflow spec (nor in the template's volumes "
+                                    "or spec.volumeClaimTemplates)", field="volumeMounts")
             yield name, mount, volume
 
     def binds(self, tmpl: Mapping[str, Any], body: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:

@@ -138,4 +138,4 @@ def test_a_malformed_referenced_template_is_refused_by_name(cluster: bool) -> No
     with pytest.raises(UserError) as refused:
         resolve_workflow_spec(run, dict_templates([broken]))
     words = "cluster workflow template" if cluster else "workflow template"
-    assert f"malformed {words} 'broken': spec.arguments.parameters must be a list" in str(refused.value)
+    assert f"malformed {words} 'broken': its spec.arguments.parameters must be a list" in str(refused.value)
