@@ -36,11 +36,11 @@ KNOWN_GAPS: dict[str, str] = {
     "Workflow schema lacks; the engine does not decode strictly (Hera's models keep unknown fields, and the CRD "
     "schema is not shipped with it); `aipipe lint` reports such fields, as the API server would drop them",
     **dict.fromkeys(("yd-malformed-wftmpl-ref.yaml", "yd-malformed-cwft-ref.yaml"),
-                    "refused at submit ('malformed workflow template ...: spec.arguments.parameters must be a list of "
-                    "objects'), where upstream's e2e test, which stores the broken template with kubectl past the "
-                    "API's validation, sees the controller end the run Error; `argo submit` fetches the template "
-                    "through the typed client to validate the workflow, which cannot decode it either (validate.py "
-                    "resolve_workflow_spec)"),
+                    "refused at submit ('malformed workflow template ...: its spec.arguments.parameters must be a "
+                    "list of objects'), where upstream's e2e test, which stores the broken template with kubectl "
+                    "past the API's validation, sees the controller end the run Error; `argo submit` fetches the "
+                    "template through the typed client to validate the workflow, which cannot decode it either "
+                    "(validate.py resolve_workflow_spec)"),
     "xy-sidecar-dind.yaml": "refused on purpose: its docker-in-docker sidecar is privileged, and the embedded engine "
     "refuses privileged nodes with a message naming the field (security.py: a node gets no host devices and no "
     "full capability set); upstream's CI skips this example too (no-test: environment)",
