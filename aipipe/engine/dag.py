@@ -122,6 +122,8 @@ class _DagRun:
 
     def _finish(self, tname: str, node: NodeRecord, children: list[NodeRecord]) -> None:
         task = self.tasks[tname]
+        for record in children or [node]:
+            self._word_controller_error(record)
         child_phases = [c.get("phase") for c in children] or [node.get("phase")]
         state = graph.TaskState(
             phase=node.get("phase", NodePhase.ERROR), continue_failed=task.continue_on.failed,
@@ -134,6 +136,14 @@ class _DagRun:
             self.states[tname] = state
             self.running.discard(tname)
             self.cond.notify_all()
+
+    def _word_controller_error(self, record: NodeRecord) -> None:
+        """A task node the controller errored (``Runtime.controller_errors``) says so as Argo's executeDAGTask
+        words it: "task '<node name>' errored: <the error>"."""
+        if record.get("id") not in self.rt.controller_errors:
+            return
+        self.rt.tree.put(str(record["id"]), message=f"task '{record.get('name')}' errored: {record.get('message', '')}")
+        self.rt.tree.commit()
 
     def _link(self, tname: str) -> None:
         deps = self.deps(tname)

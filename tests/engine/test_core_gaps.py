@@ -127,6 +127,16 @@ def test_a_steps_child_the_controller_errors_errors_its_group(engine: EngineRun)
         "Succeeded"]
 
 
+def test_a_dag_task_the_controller_errors_says_so(engine: EngineRun) -> None:
+    bad = {"name": "bad", "container": {"image": "alpine", "command": ["sh", "-c", "true"],
+                                        "volumeMounts": [{"name": "nowhere", "mountPath": "/x"}]}}
+    main = {"name": "main", "dag": {"tasks": [{"name": "ok", "template": "ok"}, {"name": "mount", "template": "bad"}]}}
+    out = engine.run(_wf("dagerr", "main", [main, _sh("ok", "true"), bad]))
+    [mount] = nodes_by_display(out)["mount"]
+    assert mount["phase"] == "Error"
+    assert mount["message"].startswith("task 'dagerr.mount' errored: ") and "volume 'nowhere'" in mount["message"]
+
+
 def test_attempts_read_the_previous_attempt_as_last_retry(engine: EngineRun) -> None:
     check = ("if [ {{retries}} -eq 0 ]; then [ '{{lastRetry.exitCode}}' = 0 ] && exit 3; exit 9; fi; "
              "[ '{{lastRetry.exitCode}}' = 3 ] && [ '{{lastRetry.status}}' = Failed ]")
