@@ -24,6 +24,7 @@ import tempfile
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +84,20 @@ class NvImgDecoder:
         return batch
 
 
+def two_in_flight(runner: Any, n: int, next_input: Callable[[], tuple[Any, Any]]) -> int:
+    """Launch ``n`` batches from ``next_input`` (a batch and what must live until it is done), finishing the oldest
+    whenever two are in flight, as the replica's batcher does; returns ``n``."""
+    pending: deque[tuple[Any, Any]] = deque()
+    for _ in range(n):
+        if len(pending) >= 2:
+            pending.popleft()[0].result()
+        batch, keep = next_input()
+        pending.append((runner.infer_async(batch), keep))
+    while pending:
+        pending.popleft()[0].result()
+    return n
+
+
 def measure(runner: Any, decoder: Any, blobs: list[np.ndarray], seconds: float,
             nvimg: NvImgDecoder | None = None) -> dict[str, dict[str, float]]:
     import torch
@@ -96,25 +111,14 @@ def measure(runner: Any, decoder: Any, blobs: list[np.ndarray], seconds: float,
         return n
 
     def engine(n: int) -> int:
-        pending: deque[Any] = deque()
-        for _ in range(n):
-            if len(pending) >= 2:
-                pending.popleft().result()
-            pending.append(runner.infer_async(fixed))
-        while pending:
-            pending.popleft().result()
-        return n
+        return two_in_flight(runner, n, lambda: (fixed, None))
 
     def serial(n: int) -> int:
-        pending: deque[Any] = deque()
-        for _ in range(n):
-            if len(pending) >= 2:
-                pending.popleft()[0].result()
-            decoded = decoder.decode(blobs)
-            pending.append((runner.infer_async(decoded.batch), decoded))
-        while pending:
-            pending.popleft()[0].result()
-        return n
+        def decoded() -> tuple[Any, Any]:
+            result = decoder.decode(blobs)
+            return result.batch, result  # the decoded images are kept until their batch is done
+
+        return two_in_flight(runner, n, decoded)
 
     prep = torch.cuda.Stream()
 
@@ -165,14 +169,7 @@ def measure(runner: Any, decoder: Any, blobs: list[np.ndarray], seconds: float,
             return n
 
         def nv_serial(n: int) -> int:
-            pending: deque[Any] = deque()
-            for _ in range(n):
-                if len(pending) >= 2:
-                    pending.popleft().result()
-                pending.append(runner.infer_async(nvimg.decode(blobs)))
-            while pending:
-                pending.popleft().result()
-            return n
+            return two_in_flight(runner, n, lambda: (nvimg.decode(blobs), None))
 
         modes += [("nvimg_decode", nv_decode), ("nvimg_serial", nv_serial)]
     return {name: _timed(body, seconds, batch) for name, body in modes}
