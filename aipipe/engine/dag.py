@@ -113,7 +113,9 @@ class _DagRun:
         return bool(actions)
 
     def _holding(self) -> bool:
-        return self.rt.cancelled.is_set() or self.gate.tripped.is_set()
+        """Whether no task may start now: failFast tripped, or the run ended (a shut-down run's tasks still
+        start, and their pod nodes are created Failed)."""
+        return (self.rt.cancelled.is_set() and not self.rt.shutdown) or self.gate.tripped.is_set()
 
     def _omit(self, tname: str) -> None:
         self._link(tname)

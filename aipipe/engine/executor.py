@@ -145,6 +145,7 @@ class WorkflowExecutor:
         """Argo's shutdown: running nodes end Failed with the strategy's message; exit handlers still run
         on Stop, not on Terminate."""
         message = shutdown_message(strategy)
+        self.rt.shutdown = strategy
         if strategy == TERMINATE:
             self.user_stopped, self.stop_message = True, message
         self.rt.abort(message)

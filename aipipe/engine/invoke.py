@@ -32,6 +32,7 @@ from aipipe.engine.volumes import with_workflow_volumes
 from aipipe.errors import UserError
 
 CALLER_NAME = {NodeType.STEPS: "steps.name", NodeType.DAG: "tasks.name"}
+WALKED_ON_SHUTDOWN = (NodeType.STEPS, NodeType.DAG)  # templates whose children a shut-down run still reaches
 
 
 class Invoker:
@@ -75,8 +76,8 @@ class Invoker:
         caller = (rt.tree.get(ref.boundary) or {}).get("type") if ref.boundary else None
         if caller in CALLER_NAME:  # Argo's local steps.name / tasks.name: the step or task that calls the template
             scope = scope.child({CALLER_NAME[caller]: ref.display})
-        if rt.cancelled.is_set():
-            return rt.fail_node(ref, NodeFailure(rt.stop_reason, NodePhase.FAILED), call)
+        if rt.cancelled.is_set() and not (rt.shutdown and call.head.node_type in WALKED_ON_SHUTDOWN):
+            return rt.fail_node(ref, NodeFailure(self._not_started(), NodePhase.FAILED), call)
         try:  # as Argo: the cache is read before the node (or its retry node) is created
             memo = self.memos.lookup(call, ref, scope)
         except NodeFailure as exc:
@@ -92,6 +93,11 @@ class Invoker:
             return self.memos.store(self._execute_once(call, ref, scope, inputs, fields))
         except OverBudget as over:
             return rt.unrecorded(ref, over)
+
+    def _not_started(self) -> str:
+        """The message of a node the run's end keeps from starting: Argo's createWorkflowPod words a shut-down
+        run's refusal."""
+        return f"workflow shutdown with strategy: {self.rt.shutdown}" if self.rt.shutdown else self.rt.stop_reason
 
     def _retry_strategy(self, call: Call) -> Mapping[str, Any] | None:
         """The template's ``retryStrategy`` as written, else the workflow's (None: neither has one)."""

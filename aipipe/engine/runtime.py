@@ -53,6 +53,9 @@ class Runtime:
         self.cancelled = threading.Event()
         self.abort_reason: str | None = None
         self.abort_phase = NodePhase.FAILED
+        # spec.shutdown's strategy once the run is shut down: as Argo, steps and dags keep being walked and each pod
+        # node they reach is created Failed instead of started
+        self.shutdown: str | None = None
         # the body's outcome, which ``workflow.status`` reads while the exit handler runs; the stored phase stays
         # Running until the handler ends, as in Argo (a client sees a final phase only once the run has ended)
         self.body_phase: str | None = None

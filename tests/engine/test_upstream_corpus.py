@@ -44,10 +44,6 @@ KNOWN_GAPS: dict[str, str] = {
     "xy-sidecar-dind.yaml": "refused on purpose: its docker-in-docker sidecar is privileged, and the embedded engine "
     "refuses privileged nodes with a message naming the field (security.py: a node gets no host devices and no "
     "full capability set); upstream's CI skips this example too (no-test: environment)",
-    "xr-shutdown-terminate-onexit.yaml": "phase, message and the missing exit handler as upstream, but Argo keeps "
-    "walking a shut-down run's templates and fails each pod node it would create ('workflow shutdown with strategy: "
-    "Terminate'), while the engine creates no node once a run is shut down, so the step node 'only' never exists "
-    "(executor.py _shutdown aborts the run; leaf.py would have to fail each new pod node instead)",
 }
 
 
