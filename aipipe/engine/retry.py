@@ -76,7 +76,8 @@ class RetryStrategy:
             limit = None if limit_raw in (None, "") else int(str(limit_raw))
         except ValueError as exc:
             raise UserError(f"must be an integer, got {limit_raw!r}", field="retryStrategy.limit") from exc
-        policy = str(raw.get("retryPolicy") or "OnFailure")
+        # as Argo's RetryPolicyActual: without a policy, OnFailure; Always when an expression decides instead
+        policy = str(raw.get("retryPolicy") or ("Always" if raw.get("expression") else "OnFailure"))
         if policy not in POLICIES:
             raise UserError(f"must be one of {', '.join(POLICIES)}, got {policy!r}", field="retryStrategy.retryPolicy")
         backoff = raw.get("backoff") or {}

@@ -115,5 +115,7 @@ def test_retry_strategy() -> None:
     assert strategy is not None and [strategy.delay(n) for n in (1, 2, 3)] == [1, 3, 9]
     assert strategy.should_retry(1, "Failed", 0, {}) and not strategy.should_retry(3, "Failed", 0, {})
     assert not strategy.should_retry(1, "Error", 0, {})  # OnFailure is the default policy
+    decided = RetryStrategy.parse({"limit": "2", "expression": "true"})  # Always, when an expression decides
+    assert decided is not None and decided.policy == "Always" and decided.should_retry(1, "Error", 0, {})
     with pytest.raises(UserError, match="retryPolicy"):
         RetryStrategy.parse({"retryPolicy": "Sometimes"})
