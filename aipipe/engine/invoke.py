@@ -27,11 +27,13 @@ from aipipe.engine.retrynode import RetryNode, RetryRun
 from aipipe.engine.runtime import NodeRecord, Runtime
 from aipipe.engine.steps import StepsHandler
 from aipipe.engine.suspend import SuspendHandler
-from aipipe.engine.template import Scope, TemplateError
+from aipipe.engine.template import Scope, TemplateError, render
 from aipipe.engine.volumes import with_workflow_volumes
 from aipipe.errors import UserError
 
 CALLER_NAME = {NodeType.STEPS: "steps.name", NodeType.DAG: "tasks.name"}
+DISPLAY_NAME_ANNOTATION = "workflows.argoproj.io/display-name"  # renames an invocation's node
+MAX_DISPLAY_NAME = 256
 WALKED_ON_SHUTDOWN = (NodeType.STEPS, NodeType.DAG)  # templates whose children a shut-down run still reaches
 
 
@@ -71,6 +73,10 @@ class Invoker:
             call = dataclasses.replace(call, template=template)
         try:
             inputs, scope = bind_inputs(call, outer, rt.workflow_scope(), self.configmaps)
+        except NodeFailure as exc:
+            return rt.fail_node(ref, exc, call)
+        try:
+            ref = _displayed(ref, call.template, scope)
         except NodeFailure as exc:
             return rt.fail_node(ref, exc, call)
         caller = (rt.tree.get(ref.boundary) or {}).get("type") if ref.boundary else None
@@ -206,3 +212,23 @@ class Invoker:
             raise NodeFailure(rt.stop_reason, NodePhase.FAILED) from exc
         except SyncError as exc:
             raise NodeFailure(str(exc), NodePhase.ERROR, terminal=True, controller=True) from exc
+
+
+def _displayed(ref: NodeRef, template: Mapping[str, Any], scope: Scope) -> NodeRef:
+    """``ref`` under the display name the template's ``workflows.argoproj.io/display-name`` annotation gives, with
+    the invocation's inputs substituted (Argo's executeTemplate renames the node so); a name that is not one line
+    of printable characters, at most 256, is the node's error."""
+    text = (template.get("annotations") or {}).get(DISPLAY_NAME_ANNOTATION)
+    if not text:
+        return ref
+    where = f"annotations.{DISPLAY_NAME_ANNOTATION}"
+    try:
+        name = render(str(text), scope, where)
+    except TemplateError as exc:
+        raise NodeFailure(str(exc), NodePhase.ERROR) from exc
+    if not name:
+        return ref
+    if len(name) > MAX_DISPLAY_NAME or not name.isprintable():
+        raise NodeFailure(f"{where}: the display name must be one line of printable characters, at most "
+                          f"{MAX_DISPLAY_NAME}: {name[:MAX_DISPLAY_NAME]!r}", NodePhase.ERROR)
+    return dataclasses.replace(ref, display=name)

@@ -217,3 +217,21 @@ def test_a_missing_config_map_key_fails_naming_the_parameter(engine: EngineRun) 
     assert out["status"]["phase"] == "Failed" and not out["status"].get("nodes")
     assert out["status"]["message"].startswith("failed to set global parameters: ")
     assert "spec.arguments.parameters[0]" in out["status"]["message"] and "'nope'" in out["status"]["message"]
+
+
+def test_the_display_name_annotation_renames_each_invocations_node(engine: EngineRun) -> None:
+    show = {**_sh("show", "echo {{inputs.parameters.tag}}"), "inputs": {"parameters": [{"name": "tag"}]},
+            "annotations": {"workflows.argoproj.io/display-name": "show-{{inputs.parameters.tag}}"}}
+    main = {"name": "main", "steps": [[{"name": "each", "template": "show", "withItems": ["a", "b"],
+                                        "arguments": {"parameters": [{"name": "tag", "value": "{{item}}"}]}}]]}
+    out = engine.run(_wf("renamed", "main", [main, show]))
+    assert out["status"]["phase"] == "Succeeded"
+    phases = _phases(out)
+    assert phases["show-a"] == phases["show-b"] == ["Succeeded"] and "each(0:a)" not in phases
+
+
+def test_a_display_name_that_is_not_one_printable_line_errors_its_node(engine: EngineRun) -> None:
+    main = {**_sh("main", "true"), "annotations": {"workflows.argoproj.io/display-name": "two\nlines"}}
+    out = engine.run(_wf("badname", "main", [main]))
+    assert out["status"]["phase"] == "Error"
+    assert "display name must be one line of printable characters" in out["status"]["message"]
