@@ -123,10 +123,13 @@ def _clean_up(secret_files: list[Path], locked: list[Path]) -> None:
 
 def _give_folders(root: Path, private: frozenset[str], security: NodeSecurity) -> None:
     """A node running as another user owns its own folders, as a container's user owns its emptyDirs;
-    ``/tmp`` is sticky and writable by all, as in an image."""
+    ``/tmp`` is sticky and writable by all, as in an image. Its ``/`` stays root's (mode 0755), as an image's:
+    only root makes new top-level folders."""
     if security.uid is None:
         return
-    for folder in [root, *(root / top for top in private)]:
+    root.mkdir(parents=True, exist_ok=True)
+    root.chmod(0o755)
+    for folder in (root / top for top in private):
         folder.mkdir(parents=True, exist_ok=True)
         os.chown(folder, security.uid, security.gid)
     (root / "tmp").chmod(0o1777)

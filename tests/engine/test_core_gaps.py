@@ -235,3 +235,10 @@ def test_a_display_name_that_is_not_one_printable_line_errors_its_node(engine: E
     out = engine.run(_wf("badname", "main", [main]))
     assert out["status"]["phase"] == "Error"
     assert "display name must be one line of printable characters" in out["status"]["message"]
+
+
+def test_a_non_root_node_cannot_make_top_level_folders(engine: EngineRun) -> None:
+    """As in an image, ``/`` is root's: under runAsUser only the node's own folders are writable."""
+    main = _sh("main", "if mkdir /mine; then exit 1; fi; mkdir /tmp/mine")
+    out = engine.run(_wf("nonroot", "main", [main], securityContext={"runAsNonRoot": True, "runAsUser": 8737}))
+    assert out["status"]["phase"] == "Succeeded", out["status"].get("message")
