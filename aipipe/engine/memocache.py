@@ -110,11 +110,16 @@ class MemoCache:
             raise MemoError(f"memoization configmap doesn't have label {label} = {value}, refusing to use it")
 
 
+_ENTRY_FIELDS = {name.lower(): name for name in ("nodeID", "outputs", "creationTimestamp", "lastHitTimestamp",
+                                                 "expiresAt")}
+
+
 def _parse(text: str) -> dict[str, Any]:
     problem = "it is not an object"
     try:
         entry = json.loads(text)
         if isinstance(entry, dict):
+            entry = _canonical_fields(entry)
             for field in ("creationTimestamp", "lastHitTimestamp"):
                 if entry.get(field):
                     stamp_age(str(entry[field]))
@@ -122,6 +127,19 @@ def _parse(text: str) -> dict[str, Any]:
     except ValueError as exc:
         problem = str(exc)
     raise MemoError(f"malformed cache entry: could not unmarshal JSON; unable to parse: {problem}")
+
+
+def _canonical_fields(entry: dict[str, Any]) -> dict[str, Any]:
+    """The entry with its known fields under their own names: Go's decoder, which reads Argo's entries, matches
+    field names case-insensitively (an older entry's ``NodeID`` is its ``nodeID``), an exact name winning."""
+    out = dict(entry)
+    for key, value in entry.items():
+        field = _ENTRY_FIELDS.get(key.lower())
+        if field is not None and key != field:
+            del out[key]
+            if field not in entry:
+                out[field] = value
+    return out
 
 
 def _replace(path: Path, text: str) -> None:

@@ -117,6 +117,17 @@ def test_without_max_age_an_old_entry_still_hits(engine: EngineRun) -> None:
     assert entry(engine.home, "aged")["lastHitTimestamp"] > old["lastHitTimestamp"]  # Argo marks the hit
 
 
+def test_an_entry_whose_field_names_differ_in_case_still_hits(engine: EngineRun) -> None:
+    """Go's decoder, which reads Argo's entries, matches field names case-insensitively (older entries say
+    ``NodeID``, ``Outputs``)."""
+    old = stale(engine.home, "cased", timedelta(minutes=1))
+    (engine.home / "configmaps" / CACHE / "cased").write_text(json.dumps({
+        "NodeID": old["nodeID"], "Outputs": old["outputs"], "CreationTimestamp": old["creationTimestamp"]}))
+    out = engine.run(workflow("cased"))
+    call = node(out, "call0")
+    assert call["memoizationStatus"]["hit"] is True and call["outputs"] == old["outputs"]
+
+
 def test_a_failed_node_is_not_stored_and_runs_again(engine: EngineRun) -> None:
     failing = workflow("doomed", "doomed", command="echo trying; exit 3")
     failing["spec"]["templates"][0]["steps"][0][0]["continueOn"] = {"failed": True}
