@@ -10,6 +10,7 @@ from typing import Any
 
 from aipipe.engine.arguments import optional_inputs, render_arguments
 from aipipe.engine.calls import Call, NodeFailure, TemplateSet
+from aipipe.engine.control import TERMINATE
 from aipipe.engine.expr import ExprError, evaluate, evaluate_condition
 from aipipe.engine.manifest import Loop, StepSpec
 from aipipe.engine.noderef import NodeRef
@@ -84,6 +85,8 @@ class ChildRunner:
     def _run_exit(self, hook: Mapping[str, Any], owner: NodeRef, scope: Scope, tset: TemplateSet) -> None:
         """A step's or task's exit handler: a child of that node (as in Argo), in its parent's boundary; with an
         ``expression`` (read with the node's final status in scope), only when that holds."""
+        if self.rt.shutdown == TERMINATE:  # Argo's runOnExitNode: a terminated run starts no exit handler
+            return
         ref = owner.sibling(f"{owner.name}.onExit", f"{owner.display}.onExit")
         if hook.get("expression"):
             try:
@@ -94,6 +97,7 @@ class ChildRunner:
                 self.rt.fail_node(ref, NodeFailure(f"{ref.display}: expression {hook['expression']!r}: {exc}"))
                 return
         self.rt.edges.from_node(ref.name, owner.name)
+        self.rt.exit_nodes.add(ref.id)  # a Stop still runs it (and what it calls)
         try:
             call = self.rt.resolve_call(hook, tset)
             call.arguments = render_arguments(hook.get("arguments") or {}, scope, ref.display, optional_inputs(call))

@@ -16,6 +16,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from aipipe.engine.halt import Cancellation
 from aipipe.engine.nodes import NodeTree, node_id, now_iso
 from aipipe.engine.phases import NodePhase, NodeType
 from aipipe.engine.retry import parse_duration
@@ -59,7 +60,7 @@ class SetRetry:
         pause = parse_duration(raw["duration"], f"{field}.duration") if raw.get("duration") else 0.0
         return cls(max(retries - 1, 0), pause)
 
-    def again(self, stop: threading.Event) -> bool:
+    def again(self, stop: Cancellation) -> bool:
         """Whether the container that just failed runs again (after the pause; False once ``stop`` is set)."""
         if self.retries <= 0:
             return False
@@ -99,7 +100,7 @@ class ContainerGraph:
     """Runs the containers other than main, each in a thread once its dependencies have succeeded."""
 
     def __init__(self, extras: list[Extra], deps: Mapping[str, list[str]], main: str, runner: LocalRunner,
-                 nodes: ContainerNodes, track: Track, stop: threading.Event, retry: SetRetry) -> None:
+                 nodes: ContainerNodes, track: Track, stop: Cancellation, retry: SetRetry) -> None:
         self.extras, self.deps, self.main, self.runner = extras, deps, main, runner
         self.nodes, self.track, self.stop, self.retry = nodes, track, stop, retry
         self.done = {name: threading.Event() for name in [*(e.name for e in extras), main]}

@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from aipipe.engine.halt import Cancellation
 from aipipe.engine.runners.base import ProcessSpec
 from aipipe.engine.runners.local import LocalHandle, LocalRunner
 
@@ -147,7 +148,7 @@ def _exec_ready(probe: Mapping[str, Any], base: ProcessSpec, runner: LocalRunner
 
 
 def wait_ready(probe: Mapping[str, Any] | None, body: Mapping[str, Any], base: ProcessSpec, runner: LocalRunner,
-               handle: LocalHandle, cancelled: threading.Event) -> bool:
+               handle: LocalHandle, cancelled: Cancellation) -> bool:
     """Poll the container's ``readinessProbe`` (httpGet, tcpSocket, exec) until it passes; False when the
     process ended (or the run was stopped) first. Without a probe the node is ready once it runs."""
     if not probe:

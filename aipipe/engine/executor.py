@@ -85,6 +85,7 @@ class WorkflowExecutor:
                          rt.cancelled, None,  # the workflow's parallelism: the invoker's pod slots
                          spec.volumes, spec.security_context)
         pods.check_available()
+        pods.spared = rt.spared
         rt.kill_all = pods.kill_all
         self.invoker = Invoker(rt, pods, Slots(spec.parallelism, rt.cancelled),
                                MutexRegistry(settings.state_dir / "locks", rt.cancelled))
@@ -240,6 +241,7 @@ class WorkflowExecutor:
         scope = rt.workflow_scope()  # workflow.status: the body's phase
         scope.set("workflow.failures", json.dumps(self._failures(), separators=(",", ":")))
         ref = rt.ref(f"{rt.name}.onExit", f"{rt.name}.onExit")
+        rt.exit_nodes.add(ref.id)
         try:
             call = self._entry_call(handler, render_arguments(self.run_spec.exit_arguments, scope, ref.name))
         except NodeFailure as exc:

@@ -38,6 +38,7 @@ from aipipe.engine.gpupolicy import BINPACK, Held, Waiter, admit, effective_prio
 from aipipe.engine.gpupreempt import PREEMPTED, Guard, Process
 from aipipe.engine.gpushare import mps_pipe, node_env, sharing_note
 from aipipe.engine.gpuwatch import Watchdog, usage_source
+from aipipe.engine.halt import Cancellation
 from aipipe.engine.nodes import NodeTree
 from aipipe.errors import UserError
 
@@ -123,7 +124,7 @@ class MachinePool:
         fcntl.flock(self._owner_fd, fcntl.LOCK_EX)
 
     def acquire(self, inventory: Inventory, request: GpuRequest, run: str, node: str, priority: int,
-                cancelled: threading.Event, on_wait: Callable[[int], None], since: float | None = None,
+                cancelled: Cancellation, on_wait: Callable[[int], None], since: float | None = None,
                 behind: int | None = None) -> Grant | None:
         """Wait in the queue until ``request`` is granted (the Grant) or ``cancelled`` is set (None).
         ``on_wait(position)`` is called when the node starts waiting and whenever its position changes;
@@ -224,7 +225,7 @@ class RunGpus:
         return gpu_request(template, self.resource)
 
     def acquire(self, request: GpuRequest, nid: str, tree: NodeTree,
-                cancelled: threading.Event) -> tuple[Grant | None, str]:
+                cancelled: Cancellation) -> tuple[Grant | None, str]:
         """(grant, warning or how its compute share is kept); the node shows ``Pending: waiting for GPU (queue
         position N)`` while it waits (after ``preempted, requeued; `` when it was preempted). No GPU on the
         machine: (None, warning) for the cpu fallback, UserError for fail."""

@@ -63,6 +63,7 @@ class Invoker:
         end ``Error`` with Argo's message.
         """
         rt = self.rt
+        rt.enter(ref)
         depth = rt.depths.get(ref.parent or "", 0) + 1
         rt.depths.setdefault(ref.id, depth)
         if depth > MAX_STACK_DEPTH:
@@ -82,7 +83,7 @@ class Invoker:
         caller = (rt.tree.get(ref.boundary) or {}).get("type") if ref.boundary else None
         if caller in CALLER_NAME:  # Argo's local steps.name / tasks.name: the step or task that calls the template
             scope = scope.child({CALLER_NAME[caller]: ref.display})
-        if rt.cancelled.is_set() and not (rt.shutdown and call.head.node_type in WALKED_ON_SHUTDOWN):
+        if rt.halted(ref.id) and not (rt.shutdown and call.head.node_type in WALKED_ON_SHUTDOWN):
             return rt.fail_node(ref, NodeFailure(self._not_started(), NodePhase.FAILED), call)
         try:  # as Argo: the cache is read before the node (or its retry node) is created
             memo = self.memos.lookup(call, ref, scope)
@@ -196,7 +197,7 @@ class Invoker:
         if result.pop("controller_error", False):
             rt.controller_errors.add(nid)
         rt.publish_globals(result.get("outputs") or {})
-        if rt.cancelled.is_set() and phase not in PASSED_PHASES:
+        if rt.halted(nid) and phase not in PASSED_PHASES:
             phase, message = NodePhase.FAILED, rt.abort_reason or message
         return rt.finish_node(nid, phase, message, **result)
 

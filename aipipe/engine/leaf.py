@@ -26,6 +26,7 @@ class LeafHandler:
         self.pods = pods
 
     def run(self, call: Call, node: NodeRef, scope: Scope) -> NodeResult:
+        self.rt.enter(node)  # a retry's attempt, when its retry node belongs to an exit handler
         if not call.head.daemon:
             return self.pods.run(node.id, node.name, call, scope, self.rt.tree)
         ready = threading.Event()
@@ -61,7 +62,7 @@ class LeafHandler:
         rt = self.rt
         result = dict(result)
         phase, message = result.pop("phase"), result.pop("message", None)
-        if rt.cancelled.is_set() and phase not in PASSED_PHASES:
+        if rt.halted(nid) and phase not in PASSED_PHASES:
             phase, message = NodePhase.FAILED, rt.abort_reason or message
         elif self.pods.daemons.is_released(nid):
             phase, message = NodePhase.SUCCEEDED, None

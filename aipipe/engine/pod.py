@@ -13,6 +13,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
+from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -24,6 +25,7 @@ from aipipe.engine.daemons import DaemonRegistry, wait_ready
 from aipipe.engine.execution import ExecutionContext
 from aipipe.engine.gpupool import Grant, RunGpus
 from aipipe.engine.gpushare import mps_folders
+from aipipe.engine.halt import Cancellation, NodeCancellation
 from aipipe.engine.images import ImageMap
 from aipipe.engine.io import ArtifactError, load_input
 from aipipe.engine.nodes import NodeTree
@@ -147,6 +149,8 @@ class PodRunner:
         self.images = images
         self.gpus = gpus
         self.cancelled = cancelled
+        # nodes the run's end does not reach (a Stop's exit handlers): the run sets it once it knows them
+        self.spared: Callable[[str], bool] = lambda nid: False
         self.runner = LocalRunner()
         self.pod_slots = threading.BoundedSemaphore(parallelism) if parallelism else None
         self.lock = threading.Lock()
@@ -170,7 +174,7 @@ class PodRunner:
     def kill_all(self) -> None:
         """End every running node (see :func:`_stop`)."""
         with self.lock:
-            handles = list(self.running.values())
+            handles = [h for nid, h in self.running.items() if not self.spared(nid)]
         _stop(*handles)
 
     def hidden(self, env: Mapping[str, str]) -> tuple[str, ...]:
@@ -217,6 +221,7 @@ class PodRunner:
 
     def _run(self, nid: str, tmpl: dict[str, Any], scope: Scope, tree: NodeTree,
              on_ready: Callable[[], None] | None) -> dict[str, Any]:
+        cancelled = NodeCancellation(self.cancelled, partial(self.spared, nid))
         kind = "script" if tmpl.get("script") is not None else "container"
         in_set: list[dict[str, Any]] = []  # a containerSet's containers other than main
         if tmpl.get("containerSet") is not None:
@@ -285,7 +290,7 @@ class PodRunner:
             locked = self.volumes.write_own(tmpl, whole, root, where, security)
             _give_folders(root, private, security)
             if gpu_need is not None:
-                grant, warning = self.gpus.acquire(gpu_need, nid, tree, self.cancelled)
+                grant, warning = self.gpus.acquire(gpu_need, nid, tree, cancelled)
         except BaseException:
             _clean_up(secret_files, locked)
             raise
@@ -296,7 +301,7 @@ class PodRunner:
         if self.pod_slots is not None:
             self.pod_slots.acquire()
         try:
-            if self.cancelled.is_set():
+            if cancelled.is_set():
                 return {"phase": NodePhase.FAILED, "message": "stopped before start"}
             out, err = LineMasker(self.ctx, nid), LineMasker(self.ctx, nid)
             spec = ProcessSpec(argv=argv, env=env, cwd=str(body.get("workingDir") or "/"), root=root,
@@ -306,11 +311,11 @@ class PodRunner:
                                security=security)
             extras = ExtraContainers(self, nid, tmpl, body, spec, fields)
             problem = run_init(extras.build(inits, "initContainers"), self.runner, lambda h: self._track(nid, h),
-                               self.cancelled.is_set)
+                               cancelled.is_set)
             if problem is not None:
                 return {"phase": NodePhase.FAILED, "message": problem}
             side = Sidecars(extras.build(sidecars, "sidecars"), self.runner)
-            graph = self._start_set(nid, tmpl, body, in_set, extras, tree)
+            graph = self._start_set(nid, tmpl, body, in_set, extras, tree, cancelled)
             if graph is not None and not graph.wait_for(graph.main):
                 graph.nodes.ended(graph.main, NodePhase.FAILED, "a container it depends on did not succeed")
                 side.stop()
@@ -324,7 +329,7 @@ class PodRunner:
             progress_path = where(PROGRESS_FILE)
             while True:
                 with self.lock:
-                    if self.cancelled.is_set():
+                    if cancelled.is_set():
                         side.stop()
                         return {"phase": NodePhase.FAILED, "message": "stopped before start"}
                     handle = self.runner.start(spec)
@@ -346,7 +351,7 @@ class PodRunner:
                     timer.daemon = True
                     timer.start()
                 if on_ready is not None and isinstance(handle, LocalHandle) and wait_ready(
-                        body.get("readinessProbe"), body, spec, self.runner, handle, self.cancelled):
+                        body.get("readinessProbe"), body, spec, self.runner, handle, cancelled):
                     on_ready()
                     on_ready = None
                 progress = ""
@@ -354,7 +359,7 @@ class PodRunner:
                     progress = self._poll_progress(nid, progress_path, progress, tree)
                 result = handle.wait()
                 stopped = result.killed or timed_out.is_set() or guard.fired.is_set()
-                if stopped or result.exit_code == 0 or not retry.again(self.cancelled):
+                if stopped or result.exit_code == 0 or not retry.again(cancelled):
                     break
             sidecar_problem = side.stop()
             if graph is not None:
@@ -376,7 +381,7 @@ class PodRunner:
             _clean_up(secret_files, locked)
         if watchdog is not None and watchdog.message:
             return {"phase": NodePhase.FAILED, "message": watchdog.message}
-        if guard.fired.is_set() and not self.cancelled.is_set():
+        if guard.fired.is_set() and not cancelled.is_set():
             return self.gpus.requeue(nid, grant, guard, tree)
         outputs: dict[str, Any] = {"exitCode": str(result.exit_code)}
         # as Argo's CaptureScriptResult: one trailing newline off, then at most the last 256 KiB
@@ -388,7 +393,7 @@ class PodRunner:
             return {"phase": NodePhase.FAILED, "message": result.start_error, "outputs": outputs, "progress": "1/1"}
         if timed_out.is_set():
             return {"phase": NodePhase.FAILED, "message": DEADLINE_MESSAGE, "outputs": outputs, "progress": progress}
-        if result.killed or self.cancelled.is_set():
+        if result.killed or cancelled.is_set():
             return {"phase": NodePhase.FAILED, "message": "stopped", "outputs": outputs, "progress": progress}
         phase = NodePhase.SUCCEEDED if result.exit_code == 0 else NodePhase.FAILED
         message = None if phase == NodePhase.SUCCEEDED else f"main: Error (exit code {result.exit_code})"
@@ -407,7 +412,7 @@ class PodRunner:
     # ------------------------------------------------------------------ pieces
 
     def _start_set(self, nid: str, tmpl: Mapping[str, Any], main: Mapping[str, Any], others: list[dict[str, Any]],
-                   extras: ExtraContainers, tree: NodeTree) -> ContainerGraph | None:
+                   extras: ExtraContainers, tree: NodeTree, cancelled: Cancellation) -> ContainerGraph | None:
         """A containerSet's Container nodes, and its containers other than main, started as their
         dependencies allow (None for other templates)."""
         if tmpl.get("containerSet") is None:
@@ -417,7 +422,7 @@ class PodRunner:
         deps = {str(c.get("name")): [str(d) for d in c.get("dependencies") or []] for c in [*others, main]}
         graph = ContainerGraph(extras.build(others, "containerSet.containers"), deps, name, self.runner, nodes,
                                lambda container, handle: self._track(f"{nid}/{container}", handle),
-                               self.cancelled, SetRetry.of(tmpl))
+                               cancelled, SetRetry.of(tmpl))
         return graph
 
     def _track(self, nid: str, handle: Handle | None) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 from aipipe.engine.calls import Call, node_duration
 from aipipe.engine.daemons import DaemonRegistry
 from aipipe.engine.grammar.values import go_sprint
+from aipipe.engine.halt import NodeCancellation
 from aipipe.engine.noderef import NodeRef
 from aipipe.engine.phases import DONE_PHASES, FAILED_PHASES, PASSED_PHASES, NodePhase, plain
 from aipipe.engine.retry import LAST_RETRY_VARS, RetryStrategy
@@ -80,7 +81,7 @@ class RetryNode:
         phase = last.get("phase", NodePhase.ERROR)
         if phase in PASSED_PHASES:
             return rt.finish_node(run.nid, phase, None, outputs=last.get("outputs"))
-        if rt.cancelled.is_set() or last.get("terminal") or self._boundary_done(run.ref):
+        if rt.halted(run.nid) or last.get("terminal") or self._boundary_done(run.ref):
             return rt.finish_node(run.nid, phase, last.get("message"), outputs=last.get("outputs"))
         run.attempt += 1
         exit_code = str((last.get("outputs") or {}).get("exitCode", ""))
@@ -99,7 +100,7 @@ class RetryNode:
         if stop is not None:
             return rt.finish_node(run.nid, phase, stop, outputs=last.get("outputs"))
         delay = run.strategy.delay(run.attempt)
-        if delay and rt.cancelled.wait(delay):
+        if delay and NodeCancellation(rt.cancelled, functools.partial(rt.spared, run.nid)).wait(delay):
             return rt.finish_node(run.nid, NodePhase.FAILED, rt.stop_reason)
         return None
 
@@ -109,7 +110,7 @@ class RetryNode:
         rt = self.rt
         with rt.tree.lock:
             rt.tree.nodes.get(run.nid, {}).pop("daemoned", None)
-        if phase in FAILED_PHASES and not rt.cancelled.is_set():
+        if phase in FAILED_PHASES and not rt.halted(run.nid):
             last = rt.tree.get(run.ref.attempt(run.attempt).id) or {"phase": phase, "message": message}
             if self._after(run, last) is None:
                 self.run(run)

@@ -11,6 +11,7 @@ from typing import Any
 
 from aipipe.engine.bounds import OverBudget, node_cap_message
 from aipipe.engine.calls import USER_STOP, Call, NodeFailure, TemplateSet, merge_defaults
+from aipipe.engine.control import STOP
 from aipipe.engine.edges import Edges
 from aipipe.engine.execution import ExecutionContext
 from aipipe.engine.manifest import TEMPLATE_KINDS, kind_of
@@ -56,6 +57,8 @@ class Runtime:
         # spec.shutdown's strategy once the run is shut down: as Argo, steps and dags keep being walked and each pod
         # node they reach is created Failed instead of started
         self.shutdown: str | None = None
+        # exit handlers (of steps, tasks, the run) and every node below them: a Stop does not end them
+        self.exit_nodes: set[str] = set()
         # the body's outcome, which ``workflow.status`` reads while the exit handler runs; the stored phase stays
         # Running until the handler ends, as in Argo (a client sees a final phase only once the run has ended)
         self.body_phase: str | None = None
@@ -103,6 +106,20 @@ class Runtime:
                 self.abort_phase = phase
         self.cancelled.set()
         self.kill_all()
+
+    def spared(self, nid: str) -> bool:
+        """Whether the run's end leaves node ``nid`` running: Argo's Stop still runs exit handlers (its
+        ShutdownStrategy.ShouldExecute(onExitPod))."""
+        return self.shutdown == STOP and nid in self.exit_nodes
+
+    def halted(self, nid: str) -> bool:
+        """Whether the run's end reaches node ``nid`` (cancelled, and not spared)."""
+        return self.cancelled.is_set() and not self.spared(nid)
+
+    def enter(self, ref: NodeRef) -> None:
+        """Note that ``ref``'s node belongs to an exit handler when the node above it does."""
+        if ref.parent in self.exit_nodes or ref.boundary in self.exit_nodes:
+            self.exit_nodes.add(ref.id)
 
     @property
     def stop_reason(self) -> str:

@@ -176,6 +176,26 @@ def test_stop_runs_the_exit_handler(service: EngineService) -> None:
         run.control("shutdown", strategy="Terminate")
 
 
+def _task_exit_handler_run(service: EngineService) -> Driven:
+    """upstream's e2e stop-terminate.yaml: a DAG task with an exit handler, and the run's own."""
+    return Driven(service, wf("hooked-", [
+        {"name": "main", "dag": {"tasks": [{"name": "A", "template": "nap", "onExit": "bye"}]}},
+        sh("nap", "sleep 60"), sh("bye", "echo bye")], onExit="bye"))
+
+
+@pytest.mark.parametrize("strategy", ["Stop", "Terminate"])
+def test_stop_runs_the_tasks_exit_handler_and_terminate_starts_none(service: EngineService, strategy: str) -> None:
+    """As Argo's signals_test: a Stop still runs every exit handler; a Terminate creates none."""
+    run = _task_exit_handler_run(service)
+    run.wait("A running", lambda: (n := run.node("A")) and n["phase"] == "Running")
+    run.control("shutdown", strategy=strategy)
+    final = run.finish()
+    nodes = {n["displayName"]: n["phase"] for n in final["status"]["nodes"].values()}
+    assert final["status"]["phase"] == "Failed" and nodes["A"] == "Failed"
+    handlers = {nodes.get("A.onExit"), nodes.get(f"{run.name}.onExit")}
+    assert handlers == ({"Succeeded"} if strategy == "Stop" else {None})
+
+
 def test_the_run_stays_running_until_its_exit_handler_ends(service: EngineService) -> None:
     """Argo marks the run's phase only once the exit handler is done: a client polling for the final phase must
     not see one (without its message) while the handler still runs; ``workflow.status`` inside the handler,
