@@ -54,7 +54,7 @@ class ChildRunner:
         """One step or task (after loop expansion): when, arguments, the template, its exit/expression hooks."""
         scope = self.rt.with_global_outputs(scope)  # what earlier nodes published as workflow.outputs.*
         try:
-            call = self.rt.resolve_call(step.source, tset)
+            call = self.rt.resolve_call(step.source, tset, scope)
         except NodeFailure as exc:
             return self.rt.fail_node(ref, exc)
         if step.when is not None:

@@ -239,7 +239,7 @@ class WorkflowExecutor:
             rt.cancelled.clear()
         rt.body_phase = plain(phase)
         scope = rt.workflow_scope()  # workflow.status: the body's phase
-        scope.set("workflow.failures", json.dumps(self._failures(), separators=(",", ":")))
+        scope.set("workflow.failures", self._failures_json())
         ref = rt.ref(f"{rt.name}.onExit", f"{rt.name}.onExit")
         rt.exit_nodes.add(ref.id)
         try:
@@ -253,6 +253,9 @@ class WorkflowExecutor:
     def _controller_errored(self, node: Mapping[str, Any]) -> bool:
         """Whether the node's Error was the controller's (``Runtime.controller_errors``), not its pod's."""
         return node.get("phase") == NodePhase.ERROR and node.get("id") in self.rt.controller_errors
+
+    def _failures_json(self) -> str:
+        return json.dumps(self._failures(), separators=(",", ":"))
 
     def _failures(self) -> list[dict[str, Any]]:
         with self.rt.tree.lock:
@@ -268,4 +271,5 @@ class WorkflowExecutor:
             return
         scope = self.rt.workflow_scope()
         scope.set("workflow.status", plain(phase))
+        scope.set("workflow.failures", self._failures_json())  # Argo sets it before it runs the run's hooks
         invoker.children.fire_hooks(hooks, scope, self.rt.name, None)

@@ -19,7 +19,7 @@ from aipipe.engine.noderef import NodeRef
 from aipipe.engine.nodes import DONE_PHASES, KEPT_ON_RESUME, Clock, NodeTree, now_iso, subtree_progress
 from aipipe.engine.phases import NodePhase, NodeType, plain
 from aipipe.engine.runcontrol import RunControl
-from aipipe.engine.template import Scope
+from aipipe.engine.template import Scope, TemplateError, render
 from aipipe.engine.wfmeta import creation_variables, workflow_variables
 from aipipe.errors import UserError
 from aipipe.validation import check_name
@@ -157,13 +157,14 @@ class Runtime:
     def root_tset(self) -> TemplateSet:
         return TemplateSet({t["name"]: t for t in self.spec.get("templates") or []})
 
-    def resolve_call(self, ref: Mapping[str, Any], tset: TemplateSet) -> Call:
-        """Find the template a step/task/hook names (template, templateRef or inline)."""
+    def resolve_call(self, ref: Mapping[str, Any], tset: TemplateSet, scope: Scope | None = None) -> Call:
+        """Find the template a step/task/hook names (template, templateRef or inline); a templateRef's name and
+        template may be tags (``{{item.x}}``), read in the step's ``scope``."""
         arguments = dict(ref.get("arguments") or {})
         if ref.get("inline"):
             return Call(self._with_defaults(dict(ref["inline"])), tset, None, None, arguments)
         if ref.get("templateRef"):
-            tref = ref["templateRef"]
+            tref = _rendered_ref(ref["templateRef"], scope)
             kind = "ClusterWorkflowTemplate" if tref.get("clusterScope") else "WorkflowTemplate"
             manifest = self.ctx.templates(kind, str(tref.get("name")))
             if manifest is None:
@@ -304,3 +305,17 @@ class Runtime:
 
 def _nothing() -> None:
     return None
+
+
+def _rendered_ref(tref: Mapping[str, Any], scope: Scope | None) -> Mapping[str, Any]:
+    """A templateRef with the tags in its name and template resolved (Argo resolves a dynamic reference when
+    the step runs); without a scope to read them in, a tag is an error of the step."""
+    if not any("{{" in str(tref.get(k) or "") for k in ("name", "template")):
+        return tref
+    if scope is None:
+        raise NodeFailure(f"templateRef {tref.get('name')!r}/{tref.get('template')!r}: cannot be resolved here")
+    try:
+        return {**tref, **{k: render(str(tref[k]), scope, f"templateRef.{k}") for k in ("name", "template")
+                           if tref.get(k)}}
+    except TemplateError as exc:
+        raise NodeFailure(str(exc)) from exc

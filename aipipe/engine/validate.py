@@ -66,11 +66,18 @@ def resolve_workflow_spec(workflow: Mapping[str, Any], templates: TemplateLookup
         merged = {item["name"]: item for item in _named_items(base_args, section, "spec.workflowTemplateRef",
                                                               malformed)}
         for item in _named_items(own_args, section, f"spec.arguments.{section}"):
-            merged[item["name"]] = {**merged.get(item["name"], {}), **item}
+            merged[item["name"]] = {**_overridden(merged.get(item["name"], {}), item), **item}
         if merged:
             base.setdefault("arguments", {})[section] = list(merged.values())
     base.update(own)
     return base
+
+
+def _overridden(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    """The template's argument under the workflow's: its other fields stay, but where the workflow gives a
+    ``value`` the template's ``valueFrom`` goes, and the other way round (Argo's fix for issue 14426)."""
+    drop = {"valueFrom"} if "value" in override else {"value"} if "valueFrom" in override else set()
+    return {k: v for k, v in base.items() if k not in drop}
 
 
 def _named_items(arguments: Any, section: str, field: str, malformed: str = "") -> list[Mapping[str, Any]]:
@@ -323,7 +330,7 @@ class _Linter:
         callee = local.get(ref["template"]) if ref.get("template") else ref.get("inline")
         if ref.get("inline"):
             self.check_template(ref["inline"], local, f"{where}.inline")
-        if ref.get("templateRef"):
+        if ref.get("templateRef") and not _dynamic(ref["templateRef"]):  # a dynamic one resolves as the step runs
             tref = ref["templateRef"]
             kind = "ClusterWorkflowTemplate" if tref.get("clusterScope") else "WorkflowTemplate"
             manifest = self.lookup(kind, str(tref.get("name")))
@@ -340,6 +347,11 @@ class _Linter:
             self.check_ref(hook, local, f"{where}.hooks.{hook_name}")
         if ref.get("onExit") and ref["onExit"] not in local:
             self.fail(f"{where}.onExit", f"template name '{ref['onExit']}' undefined")
+
+
+def _dynamic(tref: Mapping[str, Any]) -> bool:
+    """Whether a templateRef names its WorkflowTemplate or template with a tag (``{{item.x}}``)."""
+    return any("{{" in str(tref.get(k) or "") for k in ("name", "template"))
 
 
 def _callee(call: Mapping[str, Any], local: Mapping[str, Any]) -> Mapping[str, Any] | None:

@@ -242,3 +242,22 @@ def test_a_non_root_node_cannot_make_top_level_folders(engine: EngineRun) -> Non
     main = _sh("main", "if mkdir /mine; then exit 1; fi; mkdir /tmp/mine")
     out = engine.run(_wf("nonroot", "main", [main], securityContext={"runAsNonRoot": True, "runAsUser": 8737}))
     assert out["status"]["phase"] == "Succeeded", out["status"].get("message")
+
+
+def test_the_runs_hooks_read_workflow_failures(engine: EngineRun) -> None:
+    notify = {**_sh("notify", "echo '{{inputs.parameters.m}}'"), "inputs": {"parameters": [{"name": "m"}]}}
+    hooks = {"failure": {"expression": 'workflow.status == "Failed"', "template": "notify",
+                         "arguments": {"parameters": [{"name": "m", "value": "{{workflow.failures}}"}]}}}
+    out = engine.run(_wf("failhook", "main", [_sh("main", "exit 1"), notify], hooks=hooks))
+    [hook] = nodes_by_display(out)["failhook.hooks.failure"]
+    assert hook["phase"] == "Succeeded" and '"displayName":"failhook"' in hook["outputs"]["result"]
+
+
+def test_a_templateref_named_by_tags_resolves_when_each_step_runs(engine: EngineRun) -> None:
+    library = {"kind": "WorkflowTemplate", "metadata": {"name": "lib"}, "spec": {"templates": [_sh("greet", "true")]}}
+    step = {"name": "call", "templateRef": {"name": "{{item.wft}}", "template": "{{item.tmpl}}"},
+            "withItems": [{"wft": "lib", "tmpl": "greet"}, {"wft": "lib", "tmpl": "absent"}]}
+    out = engine.run(_wf("dynref", "main", [{"name": "main", "steps": [[step]]}]), [library])
+    phases = _phases(out)
+    assert phases["call(0:tmpl:greet,wft:lib)"] == ["Succeeded"]
+    assert phases["call(1:tmpl:absent,wft:lib)"] == ["Error"] and out["status"]["phase"] == "Failed"

@@ -139,3 +139,15 @@ def test_a_malformed_referenced_template_is_refused_by_name(cluster: bool) -> No
         resolve_workflow_spec(run, dict_templates([broken]))
     words = "cluster workflow template" if cluster else "workflow template"
     assert f"malformed {words} 'broken': its spec.arguments.parameters must be a list" in str(refused.value)
+
+
+def test_a_workflows_argument_replaces_the_templates_value_or_value_from() -> None:
+    """Argo's fix for issue 14426: the workflow's ``value`` drops the template's ``valueFrom``, its ``valueFrom``
+    the template's ``value``; the template's other fields stay."""
+    cm = {"configMapKeyRef": {"name": "c", "key": "k"}}
+    stored = {"kind": "WorkflowTemplate", "metadata": {"name": "base"}, "spec": {"arguments": {"parameters": [
+        {"name": "a", "value": "from-template", "description": "kept"}, {"name": "b", "valueFrom": cm}]}}}
+    run = {"metadata": {"name": "r"}, "spec": {"workflowTemplateRef": {"name": "base"}, "arguments": {"parameters": [
+        {"name": "a", "valueFrom": cm}, {"name": "b", "value": "from-workflow"}]}}}
+    params = resolve_workflow_spec(run, dict_templates([stored]))["arguments"]["parameters"]
+    assert params == [{"name": "a", "description": "kept", "valueFrom": cm}, {"name": "b", "value": "from-workflow"}]
