@@ -33,7 +33,8 @@ from aipipe.engine.pod import PodRunner
 from aipipe.engine.retry import parse_duration
 from aipipe.engine.runtime import Runtime
 from aipipe.engine.template import Scope
-from aipipe.engine.validate import resolve_workflow_spec, validate_workflow
+from aipipe.engine.validate import validate_workflow
+from aipipe.engine.wfref import resolve_workflow_spec
 
 # Argo's operate() words an error the entry or exit template's execution returns (its space before the colon kept)
 ENTRY_ERROR = "error in entry template execution: "

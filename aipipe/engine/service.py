@@ -33,8 +33,8 @@ from aipipe.engine.store import (
     WORKFLOW_TEMPLATE,
     RunStore,
 )
-from aipipe.engine.validate import resolve_workflow_spec
 from aipipe.engine.wfmeta import with_workflow_metadata
+from aipipe.engine.wfref import resolve_workflow_spec
 from aipipe.errors import AipipeError, ConflictError, NotFoundError, UserError
 
 TERMINATED_MESSAGE = "terminated by user"

@@ -16,8 +16,9 @@ import yaml
 from aipipe.config import load_config
 from aipipe.engine.context import dict_templates, no_templates
 from aipipe.engine.names import pod_name
-from aipipe.engine.validate import resolve_workflow_spec, validate_workflow
+from aipipe.engine.validate import validate_workflow
 from aipipe.engine.wfmeta import with_workflow_metadata
+from aipipe.engine.wfref import resolve_workflow_spec
 from aipipe.errors import UserError
 from cron._common import retrain_template
 from pipelines.templates import build_all

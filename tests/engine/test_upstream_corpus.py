@@ -19,8 +19,8 @@ import pytest
 import yaml
 
 from aipipe.engine.context import dict_templates
-from aipipe.engine.validate import resolve_workflow_spec
 from aipipe.engine.wfmeta import with_workflow_metadata
+from aipipe.engine.wfref import resolve_workflow_spec
 from aipipe.errors import UserError
 from tests.engine.conftest import EngineRun, nodes_by_display
 
@@ -40,7 +40,7 @@ KNOWN_GAPS: dict[str, str] = {
                     "list of objects'), where upstream's e2e test, which stores the broken template with kubectl "
                     "past the API's validation, sees the controller end the run Error; `argo submit` fetches the "
                     "template through the typed client to validate the workflow, which cannot decode it either "
-                    "(validate.py resolve_workflow_spec)"),
+                    "(wfref.py resolve_workflow_spec)"),
     "xy-sidecar-dind.yaml": "refused on purpose: its docker-in-docker sidecar is privileged, and the embedded engine "
     "refuses privileged nodes with a message naming the field (security.py: a node gets no host devices and no "
     "full capability set); upstream's CI skips this example too (no-test: environment)",

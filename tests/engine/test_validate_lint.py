@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from aipipe.engine.context import dict_templates
-from aipipe.engine.validate import resolve_workflow_spec, validate_workflow
+from aipipe.engine.validate import validate_workflow
+from aipipe.engine.wfref import resolve_workflow_spec
 from aipipe.errors import UserError
 
 SAY = {"name": "say", "inputs": {"parameters": [{"name": "message"}]},
