@@ -29,6 +29,9 @@ ENV: dict[str, Any] = {
 @pytest.mark.parametrize(("expression", "expected"), [
     # the pipe: the left side becomes the first argument; it binds loosest, left to right
     ("nums | filter(# > 1)", [5, 2, 8]),
+    # expr-lang's toJSON indents as Go's MarshalIndent; Argo's toJson stays compact
+    ("toJSON({'b': [1, {}], 'a': []})", '{\n  "a": [],\n  "b": [\n    1,\n    {}\n  ]\n}'),
+    ("toJson({'b': [1], 'a': 'x'})", '{"a":"x","b":[1]}'),
     ("nums | filter(# > 1) | map(# * 10)", [50, 20, 80]),
     ("nums | map(# + 1) | sum()", 20),
     ("words | map(upper(#)) | join('-')", "ALPHA-BETA-GAMMA"),

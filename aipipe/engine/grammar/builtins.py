@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from aipipe.engine.grammar.gotime import now
-from aipipe.engine.grammar.values import NIL, ExprError, as_float, as_int, go_sprint, num, to_json, to_text
+from aipipe.engine.grammar.values import NIL, ExprError, as_float, as_int, go_sprint, num, to_json, to_json_indented, to_text
 
 
 def jsonpath(doc: Any, path: str) -> Any:
@@ -87,7 +87,7 @@ def _type(value: Any) -> str:
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "asInt": as_int, "asFloat": as_float, "int": as_int, "float": as_float,
     "string": go_sprint, "type": _type,  # expr-lang's string() is fmt.Sprintf("%v")
-    "toJson": to_json, "toJSON": to_json, "fromJson": from_json, "fromJSON": from_json,
+    "toJson": to_json, "toJSON": to_json_indented, "fromJson": from_json, "fromJSON": from_json,
     "jsonpath": jsonpath,
     "toBase64": lambda s: base64.b64encode(str(s).encode()).decode(),
     "fromBase64": lambda s: base64.b64decode(str(s)).decode(),

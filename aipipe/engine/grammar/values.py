@@ -62,6 +62,18 @@ def to_json(value: Any) -> str:
     return to_json(str(value))
 
 
+def to_json_indented(value: Any, depth: int = 0) -> str:
+    """JSON as Go's ``json.MarshalIndent(v, "", "  ")`` writes it (expr-lang's ``toJSON``): :func:`to_json`'s
+    values, each member of a non-empty object or array on a line of its own, two spaces a level."""
+    pad, inner = "  " * depth, "  " * (depth + 1)
+    if isinstance(value, dict) and value:
+        members = [f"{inner}{to_json(str(k))}: {to_json_indented(v, depth + 1)}" for k, v in sorted(value.items())]
+        return "{\n" + ",\n".join(members) + f"\n{pad}}}"
+    if isinstance(value, (list, tuple)) and value:
+        return "[\n" + ",\n".join(f"{inner}{to_json_indented(v, depth + 1)}" for v in value) + f"\n{pad}]"
+    return to_json(value)
+
+
 _HTML_ESCAPES = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026", 0x2028: "\\u2028",
                  0x2029: "\\u2029"}
 
