@@ -178,6 +178,57 @@ def template_metrics(tmpl: Mapping[str, Any], where: str) -> Iterator[Problem]:
         if not metric.get("help"):
             yield f"{where}.metrics", f"metric '{name}' must contain a help string under 'help: ' field"
             return
+        problem = _metric_value_problem(metric)
+        if problem:
+            yield f"{where}.metrics", f"metric '{name}' error: {problem}"
+            return
+
+
+def _metric_value_problem(metric: Mapping[str, Any]) -> str | None:
+    """What Argo's ValidateMetricValues refuses: a gauge, counter or histogram without its ``value``, and a
+    real-time gauge of ``resourcesDuration.*`` (known only once the node ends)."""
+    for kind in ("gauge", "counter", "histogram"):
+        body = metric.get(kind)
+        if isinstance(body, Mapping) and not body.get("value"):
+            return f"missing {kind}.value"
+    gauge = metric.get("gauge")
+    if isinstance(gauge, Mapping) and gauge.get("realtime") in (True, "true") and \
+            "resourcesDuration." in str(gauge.get("value")):
+        return "'resourcesDuration.*' metrics cannot be used in real-time"
+    return None
+
+
+def pod_gc_selector(pod_gc: Any) -> Iterator[Problem]:
+    """``podGC.labelSelector`` as Kubernetes parses a LabelSelector: a known operator, with values for In and
+    NotIn and none for Exists and DoesNotExist."""
+    selector = pod_gc.get("labelSelector") if isinstance(pod_gc, Mapping) else None
+    for expression in (selector or {}).get("matchExpressions") or [] if isinstance(selector, Mapping) else []:
+        operator = str((expression or {}).get("operator") or "") if isinstance(expression, Mapping) else ""
+        values = (expression or {}).get("values") if isinstance(expression, Mapping) else None
+        if operator in ("In", "NotIn") and not values:
+            yield "spec.podGC.labelSelector", "invalid: for 'in', 'notin' operators, values set can't be empty"
+        elif operator in ("Exists", "DoesNotExist") and values:
+            yield "spec.podGC.labelSelector", "invalid: values set must be empty for exists and does not exist"
+        elif operator not in ("In", "NotIn", "Exists", "DoesNotExist"):
+            yield "spec.podGC.labelSelector", f"invalid: {operator!r} is not a valid label selector operator"
+        else:
+            continue
+        return
+
+
+def unclosed_tag(tmpl: Any, where: str) -> Iterator[Problem]:
+    """A ``{{`` with no ``}}`` after it in any of the template's strings: Argo's template parser refuses the
+    template ("Cannot find end tag")."""
+    if isinstance(tmpl, str):
+        start = tmpl.rfind("{{")
+        if start >= 0 and tmpl.find("}}", start + 2) < 0:
+            yield where, f'Cannot find end tag="}}}}" in the template starting from {tmpl[start:start + 40]!r}'
+    elif isinstance(tmpl, Mapping):
+        for key, value in tmpl.items():
+            yield from unclosed_tag(value, f"{where}.{key}")
+    elif isinstance(tmpl, list):
+        for i, value in enumerate(tmpl):
+            yield from unclosed_tag(value, f"{where}[{i}]")
 
 
 def argument_artifacts(step: Mapping[str, Any], where: str) -> Iterator[Problem]:

@@ -140,6 +140,10 @@ def _resolve(inner: str, scope: Scope, tag: str, where: str, lenient: bool = Fal
         return tag if lenient and (value is NIL or value is None) else to_text(value)
     name = inner.strip()
     if not is_known(name):
+        nested = inner.rfind("{{")  # Argo's simpleReplace: an unknown tag with a tag inside it ("{{- with "{{x}}")
+        if nested > 0:
+            inside = inner[nested + 2:]
+            return "{{" + inner[:nested] + _resolve(inside, scope, "{{" + inside + "}}", where, lenient)
         return tag
     value = lookup(name, scope)
     if value is ABSENT:

@@ -123,6 +123,7 @@ class _Linter:
         self.check_tags(tmpl, local, where)
         self.fail_first(lintrules.init_container_names(tmpl, where))
         self.fail_first(lintrules.template_metrics(tmpl, where))
+        self.fail_first(lintrules.unclosed_tag(tmpl, where))
         if kind == "steps":
             seen: set[str] = set()  # as Argo, step names are unique across all groups of the template
             for gi, group in enumerate(tmpl["steps"] or []):
@@ -341,6 +342,8 @@ def validate_workflow(workflow: Mapping[str, Any], templates: TemplateLookup, *,
     strategy = (spec.get("podGC") or {}).get("strategy") if isinstance(spec.get("podGC"), Mapping) else None
     if strategy not in POD_GC_STRATEGIES:
         raise UserError(f"podGC.strategy unknown strategy '{strategy}'", field="spec.podGC.strategy")
+    for field, reason in lintrules.pod_gc_selector(spec.get("podGC")):
+        raise UserError(f"podGC.labelSelector {reason}", field=field)
     refuse_unsupported(spec, "spec")
     _Linter(spec, templates, as_template=as_template).run()
     for manifest_ref in _template_refs(spec):

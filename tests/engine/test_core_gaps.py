@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from aipipe.engine.dag import branch_phases
+from aipipe.engine.template import Scope, render
 from tests.engine.conftest import EngineRun, nodes_by_display
 
 
@@ -261,3 +262,12 @@ def test_a_templateref_named_by_tags_resolves_when_each_step_runs(engine: Engine
     phases = _phases(out)
     assert phases["call(0:tmpl:greet,wft:lib)"] == ["Succeeded"]
     assert phases["call(1:tmpl:absent,wft:lib)"] == ["Error"] and out["status"]["phase"] == "Failed"
+
+
+def test_a_tag_inside_an_unknown_tag_is_substituted_and_the_rest_kept() -> None:
+    """Argo's simpleReplace: an unknown tag that holds a known one (a Vault template, say) has the known one
+    substituted and stays otherwise as written."""
+    scope = Scope({"inputs.parameters.path": "kv/db"})
+    text = '{{- with secret "{{inputs.parameters.path}}" -}}{{ .Data.user }}{{- end }}'
+    assert render(text, scope) == '{{- with secret "kv/db" -}}{{ .Data.user }}{{- end }}'
+    assert render("{{- with {{nosuch.x}} -}}", scope) == "{{- with {{nosuch.x}} -}}"

@@ -152,3 +152,23 @@ def test_a_workflows_argument_replaces_the_templates_value_or_value_from() -> No
         {"name": "a", "valueFrom": cm}, {"name": "b", "value": "from-workflow"}]}}}
     params = resolve_workflow_spec(run, dict_templates([stored]))["arguments"]["parameters"]
     assert params == [{"name": "a", "description": "kept", "valueFrom": cm}, {"name": "b", "value": "from-workflow"}]
+
+
+LEAF = {"name": "main", "container": {"image": "alpine", "command": ["true"]}}
+
+
+@pytest.mark.parametrize(("change", "words"), [
+    ({"metrics": {"prometheus": [{"name": "m", "help": "h", "gauge": {"realtime": False}}]}}, "missing gauge.value"),
+    ({"metrics": {"prometheus": [{"name": "m", "help": "h", "gauge": {"realtime": True,
+                                                                     "value": "{{resourcesDuration.cpu}}"}}]}},
+     "'resourcesDuration.*' metrics cannot be used in real-time"),
+    ({"container": {"image": "alpine", "command": ["echo", "{{workflow.name"]}}, 'Cannot find end tag="}}"'),
+])
+def test_what_argos_template_checks_refuse(change: dict[str, Any], words: str) -> None:
+    assert words in str(refused(workflow({**LEAF, **change})))
+
+
+def test_a_pod_gc_label_selector_with_an_unknown_operator_is_refused() -> None:
+    gc = {"strategy": "OnPodSuccess", "labelSelector": {"matchExpressions": [{"key": "a", "operator": "Sometimes"}]}}
+    err = refused(workflow(LEAF, podGC=gc))
+    assert err.field == "spec.podGC.labelSelector" and "'Sometimes' is not a valid label selector operator" in str(err)

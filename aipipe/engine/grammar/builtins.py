@@ -11,7 +11,17 @@ from collections.abc import Callable
 from typing import Any
 
 from aipipe.engine.grammar.gotime import now
-from aipipe.engine.grammar.values import NIL, ExprError, as_float, as_int, go_sprint, num, to_json, to_json_indented, to_text
+from aipipe.engine.grammar.values import (
+    NIL,
+    ExprError,
+    as_float,
+    as_int,
+    go_sprint,
+    num,
+    to_json,
+    to_json_indented,
+    to_text,
+)
 
 
 def jsonpath(doc: Any, path: str) -> Any:
