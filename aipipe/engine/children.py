@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from aipipe.engine.arguments import optional_inputs, render_arguments
@@ -33,6 +33,13 @@ class ChildRunner:
         self.invoke = invoke
         self.hook_threads: list[threading.Thread] = []
         self.fired: set[str] = set()  # the hook nodes this driver fired (under the tree's lock)
+        # step or task node id -> why its exit hook's expression could not be evaluated: Argo's runOnExitNode
+        # returns that error, which errors the step group or the DAG instead of creating the hook's node
+        self.hook_errors: dict[str, str] = {}
+
+    def hook_error(self, nodes: Iterable[NodeRecord]) -> str | None:
+        """The first of ``nodes`` whose exit hook's expression could not be evaluated: why (None: none)."""
+        return next((self.hook_errors[n["id"]] for n in nodes if n.get("id") in self.hook_errors), None)
 
     def skip_empty_loop(self, step: StepSpec, ref: NodeRef, tset: TemplateSet) -> NodeRecord:
         """The node of a step or task whose withItems/withParam/withSequence has no items."""
@@ -93,8 +100,7 @@ class ChildRunner:
                 if evaluate(str(hook["expression"]), scope.env()) is not True:
                     return
             except ExprError as exc:
-                self.rt.edges.from_node(ref.name, owner.name)
-                self.rt.fail_node(ref, NodeFailure(f"{ref.display}: expression {hook['expression']!r}: {exc}"))
+                self.hook_errors[owner.id] = f"{ref.display}: expression {hook['expression']!r}: {exc}"
                 return
         self.rt.edges.from_node(ref.name, owner.name)
         self.rt.exit_nodes.add(ref.id)  # a Stop still runs it (and what it calls)

@@ -80,6 +80,9 @@ class _DagRun:
             return {"phase": NodePhase.FAILED, "message": FAIL_FAST_MESSAGE}
         if self.rt.cancelled.is_set():
             return {"phase": NodePhase.FAILED, "message": self.rt.abort_reason}
+        hook_error = self.children.hook_error(self.rt.tree.get(self.task_ref(t).id) or {} for t in self.order)
+        if hook_error is not None:  # as Argo's executeDAG: an exit hook that could not be evaluated errors the DAG
+            return {"phase": NodePhase.ERROR, "message": hook_error}
         # As Argo's assessDAGPhase: only the target tasks' branches decide (a failure no target's branch carries,
         # such as one a dependant names with .Failed, or one an `||` passes over, does not fail the DAG).
         with self.rt.tree.lock:

@@ -54,6 +54,10 @@ class StepsHandler:
             failed = [(s, n) for s, ns in results for n in ns if s.continue_on.fails_parent(n.get("phase"))]
             for step, nodes in results:
                 self.children.outputs.register(f"steps.{step.name}", step, nodes, scope, call.tset)
+            hook_error = self.children.hook_error(n for _, ns in results for n in ns)
+            if hook_error is not None:  # Argo's executeSteps: the group errors, and the steps template with it
+                rt.finish_node(gid, NodePhase.ERROR, hook_error)
+                return {"phase": NodePhase.ERROR, "message": hook_error}
             errored = self._controller_error(group, failed)
             if errored is not None:  # Argo's executeStepGroup: the group errors with the child's error
                 rt.finish_node(gid, NodePhase.ERROR, errored)

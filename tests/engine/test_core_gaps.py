@@ -271,3 +271,13 @@ def test_a_tag_inside_an_unknown_tag_is_substituted_and_the_rest_kept() -> None:
     text = '{{- with secret "{{inputs.parameters.path}}" -}}{{ .Data.user }}{{- end }}'
     assert render(text, scope) == '{{- with secret "kv/db" -}}{{ .Data.user }}{{- end }}'
     assert render("{{- with {{nosuch.x}} -}}", scope) == "{{- with {{nosuch.x}} -}}"
+
+
+def test_an_exit_hook_whose_expression_does_not_parse_errors_the_group_and_the_run(engine: EngineRun) -> None:
+    """Argo's executeStepGroup returns runOnExitNode's error: no hook node, the group and the run end Error."""
+    step = {"name": "work", "template": "leaf", "hooks": {"exit": {"expression": "steps.work.status !",
+                                                                  "template": "leaf"}}}
+    out = engine.run(_wf("badhook", "main", [{"name": "main", "steps": [[step]]}, _sh("leaf", "true")]))
+    assert out["status"]["phase"] == "Error" and "unexpected token" in out["status"]["message"]
+    phases = _phases(out)
+    assert phases["[0]"] == ["Error"] and phases["work"] == ["Succeeded"] and "work.onExit" not in phases

@@ -102,14 +102,15 @@ def test_expr_golden(expression: str, expected: Any) -> None:
 
 @pytest.mark.parametrize(("expression", "message"), [
     ("nums | ", "unexpected end"),
-    ("nums | 3", "unexpected '3'"),
+    ("nums | 3", "unexpected token '3'"),
+    ("nums !", "unexpected token Operator('!') at the end"),
     ("filter(nums)", "takes a list and a predicate"),
     ("# > 1", "outside a predicate"),
     ("sprig.sub(1, 2, 3)", "sprig.sub()"),
     ("sprig.nosuch(1)", "unknown function sprig.nosuch()"),
     ("nums[1:", "unexpected end"),
     ("nums | len() > 3 && words | all(len(#) > 3)", "expected a boolean"),  # the pipe binds loosest
-    ("{a: 1,, b: 2}", "unexpected ','"),
+    ("{a: 1,, b: 2}", "unexpected token ','"),
     ("'open", "unexpected"),
 ])
 def test_expr_golden_errors(expression: str, message: str) -> None:

@@ -231,9 +231,11 @@ def _parser() -> Lark:
 
 def _describe(exc: UnexpectedInput, text: str) -> str:
     if isinstance(exc, UnexpectedEOF) or (isinstance(exc, UnexpectedToken) and exc.token.type == "$END"):
-        return f"unexpected end of {text!r}"
+        if text.rstrip().endswith("!"):  # expr-lang: a `!` after an operand is a token it did not expect
+            return f"unexpected token Operator('!') at the end of {text!r}"
+        return f"unexpected token EOF: unexpected end of {text!r}"
     if isinstance(exc, UnexpectedToken):
-        return f"unexpected {str(exc.token)!r} at {exc.column - 1} in {text!r}"
+        return f"unexpected token {str(exc.token)!r} at {exc.column - 1} in {text!r}"
     if isinstance(exc, UnexpectedCharacters):
         return f"unexpected character {text[exc.pos_in_stream or 0]!r} at {exc.pos_in_stream} in {text!r}"
     return f"cannot parse {text!r}"
