@@ -231,6 +231,53 @@ def unclosed_tag(tmpl: Any, where: str) -> Iterator[Problem]:
             yield from unclosed_tag(value, f"{where}[{i}]")
 
 
+def global_artifact_names(spec: Mapping[str, Any]) -> set[str] | None:
+    """The ``globalName`` of every output artifact the workflow's own templates declare, the workflow's parameters
+    substituted in them (Argo's validation resolves ``{{workflow.outputs.artifacts.X}}`` against these); None when
+    they cannot all be known before the run (a templateRef, or another tag in a name)."""
+    if _has_key(spec.get("templates"), ("templateRef", "inline")):
+        return None
+    values = {f"workflow.parameters.{p.get('name')}": str(p.get("value"))
+              for p in (spec.get("arguments") or {}).get("parameters") or [] if isinstance(p, Mapping)
+              and p.get("value") is not None}
+    names: set[str] = set()
+    for tmpl in spec.get("templates") or []:
+        for art in ((tmpl.get("outputs") or {}).get("artifacts") or []) if isinstance(tmpl, Mapping) else []:
+            name = str(art.get("globalName") or "") if isinstance(art, Mapping) else ""
+            name = _GLOBAL_NAME_TAG.sub(lambda m: values.get(m.group(1), m.group(0)), name)
+            if "{{" in name:
+                return None
+            if name:
+                names.add(name)
+    return names
+
+
+_GLOBAL_NAME_TAG = re.compile(r"\{\{\s*(workflow\.parameters\.[^}\s]+)\s*\}\}")
+
+
+def run_metadata_keys(workflow: Mapping[str, Any], spec: Mapping[str, Any]) -> dict[str, set[str]]:
+    """The label and annotation keys a run has from the start: its own metadata's and its (resolved)
+    ``workflowMetadata``'s, ``labelsFrom`` included; Argo's validation resolves ``workflow.labels.X`` against these
+    (a referenced WorkflowTemplate's own metadata is not the run's)."""
+    meta, extra = workflow.get("metadata"), spec.get("workflowMetadata")
+    meta = meta if isinstance(meta, Mapping) else {}
+    extra = extra if isinstance(extra, Mapping) else {}
+    sources = {"labels": (meta.get("labels"), extra.get("labels"), extra.get("labelsFrom")),
+               "annotations": (meta.get("annotations"), extra.get("annotations"))}
+    return {kind: {str(k) for source in found if isinstance(source, Mapping) for k in source}
+            for kind, found in sources.items()}
+
+
+def metadata_reference(tag: str, keys: Mapping[str, set[str]], where: str) -> Iterator[Problem]:
+    """A ``workflow.labels.X`` or ``workflow.annotations.X`` whose key the run does not have (``json``, the whole
+    map, and the controller's own ``workflows.argoproj.io/`` keys are always there)."""
+    parts = tag.split(".", 2)
+    if len(parts) == 3 and parts[0] == "workflow" and parts[1] in keys:
+        key = parts[2]
+        if key != "json" and not key.startswith("workflows.argoproj.io/") and key not in keys[parts[1]]:
+            yield where, f"failed to resolve {{{{{tag}}}}}: the run has no {parts[1][:-1]} '{key}'"
+
+
 def argument_artifacts(step: Mapping[str, Any], where: str) -> Iterator[Problem]:
     """Each artifact a step or task passes needs a source (Argo's validateArgumentsValues)."""
     for art in (step.get("arguments") or {}).get("artifacts") or []:
@@ -421,3 +468,12 @@ def _text_without(value: Any, skip: tuple[str, ...]) -> str:
     if isinstance(value, list):
         return "\n".join(_text_without(v, skip) for v in value)
     return ""
+
+
+def _has_key(value: Any, keys: tuple[str, ...]) -> bool:
+    """Whether any mapping inside ``value`` has one of ``keys`` (set)."""
+    if isinstance(value, Mapping):
+        return any(value.get(k) for k in keys) or any(_has_key(v, keys) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_key(v, keys) for v in value)
+    return False

@@ -151,6 +151,8 @@ def _resolve(inner: str, scope: Scope, tag: str, where: str, lenient: bool = Fal
                             "Omitted and declares no default)".lstrip(": "), absent=True)
     if value is None and name == "item":  # outside a loop Argo leaves a bare {{item}} as written
         return tag
+    if value is None and lenient and ".artifacts." in name:  # an artifact is no string: a pod's text keeps the tag
+        return tag
     if value is None:
         raise TemplateError(f"{where}: failed to resolve {tag}".lstrip(": "))
     return value if isinstance(value, str) else to_text(value)

@@ -44,18 +44,21 @@ _OUTPUT_TAG = re.compile(r"(?:steps|tasks)\.[^.\s\[\]]+\.(?:outputs\.)?"
 
 class _Linter:
     def __init__(self, spec: Mapping[str, Any], templates: TemplateLookup, own: bool = True,
-                 as_template: bool = False) -> None:
+                 as_template: bool = False, metadata: Mapping[str, set[str]] | None = None) -> None:
         """``own``: ``spec`` is the submitted workflow's (so its arguments are the workflow's parameters), not a
         WorkflowTemplate reached through a templateRef (whose templates see the caller's parameters).
         ``as_template``: ``spec`` is a WorkflowTemplate's being registered: as Argo's template validation does,
         its parameters may have no value yet and its entrypoint's inputs need not be supplied (both come at
-        submit)."""
+        submit). ``metadata``: the run's label and annotation keys (``{"labels": …, "annotations": …}``), which
+        ``{{workflow.labels.X}}`` and ``{{workflow.annotations.X}}`` must name."""
         self.spec = spec
+        self.metadata = metadata
         self.as_template = as_template
         self.lookup = templates
         self.local = {t.get("name"): t for t in spec.get("templates") or []}
         self.parameters = {str(p.get("name")) for p in (spec.get("arguments") or {}).get("parameters") or []} \
             | {"json"} if own else None
+        self.global_artifacts = lintrules.global_artifact_names(spec) if own else None
 
     def fail(self, field: str, message: str) -> NoReturn:
         raise UserError(message, field=field)
@@ -199,6 +202,8 @@ class _Linter:
                           f"'{found.group(1)}'")
             if self.parameters is not None and not self.as_template:
                 self.check_global(tag.strip(), where)
+            if self.metadata is not None and not self.as_template:
+                self.fail_first(lintrules.metadata_reference(tag.strip(), self.metadata, where))
             found = _SIBLING_TAG.match(tag)
             if found and own is not None and found.group(1) == own and found.group(2) not in siblings[own]:
                 self.fail(where, f"failed to resolve {{{{{tag}}}}}: no {own[:-1]} named '{found.group(2)}'")
@@ -238,6 +243,9 @@ class _Linter:
             self.fail(where, "failed to resolve {{workflow.priority}}: the workflow sets no spec.priority")
         if tag in ("workflow.parameters", "workflow.parameters.json") and self.parameters == {"json"}:
             self.fail(where, f"failed to resolve {{{{{tag}}}}}: the workflow has no parameters")
+        published = tag.removeprefix("workflow.outputs.artifacts.")
+        if published != tag and self.global_artifacts is not None and published not in self.global_artifacts:
+            self.fail(where, f"failed to resolve {{{{{tag}}}}}: no output artifact has globalName '{published}'")
         if tag == "workflow.failures" and not self.spec.get("onExit") and not self.spec.get("hooks"):
             self.fail(where, "failed to resolve {{workflow.failures}}: it is set only in a workflow's exit handler "
                       "(spec.onExit)")
@@ -345,7 +353,8 @@ def validate_workflow(workflow: Mapping[str, Any], templates: TemplateLookup, *,
     for field, reason in lintrules.pod_gc_selector(spec.get("podGC")):
         raise UserError(f"podGC.labelSelector {reason}", field=field)
     refuse_unsupported(spec, "spec")
-    _Linter(spec, templates, as_template=as_template).run()
+    metadata = lintrules.run_metadata_keys(workflow, spec)
+    _Linter(spec, templates, as_template=as_template, metadata=metadata).run()
     for manifest_ref in _template_refs(spec):
         kind, name = manifest_ref
         manifest = templates(kind, name)
@@ -354,7 +363,7 @@ def validate_workflow(workflow: Mapping[str, Any], templates: TemplateLookup, *,
             refuse_unsupported(inner, f"{kind} {name}: spec")
             local = {t.get("name"): t for t in inner.get("templates") or []}
             linter = _Linter({**inner, "entrypoint": inner.get("entrypoint") or next(iter(local), "")}, templates,
-                             own=False)
+                             own=False, as_template=as_template, metadata=metadata)
             for tmpl in inner.get("templates") or []:
                 linter.check_template(tmpl, local, f"{kind}.{name}.templates.{tmpl.get('name')}")
 

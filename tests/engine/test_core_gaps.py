@@ -281,3 +281,14 @@ def test_an_exit_hook_whose_expression_does_not_parse_errors_the_group_and_the_r
     assert out["status"]["phase"] == "Error" and "unexpected token" in out["status"]["message"]
     phases = _phases(out)
     assert phases["[0]"] == ["Error"] and phases["work"] == ["Succeeded"] and "work.onExit" not in phases
+
+
+def test_an_artifact_tag_in_a_pods_text_stays_as_written(engine: EngineRun) -> None:
+    """An artifact is no string: Argo's pod substitution, which allows unresolved tags, leaves it."""
+    publish = {**_sh("main", "echo data > /tmp/r"), "outputs": {"artifacts": [
+        {"name": "r", "path": "/tmp/r", "globalName": "res", "archive": {"none": {}}}]}}
+    out = engine.run(_wf("arttag", "main", [publish, _sh("bye", "echo '{{workflow.outputs.artifacts.res}}'")],
+                         onExit="bye"))
+    assert out["status"]["phase"] == "Succeeded", out["status"].get("message")
+    [bye] = nodes_by_display(out)["arttag.onExit"]
+    assert bye["outputs"]["result"] == "{{workflow.outputs.artifacts.res}}"

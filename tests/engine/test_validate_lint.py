@@ -172,3 +172,29 @@ def test_a_pod_gc_label_selector_with_an_unknown_operator_is_refused() -> None:
     gc = {"strategy": "OnPodSuccess", "labelSelector": {"matchExpressions": [{"key": "a", "operator": "Sometimes"}]}}
     err = refused(workflow(LEAF, podGC=gc))
     assert err.field == "spec.podGC.labelSelector" and "'Sometimes' is not a valid label selector operator" in str(err)
+
+
+def test_a_global_artifact_no_template_publishes_is_refused() -> None:
+    publish = {**LEAF, "outputs": {"artifacts": [{"name": "r", "path": "/tmp/r",
+                                                  "globalName": "res-{{workflow.parameters.v}}"}]}}
+    bye = {"name": "bye", "container": {"image": "alpine"}}
+    args = {"parameters": [{"name": "v", "value": "bus"}]}
+    for name, refusal in (("res-bus", False), ("res-car", True)):
+        wf = workflow(publish, {**bye, "container": {**bye["container"], "command": [
+            "echo", f"{{{{workflow.outputs.artifacts.{name}}}}}"]}}, onExit="bye", arguments=args)
+        if refusal:
+            assert "no output artifact has globalName 'res-car'" in str(refused(wf))
+        else:
+            validate_workflow(wf, no_templates)
+
+
+def test_a_label_or_annotation_the_run_does_not_have_is_refused() -> None:
+    shows = {**LEAF, "container": {"image": "alpine", "command": ["echo", "{{workflow.labels.team}}"]}}
+    err = refused(workflow(shows))
+    assert "failed to resolve {{workflow.labels.team}}: the run has no label 'team'" in str(err)
+    for spec in ({"workflowMetadata": {"labels": {"team": "ml"}}},
+                 {"workflowMetadata": {"labelsFrom": {"team": {"expression": "'ml'"}}}}):
+        validate_workflow(workflow(shows, **spec), no_templates)
+    labelled = workflow(shows)
+    labelled["metadata"]["labels"] = {"team": "ml"}
+    validate_workflow(labelled, no_templates)
