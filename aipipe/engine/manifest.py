@@ -166,3 +166,9 @@ class RunSpec:
                    volumes=[*(spec.get("volumes") or []), *({"name": (c.get("metadata") or {}).get("name")}
                                                             for c in spec.get("volumeClaimTemplates") or [])],
                    security_context=spec.get("securityContext"))
+
+
+def is_dynamic_ref(tref: Mapping[str, Any]) -> bool:
+    """Whether a templateRef names its WorkflowTemplate or template with a tag (``{{item.x}}``): Argo resolves it
+    when the step runs, not at submit."""
+    return any("{{" in str(tref.get(k) or "") for k in ("name", "template"))

@@ -14,7 +14,7 @@ from aipipe.engine.calls import USER_STOP, Call, NodeFailure, TemplateSet, merge
 from aipipe.engine.control import STOP
 from aipipe.engine.edges import Edges
 from aipipe.engine.execution import ExecutionContext
-from aipipe.engine.manifest import TEMPLATE_KINDS, kind_of
+from aipipe.engine.manifest import TEMPLATE_KINDS, is_dynamic_ref, kind_of
 from aipipe.engine.noderef import NodeRef
 from aipipe.engine.nodes import DONE_PHASES, KEPT_ON_RESUME, Clock, NodeTree, now_iso, subtree_progress
 from aipipe.engine.phases import NodePhase, NodeType, plain
@@ -310,7 +310,7 @@ def _nothing() -> None:
 def _rendered_ref(tref: Mapping[str, Any], scope: Scope | None) -> Mapping[str, Any]:
     """A templateRef with the tags in its name and template resolved (Argo resolves a dynamic reference when
     the step runs); without a scope to read them in, a tag is an error of the step."""
-    if not any("{{" in str(tref.get(k) or "") for k in ("name", "template")):
+    if not is_dynamic_ref(tref):
         return tref
     if scope is None:
         raise NodeFailure(f"templateRef {tref.get('name')!r}/{tref.get('template')!r}: cannot be resolved here")

@@ -8,7 +8,7 @@ from typing import Any, NoReturn
 
 from aipipe.engine import graph, lintrules
 from aipipe.engine.gpu import request_problem
-from aipipe.engine.manifest import TEMPLATE_KINDS, kind_of
+from aipipe.engine.manifest import TEMPLATE_KINDS, is_dynamic_ref, kind_of
 from aipipe.engine.memospec import memoize_problems
 from aipipe.engine.semaphores import sync_problems
 from aipipe.engine.wfref import TemplateLookup, resolve_workflow_spec
@@ -288,7 +288,7 @@ class _Linter:
         callee = local.get(ref["template"]) if ref.get("template") else ref.get("inline")
         if ref.get("inline"):
             self.check_template(ref["inline"], local, f"{where}.inline")
-        if ref.get("templateRef") and not _dynamic(ref["templateRef"]):  # a dynamic one resolves as the step runs
+        if ref.get("templateRef") and not is_dynamic_ref(ref["templateRef"]):  # a dynamic one resolves as the step runs
             tref = ref["templateRef"]
             kind = "ClusterWorkflowTemplate" if tref.get("clusterScope") else "WorkflowTemplate"
             manifest = self.lookup(kind, str(tref.get("name")))
@@ -305,11 +305,6 @@ class _Linter:
             self.check_ref(hook, local, f"{where}.hooks.{hook_name}")
         if ref.get("onExit") and ref["onExit"] not in local:
             self.fail(f"{where}.onExit", f"template name '{ref['onExit']}' undefined")
-
-
-def _dynamic(tref: Mapping[str, Any]) -> bool:
-    """Whether a templateRef names its WorkflowTemplate or template with a tag (``{{item.x}}``)."""
-    return any("{{" in str(tref.get(k) or "") for k in ("name", "template"))
 
 
 def _callee(call: Mapping[str, Any], local: Mapping[str, Any]) -> Mapping[str, Any] | None:
