@@ -43,7 +43,9 @@ def bind_inputs(call: Call, outer: Scope, base: Scope,
         params_out.append({"name": spec["name"], "value": value})
         as_go.append(_as_go_parameter(spec, value))
     scope_vals = dict(values)
-    scope_vals["inputs.parameters"] = json.dumps(as_go, separators=(",", ":"))
+    # as Go marshals the template's Inputs.Parameters: a template that declares none has a nil list, "null"
+    declared = (tmpl.get("inputs") or {}).get("parameters")
+    scope_vals["inputs.parameters"] = "null" if declared is None else json.dumps(as_go, separators=(",", ":"))
     artifacts_in: list[dict[str, Any]] = []
     arg_arts = {a["name"]: a for a in (call.arguments.get("artifacts") or [])}
     for spec in (tmpl.get("inputs") or {}).get("artifacts") or []:

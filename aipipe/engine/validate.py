@@ -188,8 +188,6 @@ class _Linter:
         siblings = {own: set(called) for own, called in calls.items()}
         own = "steps" if tmpl.get("steps") is not None else "tasks" if tmpl.get("dag") is not None else None
         for tag in _plain_tags(tmpl):
-            if tag == "inputs.parameters" and not declared["parameters"]:  # Argo scopes it only when there are some
-                self.fail(where, "failed to resolve {{inputs.parameters}}: the template has no input parameters")
             if tag == "pod.name" and own is not None:  # a steps or dag template runs no pod of its own
                 self.fail(where, f"failed to resolve {{{{pod.name}}}}: a {kind_of(tmpl)} template has no pod")
             found = _INPUT_TAG.match(tag)

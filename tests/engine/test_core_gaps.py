@@ -292,3 +292,11 @@ def test_an_artifact_tag_in_a_pods_text_stays_as_written(engine: EngineRun) -> N
     assert out["status"]["phase"] == "Succeeded", out["status"].get("message")
     [bye] = nodes_by_display(out)["arttag.onExit"]
     assert bye["outputs"]["result"] == "{{workflow.outputs.artifacts.res}}"
+
+
+def test_inputs_parameters_of_a_template_without_any_is_null(engine: EngineRun) -> None:
+    """Go marshals the nil list as ``null``; Hera's runner templates pass ``{{inputs.parameters}}`` regardless."""
+    out = engine.run(_wf("noparams", "main", [_sh("main", 'echo "{{inputs.parameters}}"')]))
+    assert out["status"]["phase"] == "Succeeded", out["status"].get("message")
+    [main] = nodes_by_display(out)["noparams"]
+    assert main["outputs"]["result"] == "null"
