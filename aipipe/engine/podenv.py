@@ -1,5 +1,5 @@
 """A container's environment: the engine's variables, its image's, ``env`` and ``envFrom`` (values, Secrets,
-ConfigMaps, the pod fields ``valueFrom.fieldRef`` reads)."""
+ConfigMaps, the pod fields ``valueFrom.fieldRef`` reads, the resources ``resourceFieldRef`` reads)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from aipipe.engine.execution import ExecutionContext
 from aipipe.engine.expr import to_text
 from aipipe.engine.names import pod_name
 from aipipe.engine.nodes import NodeTree
+from aipipe.engine.resourcefield import resource_field_value
 from aipipe.engine.template import Scope
 from aipipe.errors import UserError
 
@@ -67,8 +68,10 @@ class ContainerEnv:
                 ref = source["configMapKeyRef"]
                 value = self.configmaps.get(str(ref.get("name")), str(ref.get("key")), bool(ref.get("optional")),
                                             field=f"env {name}: valueFrom.configMapKeyRef")
-            elif source.get("fieldRef"):  # other fields and resourceFieldRef are refused at submit
+            elif source.get("fieldRef"):  # other fields are refused at submit
                 value = pod_fields.get(str(source["fieldRef"].get("fieldPath") or ""))
+            elif source.get("resourceFieldRef"):
+                value = resource_field_value(source["resourceFieldRef"], body, self.ctx.work_dir)
             if value is not None:
                 env[name] = value
         return env

@@ -10,6 +10,7 @@ from aipipe.engine import graph, lintrules
 from aipipe.engine.gpu import request_problem
 from aipipe.engine.manifest import TEMPLATE_KINDS, is_dynamic_ref, kind_of
 from aipipe.engine.memospec import memoize_problems
+from aipipe.engine.resourcefield import check_resource_field
 from aipipe.engine.semaphores import sync_problems
 from aipipe.engine.wfref import TemplateLookup, resolve_workflow_spec
 from aipipe.errors import UserError
@@ -372,7 +373,7 @@ def refuse_unsupported(spec: Mapping[str, Any], where: str) -> None:
 
 def _refuse_env_sources(env: Any, where: str) -> None:
     """``valueFrom`` sources a node cannot have: a ``fieldRef`` outside :data:`LOCAL_POD_FIELDS`, and
-    ``resourceFieldRef`` (there is no resource limit locally)."""
+    a ``resourceFieldRef`` Kubernetes would refuse."""
     for i, item in enumerate(env if isinstance(env, list) else []):
         source = (item.get("valueFrom") or {}) if isinstance(item, Mapping) else {}
         path = str((source.get("fieldRef") or {}).get("fieldPath") or "") if source.get("fieldRef") else None
@@ -381,9 +382,7 @@ def _refuse_env_sources(env: Any, where: str) -> None:
                             f"{', '.join(LOCAL_POD_FIELDS)}); give a value, or submit this workflow to Argo",
                             field=f"{where}[{i}].valueFrom.fieldRef.fieldPath")
         if source.get("resourceFieldRef"):
-            raise UserError("resourceFieldRef has no value in the embedded engine (it applies no resource limits); "
-                            "give a value, or submit this workflow to Argo",
-                            field=f"{where}[{i}].valueFrom.resourceFieldRef")
+            check_resource_field(source["resourceFieldRef"], f"{where}[{i}].valueFrom.resourceFieldRef")
 
 
 def _refuse_volumes(volumes: Any, where: str) -> None:

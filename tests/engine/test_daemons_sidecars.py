@@ -327,10 +327,11 @@ def test_stopping_the_run_ends_a_running_daemon(engine: EngineRun) -> None:
 def test_what_the_other_containers_cannot_have_is_refused_naming_the_field() -> None:
     in_set = wf({"name": "main", "containerSet": {"containers": [
         {"name": "main", "image": "busybox", "command": ["true"],
-         "env": [{"name": "X", "valueFrom": {"resourceFieldRef": {"resource": "limits.cpu"}}}]}]}})
+         "env": [{"name": "X", "valueFrom": {"resourceFieldRef": {"resource": "limits.gpu"}}}]}]}})
     with pytest.raises(UserError) as caught:
         validate_workflow(in_set, no_templates)
-    assert caught.value.field == "spec.templates[0].containerSet.containers[0].env[0].valueFrom.resourceFieldRef"
+    assert caught.value.field == \
+        "spec.templates[0].containerSet.containers[0].env[0].valueFrom.resourceFieldRef.resource"
     sidecar = wf({"name": "main", "container": {"image": "busybox", "command": ["true"]}, "sidecars": [
         {"name": "s", "image": "busybox",
          "env": [{"name": "X", "valueFrom": {"fieldRef": {"fieldPath": "metadata.uid"}}}]}]})

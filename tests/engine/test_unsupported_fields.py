@@ -161,13 +161,35 @@ def test_field_refs_give_the_node_its_pod_name_namespace_and_address(engine: Eng
     assert (namespace, ip, host) == ("team-a", "127.0.0.1", socket.gethostname())
 
 
-@pytest.mark.parametrize(("source", "field"), [
-    ({"fieldRef": {"fieldPath": "metadata.labels['app']"}}, "valueFrom.fieldRef.fieldPath"),
-    ({"resourceFieldRef": {"resource": "limits.cpu"}}, "valueFrom.resourceFieldRef"),
-])
-def test_env_sources_without_a_local_value_are_refused(source: dict[str, Any], field: str) -> None:
+def test_a_field_ref_without_a_local_value_is_refused() -> None:
+    source = {"fieldRef": {"fieldPath": "metadata.labels['app']"}}
     wf = workflow({"name": "leaf", "container": {**ECHO, "env": [{"name": "X", "valueFrom": source}]}})
     with pytest.raises(UserError) as caught:
         validate_workflow(wf, no_templates)
-    assert caught.value.field == f"spec.templates[1].container.env[0].{field}"
+    assert caught.value.field == "spec.templates[1].container.env[0].valueFrom.fieldRef.fieldPath"
     assert "submit this workflow to Argo" in str(caught.value)
+
+
+@pytest.mark.parametrize(("ref", "field"), [({"resource": "limits.gpu"}, "resource"),
+                                            ({"resource": "limits.cpu", "divisor": "lots"}, "divisor")])
+def test_a_resource_field_ref_kubernetes_refuses_is_refused(ref: dict[str, Any], field: str) -> None:
+    wf = workflow({"name": "leaf", "container": {**ECHO, "env": [
+        {"name": "X", "valueFrom": {"resourceFieldRef": ref}}]}})
+    with pytest.raises(UserError) as caught:
+        validate_workflow(wf, no_templates)
+    assert caught.value.field == f"spec.templates[1].container.env[0].valueFrom.resourceFieldRef.{field}"
+
+
+def test_resource_field_refs_read_the_containers_resources_or_the_machine(engine: EngineRun) -> None:
+    """As the kubelet: a limit the container sets (divided, rounded up), a request it does not set is its limit,
+    and a limit it does not set is what the node can give."""
+    refs = {"LIM_MEM": {"resource": "limits.memory", "divisor": "1Mi"}, "REQ_CPU": {"resource": "requests.cpu",
+            "divisor": "1m"}, "CPUS": {"resource": "limits.cpu"}, "REQ_MEM": {"resource": "requests.memory"}}
+    body = {**ECHO, "command": ["sh", "-c", "echo $LIM_MEM $REQ_CPU $CPUS $REQ_MEM"],
+            "resources": {"limits": {"memory": "1500Ki"}, "requests": {"cpu": "250m"}},
+            "env": [{"name": k, "valueFrom": {"resourceFieldRef": v}} for k, v in refs.items()]}
+    out = engine.run({"metadata": {"name": "res"}, "spec": {"entrypoint": "leaf", "templates": [
+        {"name": "leaf", "container": body}]}})
+    assert out["status"]["phase"] == "Succeeded", out["status"].get("message")
+    [node] = [n for n in out["status"]["nodes"].values() if n["type"] == "Pod"]
+    assert node["outputs"]["result"] == f"2 250 {len(os.sched_getaffinity(0))} 1536000"
