@@ -60,6 +60,7 @@ class _Linter:
         self.parameters = {str(p.get("name")) for p in (spec.get("arguments") or {}).get("parameters") or []} \
             | {"json"} if own else None
         self.global_artifacts = lintrules.global_artifact_names(spec) if own else None
+        self.unpublished: dict[str, str] = {}  # where -> a workflow.outputs.artifacts.X no template publishes
 
     def fail(self, field: str, message: str) -> NoReturn:
         raise UserError(message, field=field)
@@ -108,6 +109,8 @@ class _Linter:
             self.fail(field, message)
         for tmpl in self.spec.get("templates") or []:
             self.check_template(tmpl, self.local, f"templates.{tmpl.get('name')}")
+        for where, message in self.unpublished.items():
+            self.fail(where, message)
 
     def check_template(self, tmpl: Mapping[str, Any], local: Mapping[str, Any], where: str) -> None:
         kinds = [k for k in TEMPLATE_KINDS if tmpl.get(k) is not None]
@@ -244,7 +247,9 @@ class _Linter:
             self.fail(where, f"failed to resolve {{{{{tag}}}}}: the workflow has no parameters")
         published = tag.removeprefix("workflow.outputs.artifacts.")
         if published != tag and self.global_artifacts is not None and published not in self.global_artifacts:
-            self.fail(where, f"failed to resolve {{{{{tag}}}}}: no output artifact has globalName '{published}'")
+            # refused once every template's own checks have passed, as Argo resolves the tags last
+            self.unpublished.setdefault(where, f"failed to resolve {{{{{tag}}}}}: no output artifact has globalName "
+                                               f"'{published}'")
         if tag == "workflow.failures" and not self.spec.get("onExit") and not self.spec.get("hooks"):
             self.fail(where, "failed to resolve {{workflow.failures}}: it is set only in a workflow's exit handler "
                       "(spec.onExit)")

@@ -140,8 +140,6 @@ CASES: list[tuple[str, dict[str, Any], str, str]] = [
      "templates.main", "failed to resolve {{steps.a.ip}}"),
     ("pod.name in a steps template", wf(steps([say("a", arguments=reads("{{pod.name}}"))])), "templates.main",
      "failed to resolve {{pod.name}}"),
-    ("inputs.parameters of a template with none", wf(leaf(container={"image": "busybox", "command": [
-        "echo", "{{inputs.parameters}}"]})), "templates.main", "failed to resolve {{inputs.parameters}}"),
     ("an unknown workflow variable", wf(leaf(container={"image": "busybox", "command": [
         "echo", "{{ workflow.nosuch }}"]})), "templates.main", "failed to resolve {{workflow.nosuch}}"),
     ("an artifact from two sources", wf(steps([say("a", arguments={"artifacts": [
