@@ -12,6 +12,7 @@ from aipipe.engine import graph
 from aipipe.engine.containerset import SetRetry
 from aipipe.engine.manifest import kind_of
 from aipipe.engine.retry import POLICIES
+from aipipe.engine.template import Scope, TemplateError, render
 from aipipe.errors import UserError
 
 Problem = tuple[str, str]
@@ -202,9 +203,10 @@ def pod_gc_selector(pod_gc: Any) -> Iterator[Problem]:
     """``podGC.labelSelector`` as Kubernetes parses a LabelSelector: a known operator, with values for In and
     NotIn and none for Exists and DoesNotExist."""
     selector = pod_gc.get("labelSelector") if isinstance(pod_gc, Mapping) else None
-    for expression in (selector or {}).get("matchExpressions") or [] if isinstance(selector, Mapping) else []:
-        operator = str((expression or {}).get("operator") or "") if isinstance(expression, Mapping) else ""
-        values = (expression or {}).get("values") if isinstance(expression, Mapping) else None
+    expressions = selector.get("matchExpressions") if isinstance(selector, Mapping) else None
+    for expression in expressions if isinstance(expressions, list) else []:
+        expression = expression if isinstance(expression, Mapping) else {}
+        operator, values = str(expression.get("operator") or ""), expression.get("values")
         if operator in ("In", "NotIn") and not values:
             yield "spec.podGC.labelSelector", "invalid: for 'in', 'notin' operators, values set can't be empty"
         elif operator in ("Exists", "DoesNotExist") and values:
@@ -243,16 +245,15 @@ def global_artifact_names(spec: Mapping[str, Any]) -> set[str] | None:
     names: set[str] = set()
     for tmpl in spec.get("templates") or []:
         for art in ((tmpl.get("outputs") or {}).get("artifacts") or []) if isinstance(tmpl, Mapping) else []:
-            name = str(art.get("globalName") or "") if isinstance(art, Mapping) else ""
-            name = _GLOBAL_NAME_TAG.sub(lambda m: values.get(m.group(1), m.group(0)), name)
+            try:
+                name = render(str(art.get("globalName") or "") if isinstance(art, Mapping) else "", Scope(values))
+            except TemplateError:
+                return None
             if "{{" in name:
                 return None
             if name:
                 names.add(name)
     return names
-
-
-_GLOBAL_NAME_TAG = re.compile(r"\{\{\s*(workflow\.parameters\.[^}\s]+)\s*\}\}")
 
 
 def run_metadata_keys(workflow: Mapping[str, Any], spec: Mapping[str, Any]) -> dict[str, set[str]]:

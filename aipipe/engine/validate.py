@@ -7,12 +7,13 @@ from collections.abc import Iterator, Mapping
 from typing import Any, NoReturn
 
 from aipipe.engine import graph, lintrules
+from aipipe.engine.execution import TemplateLookup
 from aipipe.engine.gpu import request_problem
 from aipipe.engine.manifest import TEMPLATE_KINDS, is_dynamic_ref, kind_of
 from aipipe.engine.memospec import memoize_problems
 from aipipe.engine.resourcefield import check_resource_field
 from aipipe.engine.semaphores import sync_problems
-from aipipe.engine.wfref import TemplateLookup, resolve_workflow_spec
+from aipipe.engine.wfref import resolve_workflow_spec
 from aipipe.errors import UserError
 from aipipe.validation import check_name
 

@@ -4,12 +4,11 @@ arguments merged by name as Argo merges them."""
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
+from aipipe.engine.execution import TemplateLookup
 from aipipe.errors import UserError
-
-TemplateLookup = Callable[[str, str], "dict[str, Any] | None"]
 
 
 def resolve_workflow_spec(workflow: Mapping[str, Any], templates: TemplateLookup) -> dict[str, Any]:
