@@ -171,8 +171,11 @@ def run(
         raise UserError("give a pipeline .py or Workflow .yaml (or --resume NAME)", field="PIPELINE")
     from aipipe.compile import compile_pipeline, parse_assignments
     from aipipe.compile.inline import inline_templates
+    from aipipe.compile.strict import refuse_undeclared
 
     compiled = compile_pipeline(pipeline, service.cfg, parse_assignments(parameter or []))
+    for doc in (compiled.workflow, *compiled.templates):  # decoded strictly, as `argo submit` does
+        refuse_undeclared(doc)
     driver_id = uuid.uuid4().hex
     # the run carries the templates it compiled; the store `aipipe server` uses is left as the user applied it
     workflow = service.submit(inline_templates(compiled.workflow, compiled.templates), driver_id=driver_id)

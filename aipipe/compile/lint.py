@@ -29,6 +29,7 @@ from aipipe.compile.links import CONTROLLER_CONFIGMAP, link_errors
 from aipipe.compile.metric_check import check_metrics
 from aipipe.compile.references import KnownTemplates, calls, check_references, param_names
 from aipipe.compile.schema import load_validators, schema_errors, unknown_fields
+from aipipe.compile.strict import UNDECLARED_REASON, undeclared_fields
 from aipipe.engine.gpu import request_problem
 
 WORKFLOW_KINDS = ("Workflow", "WorkflowTemplate", "ClusterWorkflowTemplate", "CronWorkflow")
@@ -45,8 +46,7 @@ def lint_documents(docs: Sequence[tuple[str, dict[str, Any]]], schema_dir: Path 
     found = [Diagnostic(file, "?", _name(doc), "not a Kubernetes manifest (no apiVersion/kind)", "kind",
                         check="schema") for file, doc in docs if not doc.get("kind") or not doc.get("apiVersion")]
     manifests = [(file, doc) for file, doc in docs if doc.get("kind") and doc.get("apiVersion")]
-    if schema_dir is not None:
-        found += _structural(manifests, schema_dir)
+    found += _structural(manifests, schema_dir) if schema_dir is not None else _undeclared(manifests)
     library: dict[str, Mapping[str, Mapping[str, Any]]]
     if isinstance(known_templates, Mapping):
         library = dict(known_templates)
@@ -87,6 +87,13 @@ def _structural(docs: Sequence[tuple[str, dict[str, Any]]], schema_dir: Path) ->
             found.append(Diagnostic(file, kind, name, f"unknown field {key!r} (the API server would drop it)",
                                     format_path(path), _template_at(doc, path), check="schema"))
     return found
+
+
+def _undeclared(docs: Sequence[tuple[str, dict[str, Any]]]) -> list[Diagnostic]:
+    """Without the CRDs: the fields Argo's types lack, as ``argo lint`` and ``argo submit`` refuse them."""
+    return [Diagnostic(file, str(doc.get("kind")), _name(doc), f"unknown field {key!r} ({UNDECLARED_REASON})",
+                       format_path(path), _template_at(doc, path), check="schema")
+            for file, doc in docs for path, key in undeclared_fields(doc)]
 
 
 def _is_controller_config(doc: Mapping[str, Any]) -> bool:

@@ -163,6 +163,8 @@ class ChildRunner:
             call = self.rt.resolve_call({**hook, "arguments": args}, self.rt.root_tset())
         except NodeFailure as exc:
             self.rt.fail_node(ref, exc)
+            if ref.parent is None:  # Argo's operate: a workflow hook that cannot run errors the entry node
+                self.rt.abort(str(exc), NodePhase.ERROR)
             return
         try:
             self.invoke(call, ref, scope)

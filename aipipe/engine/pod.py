@@ -287,8 +287,8 @@ class PodRunner:
         grant: Grant | None = None
         warning = ""
         try:  # what was written for the node goes when anything before its start fails
+            _give_folders(root, private, security)  # first: an emptyDir's folder then goes to the fsGroup
             locked = self.volumes.write_own(tmpl, whole, root, where, security)
-            _give_folders(root, private, security)
             if gpu_need is not None:
                 grant, warning = self.gpus.acquire(gpu_need, nid, tree, cancelled)
         except BaseException:

@@ -3,6 +3,8 @@
 Pod-level fields come from ``spec.securityContext`` and the template's ``securityContext`` (a
 PodSecurityContext); container-level fields from the container's ``securityContext``, which wins,
 as on Kubernetes. Honoured: ``runAsUser``, ``runAsGroup``, ``runAsNonRoot``, ``supplementalGroups``,
+``fsGroup`` (a supplementary group, and the group of the node's emptyDir folders and secret files, group-writable
+and setgid as the kubelet leaves them; ``fsGroupChangePolicy`` changes nothing on volumes made fresh for the node),
 ``allowPrivilegeEscalation`` (no_new_privs), ``capabilities`` (the bounding set), ``privileged: false``,
 ``readOnlyRootFilesystem: false`` and ``seccompProfile: Unconfined``. Anything else that is set is
 refused with a message naming the field: the embedded engine never ignores a security setting.
@@ -10,9 +12,11 @@ refused with a message naming the field: the embedded engine never ignores a sec
 
 from __future__ import annotations
 
+import os
 import pwd
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 CAPABILITIES = ("CHOWN", "DAC_OVERRIDE", "DAC_READ_SEARCH", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID",
@@ -26,7 +30,9 @@ CAP_NUMBER = {name: number for number, name in enumerate(CAPABILITIES)}
 DEFAULT_CAPS = frozenset(CAP_NUMBER[n] for n in ("CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "SETGID",
                                                  "SETUID", "SETPCAP", "NET_BIND_SERVICE", "NET_RAW", "SYS_CHROOT",
                                                  "AUDIT_WRITE", "SETFCAP"))
-_POD_HONOURED = {"runAsUser", "runAsGroup", "runAsNonRoot", "supplementalGroups", "seccompProfile"}
+_POD_HONOURED = {"runAsUser", "runAsGroup", "runAsNonRoot", "supplementalGroups", "fsGroup", "fsGroupChangePolicy",
+                 "seccompProfile"}
+FS_GROUP_POLICIES = ("OnRootMismatch", "Always")
 _CONTAINER_HONOURED = {"runAsUser", "runAsGroup", "runAsNonRoot", "allowPrivilegeEscalation", "capabilities",
                        "privileged", "readOnlyRootFilesystem", "seccompProfile"}
 
@@ -42,6 +48,7 @@ class NodeSecurity:
     uid: int | None = None  # None: run as the engine's user (root)
     gid: int = 0
     groups: tuple[int, ...] = ()
+    fs_group: int | None = None  # the group that owns the node's volumes
     caps: frozenset[int] = DEFAULT_CAPS  # the bounding set the node keeps
     no_new_privs: bool = False
 
@@ -121,9 +128,24 @@ def node_security(workflow_ctx: Mapping[str, Any] | None, template_ctx: Mapping[
     extra = pod.get("supplementalGroups") or []
     if not isinstance(extra, list):
         raise SecurityError("securityContext.supplementalGroups: must be a list of integers")
-    groups = tuple(dict.fromkeys([gid, *(_id(g, "securityContext.supplementalGroups") for g in extra)]))
+    fs_group = _id(pod["fsGroup"], "securityContext.fsGroup") if pod.get("fsGroup") is not None else None
+    policy = pod.get("fsGroupChangePolicy")
+    if policy is not None and policy not in FS_GROUP_POLICIES:
+        raise SecurityError(f"securityContext.fsGroupChangePolicy: must be one of {', '.join(FS_GROUP_POLICIES)}")
+    groups = tuple(dict.fromkeys([gid, *(_id(g, "securityContext.supplementalGroups") for g in extra),
+                                  *([fs_group] if fs_group is not None else [])]))
     no_new_privs = container.get("allowPrivilegeEscalation") is False
     caps = _caps(container.get("capabilities") or {}, "container.securityContext")
-    if uid is None and merged.get("runAsGroup") is None and not extra:
+    if uid is None and merged.get("runAsGroup") is None and not extra and fs_group is None:
         return NodeSecurity(caps=caps, no_new_privs=no_new_privs)
-    return NodeSecurity(uid=0 if uid is None else uid, gid=gid, groups=groups, caps=caps, no_new_privs=no_new_privs)
+    return NodeSecurity(uid=0 if uid is None else uid, gid=gid, groups=groups, fs_group=fs_group, caps=caps,
+                        no_new_privs=no_new_privs)
+
+
+def own_volume_path(path: Path, security: NodeSecurity, folder: bool) -> None:
+    """Give a node's volume folder or file to its user, and to its fsGroup as the kubelet does: group-owned,
+    group-writable folders with setgid (new files keep the group), group-readable files."""
+    if security.uid is not None:
+        os.chown(path, security.uid, security.gid if security.fs_group is None else security.fs_group)
+    if security.fs_group is not None:
+        path.chmod(path.stat().st_mode | (0o2070 if folder else 0o040))

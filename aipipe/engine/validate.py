@@ -103,9 +103,8 @@ class _Linter:
         for field in ("entrypoint", "onExit"):
             if self.spec.get(field) and not self.as_template:  # both take the workflow's arguments
                 self.check_supplied(self.local[self.spec[field]], self.spec.get("arguments"), f"spec.{field}")
-        for hook_name, hook in (self.spec.get("hooks") or {}).items():
+        for hook_name, hook in (self.spec.get("hooks") or {}).items():  # as Argo, their templates resolve at run time
             self.check_hook(hook_name, hook, "hooks")
-            self.check_ref(hook, self.local, f"spec.hooks.{hook_name}")
         for field, message in sync_problems(self.spec.get("synchronization"), "spec.synchronization"):
             self.fail(field, message)
         for tmpl in self.spec.get("templates") or []:
@@ -208,6 +207,8 @@ class _Linter:
             if self.metadata is not None and not self.as_template:
                 self.fail_first(lintrules.metadata_reference(tag.strip(), self.metadata, where))
             found = _SIBLING_TAG.match(tag)
+            if found and own is not None and found.group(1) != own:  # Argo's scope holds only its own kind
+                self.fail(where, f"failed to resolve {{{{{tag}}}}}: a {kind_of(tmpl)} template has no {found.group(1)}")
             if found and own is not None and found.group(1) == own and found.group(2) not in siblings[own]:
                 self.fail(where, f"failed to resolve {{{{{tag}}}}}: no {own[:-1]} named '{found.group(2)}'")
             if found and own is not None and found.group(1) == own:

@@ -26,7 +26,7 @@ from aipipe.confine import confined
 from aipipe.engine.configmaps import ConfigMapStore, write_read_only
 from aipipe.engine.runners.local import NEVER_PRIVATE
 from aipipe.engine.secrets import SecretStore
-from aipipe.engine.security import NodeSecurity
+from aipipe.engine.security import NodeSecurity, own_volume_path
 from aipipe.engine.template import Scope, TemplateError, find_tags, render
 from aipipe.errors import UserError
 
@@ -61,8 +61,7 @@ def _share_empty_dir(name: str, mounts: list[tuple[Mapping[str, Any], Path]], ro
         folder = confined(home, sub, field=f"volumeMounts.{name}.subPath") if sub else home
         for made in (home, folder):
             made.mkdir(parents=True, exist_ok=True)
-            if security.uid is not None:
-                os.chown(made, security.uid, security.gid)
+            own_volume_path(made, security, folder=True)
         if target == folder:
             continue
         if target.is_dir() and not target.is_symlink() and not any(target.iterdir()):
@@ -203,8 +202,7 @@ class NodeVolumes:
                     written.append(path)
                     path.write_text(value)
                     path.chmod(0o400)
-                    if security.uid is not None:
-                        os.chown(path, security.uid, security.gid)
+                    own_volume_path(path, security, folder=False)
         except BaseException:  # a later volume failed: no secret stays on disk
             for path in written:
                 path.unlink(missing_ok=True)

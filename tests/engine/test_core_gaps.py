@@ -300,3 +300,11 @@ def test_inputs_parameters_of_a_template_without_any_is_null(engine: EngineRun) 
     assert out["status"]["phase"] == "Succeeded", out["status"].get("message")
     [main] = nodes_by_display(out)["noparams"]
     assert main["outputs"]["result"] == "null"
+
+
+def test_a_workflow_hook_whose_template_is_missing_errors_the_run(engine: EngineRun) -> None:
+    """Argo's operate marks the entry node Error with executeWfLifeCycleHook's error; the hook node is Error."""
+    hooks = {"running": {"expression": 'workflow.status == "Running"', "template": "nowhere"}}
+    out = engine.run(_wf("losthook", "main", [_sh("main", "sleep 0.5")], hooks=hooks))
+    assert out["status"]["phase"] == "Error" and "nowhere" in out["status"]["message"]
+    assert _phases(out)["losthook.hooks.running"] == ["Error"]

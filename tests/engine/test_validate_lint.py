@@ -198,3 +198,31 @@ def test_a_label_or_annotation_the_run_does_not_have_is_refused() -> None:
     labelled = workflow(shows)
     labelled["metadata"]["labels"] = {"team": "ml"}
     validate_workflow(labelled, no_templates)
+
+
+@pytest.mark.parametrize(("template", "tag"), [
+    ({"name": "main", "dag": {"tasks": [
+        {"name": "p", "template": "say", "arguments": {"parameters": [{"name": "message", "value": "x"}]}},
+        {"name": "q", "template": "say", "depends": "p",
+         "arguments": {"parameters": [{"name": "message", "value": "{{steps.p.outputs.result}}"}]}}]}},
+     "{{steps.p.outputs.result}}"),
+    ({"name": "main", "steps": [
+        [{"name": "p", "template": "say", "arguments": {"parameters": [{"name": "message", "value": "x"}]}}],
+        [{"name": "q", "template": "say",
+          "arguments": {"parameters": [{"name": "message", "value": "{{tasks.p.startedAt}}"}]}}]]},
+     "{{tasks.p.startedAt}}"),
+])
+def test_a_dag_cannot_name_steps_nor_a_steps_template_tasks(template: dict[str, Any], tag: str) -> None:
+    """Argo's validateDAG / validateSteps resolve every tag in their own kind's scope only (Couler's artifact-passing
+    golden file and a user's steps template naming tasks, both refused by upstream at submit)."""
+    err = refused(workflow(template, SAY))
+    assert f"failed to resolve {tag}" in str(err) and err.field == "templates.main"
+
+
+def test_a_workflow_hooks_template_is_not_resolved_at_submit() -> None:
+    """Argo's validateHooks checks a workflow hook's expression only; its template resolves when it fires."""
+    hooks = {"running": {"expression": 'workflow.status == "Running"', "template": "nowhere"}}
+    validate_workflow(workflow(SAY, entry="say", hooks=hooks,
+                               arguments={"parameters": [{"name": "message", "value": "hi"}]}), no_templates)
+    assert "Expression required" in str(refused(workflow(SAY, entry="say", hooks={"running": {"template": "say"}},
+                                                 arguments={"parameters": [{"name": "message", "value": "hi"}]})))

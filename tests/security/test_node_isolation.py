@@ -366,6 +366,24 @@ def test_run_as_non_root_without_a_user_is_refused(home: Path) -> None:
     assert node["phase"] == "Error" and "runAsUser breaks non-root policy" in node["message"]
 
 
+def test_fs_group_joins_the_node_and_owns_its_volumes(home: Path) -> None:
+    """As the kubelet: fsGroup is a supplementary group, and an emptyDir is group-owned, group-writable and setgid, so
+    files made in it keep the group."""
+    workflow = _workflow("fs-group", "id -G; stat -c '%g %A' /data; touch /data/f; stat -c %g /data/f",
+                         security={"runAsUser": 65534, "runAsGroup": 65534, "fsGroup": 2345,
+                                   "fsGroupChangePolicy": "OnRootMismatch"})
+    template = workflow["spec"]["templates"][0]
+    template["volumes"] = [{"name": "scratch", "emptyDir": {}}]
+    template["script"]["volumeMounts"] = [{"name": "scratch", "mountPath": "/data"}]
+    node, log = _run(home, workflow)
+    assert node["phase"] == "Succeeded", (node, log)
+    groups, folder, made = _result(node).splitlines()
+    assert groups.split() == ["65534", "2345"]
+    assert folder.startswith("2345 d") and folder.split()[1][4:7] == "rws" and made == "2345"
+    node, _ = _run(home, _workflow("fs-policy", "id -u", security={"fsGroup": 1, "fsGroupChangePolicy": "Never"}))
+    assert node["phase"] == "Error" and "fsGroupChangePolicy" in node["message"]
+
+
 def test_a_security_setting_the_engine_cannot_honour_is_refused(home: Path) -> None:
     seccomp = {"seccompProfile": {"type": "RuntimeDefault"}}
     node, _ = _run(home, _workflow("seccomp", "id -u", container_security=seccomp))

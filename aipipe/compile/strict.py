@@ -1,0 +1,106 @@
+"""Strict decoding, as ``argo submit`` and ``argo lint`` do by default: a field the Argo types lack is an error.
+
+The Argo types are Hera's models, generated from Argo's own OpenAPI document. Hera is already what pipelines are
+written with, so no schema is shipped twice; the CRD check (``aipipe lint --schema-dir``) reaches the same keys.
+Pydantic keeps or drops unknown keys silently, so the manifest is walked beside the models' declared fields.
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Iterator
+from functools import cache
+from typing import Any, Union, get_args, get_origin
+
+from pydantic import BaseModel, RootModel
+
+from aipipe.compile.diagnostics import format_path
+from aipipe.errors import UserError
+
+FieldPath = list[str | int]
+# Fields Argo v4.1 added after the v4.0.5 schema Hera 7.1's models are generated from (found by walking the v4.1.2
+# CRDs beside the models); their contents are not checked.
+ADDED_IN_4_1: dict[str, tuple[str, ...]] = {
+    "Container": ("restartPolicyRules",), "ContainerNode": ("restartPolicyRules",),
+    "ScriptTemplate": ("restartPolicyRules",), "UserContainer": ("restartPolicyRules",),
+    "EnvVarSource": ("fileKeyRef",), "VolumeProjection": ("podCertificate",),
+    "HTTPArtifact": ("saveStreamViaFile",), "S3Artifact": ("addressingStyle",),
+    "S3ArtifactRepository": ("addressingStyle",),
+    "Template": ("pendingTimeout", "podResources", "resourceClaims"),
+    "WorkflowSpec": ("executorPlugins", "podResources", "resourceClaims"),
+}
+UNDECLARED_REASON = "Argo v4 has no such field: `argo submit` refuses it, the API server drops it"
+
+
+@cache
+def _root_models() -> dict[str, type[BaseModel]]:
+    from hera.workflows.models import ClusterWorkflowTemplate, CronWorkflow, Workflow, WorkflowTemplate
+
+    return {m.__name__: m for m in (Workflow, WorkflowTemplate, ClusterWorkflowTemplate, CronWorkflow)}
+
+
+def undeclared_fields(doc: dict[str, Any]) -> Iterator[tuple[FieldPath, str]]:
+    """(path, key) for each key of a Workflow-family manifest the Argo types do not declare (other kinds: none)."""
+    model = _root_models().get(str(doc.get("kind")))
+    if model is not None:
+        yield from _walk(model, doc, [])
+
+
+def refuse_undeclared(doc: dict[str, Any]) -> None:
+    """Raise :class:`UserError` naming the first field the Argo types lack, as ``argo submit`` decodes."""
+    for path, _ in undeclared_fields(doc):
+        raise UserError(f"unknown field ({UNDECLARED_REASON})", field=format_path(path))
+
+
+@cache
+def _declared(model: type[BaseModel]) -> dict[str, Any]:
+    """The JSON key of each of the model's fields, with the field's type (Any: not checked further)."""
+    declared = {info.alias or name: info.annotation for name, info in model.model_fields.items()}
+    return declared | dict.fromkeys(ADDED_IN_4_1.get(model.__name__, ()), Any)
+
+
+def _walk(model: type[BaseModel], node: dict[str, Any], path: FieldPath) -> Iterator[tuple[FieldPath, str]]:
+    fields = _declared(model)
+    for key, value in node.items():
+        if key not in fields:
+            yield [*path, key], key
+        else:
+            yield from _walk_value(fields[key], value, [*path, key])
+
+
+def _walk_value(annotation: Any, value: Any, path: FieldPath) -> Iterator[tuple[FieldPath, str]]:
+    origin = get_origin(annotation)
+    if origin in (Union, types.UnionType):
+        for member in get_args(annotation):
+            if member is not type(None) and _accepts(member, value):
+                yield from _walk_value(member, value, path)
+                return
+    elif origin is list and isinstance(value, list):
+        [item] = get_args(annotation)
+        for i, element in enumerate(value):
+            yield from _walk_value(item, element, [*path, i])
+    elif origin is dict and isinstance(value, dict):
+        item = get_args(annotation)[1]
+        for key, element in value.items():
+            yield from _walk_value(item, element, [*path, key])
+    elif _is_object_model(annotation) and isinstance(value, dict):
+        yield from _walk(annotation, value, path)
+    elif isinstance(annotation, type) and issubclass(annotation, RootModel):  # e.g. a steps group: a list of steps
+        yield from _walk_value(annotation.model_fields["root"].annotation, value, path)
+
+
+def _accepts(annotation: Any, value: Any) -> bool:
+    """Whether a union member is the one a value decodes into (objects into models, lists into lists...)."""
+    origin = get_origin(annotation)
+    if origin is list:
+        return isinstance(value, list)
+    if origin is dict:
+        return isinstance(value, dict)
+    if _is_object_model(annotation):
+        return isinstance(value, dict)
+    return True
+
+
+def _is_object_model(annotation: Any) -> bool:
+    """A model decoded from a JSON object (a RootModel such as IntOrString or Quantity is a scalar)."""
+    return isinstance(annotation, type) and issubclass(annotation, BaseModel) and not issubclass(annotation, RootModel)
