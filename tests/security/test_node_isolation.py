@@ -193,6 +193,34 @@ mount -o remount,rw /usr 2>/dev/null; echo "remount: $?"
         assert fh.read(16) == b"SQLite format 3\x00"
 
 
+def test_a_host_folder_outside_the_system_is_the_node_s_own_copy(home: Path) -> None:
+    """As an image's filesystem is the container's: ``/opt`` (no system folder) is an overlay, so the node reads the
+    host's files and writes its own changes, which never reach the host and go when the node ends. (``/var``, which
+    holds this test's home and so the node's own folders, stays a read-only bind.)"""
+    if not Path("/opt").is_dir():
+        pytest.skip("this host has no /opt")
+    marker = f"aipipe-layer-{secrets.token_hex(6)}"
+    host_file = Path("/opt", marker)
+    host_file.write_text("host\n")
+    try:
+        source = f"""
+exec 2>&1
+cat /opt/{marker}
+echo node > /opt/{marker} && cat /opt/{marker}
+mkdir /opt/{marker}-new && echo made > /opt/{marker}-new/f && cat /opt/{marker}-new/f
+touch /var/tmp/{marker}-var || echo var read-only
+"""
+        node, log = _run(home, _workflow("layered", source))
+        assert node["phase"] == "Succeeded", (node, log)
+        assert _result(node).splitlines()[:3] == ["host", "node", "made"]
+        assert _result(node).endswith("var read-only")
+        assert host_file.read_text() == "host\n" and not Path("/opt", f"{marker}-new").exists()
+        assert not Path("/var/tmp", f"{marker}-var").exists()
+        assert not [p for p in home.rglob("layers/*") if p.is_dir()]  # the node's layer went with it
+    finally:
+        host_file.unlink()
+
+
 def test_proc_is_writable_for_the_process_and_read_only_for_the_kernel_s_settings(home: Path) -> None:
     """As a container runtime leaves /proc (a read-only /proc makes CUDA's cuInit fail with 304)."""
     source = """

@@ -1,17 +1,19 @@
 """Runs a node's process on this machine in its own mount namespace, as a process tree that ends with the driver.
 
-**Mount view.** The forked child unshares its mount namespace, makes every mount private, binds the
-node's private root (``<run>/nodes/<id>/root``) onto itself and fills it: every top-level host folder
-the node does not own is bound in *read-only* (recursively); ``/dev`` is a fresh tmpfs with only the
-harmless devices and the GPUs, its own ``/dev/shm`` and ``/dev/pts``; ``/proc`` is writable with the kernel's
-settings read-only and its state files masked, as a container runtime leaves it; the hidden folders (``AIPIPE_HOME``:
-run store, secrets, server token; and the user's ``$HOME`` with its dotfiles) are covered by an empty,
-writable tmpfs of the node's own; then the paths the node must write
-(storage root, deployments, dataset cache, MLflow's sqlite file) are bound back read-write, the
-interpreter's prefixes and the repository read-only (wherever they live, even under ``/tmp``), and the
-volumes at their mount paths. The child then ``pivot_root``s into that root and detaches the host's root,
-so no path leads back to it. Writable for the node: its own folders (``/tmp``, ``/argo``, outputs, the
-working directory), its volumes and the shared paths; everything else is ``EROFS``.
+**Mount view.** The forked child unshares its mount namespace, makes every mount private, binds the node's private
+root (``<run>/nodes/<id>/root``) onto itself and fills it: the host's system folders (``/usr``, ``/etc``, ``/lib``…:
+the image) are bound in *read-only* (recursively); every other top-level host folder the node does not own (``/opt``,
+``/var``, ``/srv``, ``/mnt``…) is a copy-on-write overlay of its own, as an image's filesystem is the container's: the
+node reads the host's files and what it writes stays in its layer, removed when it ends (a folder with mounts below
+it, or one that holds the node's own folders, stays a read-only bind); ``/dev`` is a fresh tmpfs with only the
+harmless devices and the GPUs, its own ``/dev/shm`` and ``/dev/pts``; ``/proc`` is writable with the kernel's settings
+read-only and its state files masked, as a container runtime leaves it; the hidden folders (``AIPIPE_HOME``: run
+store, secrets, server token; and the user's ``$HOME`` with its dotfiles) are covered by an empty, writable tmpfs of
+the node's own; then the paths the node must write (storage root, deployments, dataset cache, MLflow's sqlite file)
+are bound back read-write, the interpreter's prefixes and the repository read-only (wherever they live, even under
+``/tmp``), and the volumes at their mount paths. The child then ``pivot_root``s into that root and detaches the host's
+root, so no path leads back to it. Writable for the node: its own folders (``/tmp``, ``/argo``, outputs, the working
+directory), its volumes, the shared paths and its overlays; the system folders are ``EROFS``.
 
 **Who runs.** The node's process keeps only a container runtime's default capabilities (no
 ``CAP_SYS_ADMIN``: it cannot undo the mounts; no ``CAP_SYS_PTRACE``: it cannot reach the driver through
@@ -31,7 +33,7 @@ goes with it (pod semantics); processes it detached into their own session survi
 serving instance). Each node process carries ``AIPIPE_NODE=<run uid>/<node id>`` in its environment, so
 :func:`end_leftovers` can still find and end a tree whose supervisor was killed too.
 
-**Why one module of ~710 lines.** Its parts are the two halves of one protocol and change together: the mount
+**Why one module of ~760 lines.** Its parts are the two halves of one protocol and change together: the mount
 plan is computed in the driver and applied in the forked child (``preexec_fn``, between fork and exec, where
 only code already loaded and no locks may run), the supervisor and the driver talk through the same two pipes
 (``report``: set-up errors; ``driver_gone``: the driver's death), and ``end_leftovers`` finds the processes the
@@ -49,11 +51,13 @@ import errno
 import os
 import platform
 import select
+import shutil
 import signal
 import stat
 import subprocess
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -97,6 +101,7 @@ PROC_READ_ONLY = ("sys", "sysrq-trigger", "irq", "bus", "fs")  # runc's read-onl
 PROC_MASKED = ("kcore", "keys", "timer_list", "latency_stats", "sched_debug", "acpi", "scsi")  # and its masked ones
 _SKIP_TOPS = frozenset({"lost+found"})
 _HIDDEN_TMPFS = b"mode=755,size=1g"  # writable and private to the node: tool caches under $HOME fit
+_OVERLAY_UNSAFE = frozenset(",:\\")  # characters overlayfs' mount options cannot carry in a folder's name
 
 _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
 _libc.mount.argtypes = (ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_void_p)
@@ -127,7 +132,7 @@ def _check(ret: int, what: str) -> None:
 class Step:
     """One operation of the mount plan, run in the child in order."""
 
-    op: str  # bind | ro | tmpfs | devpts | dir | file | symlink
+    op: str  # bind | ro | overlay (falls back to bind + ro) | tmpfs | devpts | dir | file | symlink
     target: bytes
     source: bytes = b""
     data: bytes = b""
@@ -141,12 +146,14 @@ def _inside(path: str, folders: Iterable[str]) -> str | None:
     return None
 
 
-def _mount_plan(spec: ProcessSpec) -> tuple[list[Step], list[Path]]:
-    """The child's mount operations, and the mount points it created on the host side inside the node's
-    private folders."""
+def _mount_plan(spec: ProcessSpec) -> tuple[list[Step], list[Path], Path]:
+    """The child's mount operations, the mount points it created on the host side inside the node's private
+    folders, and the folder of its overlays' layers (removed when the process ends)."""
     root = spec.root
     root.mkdir(parents=True, exist_ok=True)
     made: list[Path] = []
+    layer_root = root.parent / "layers" / uuid.uuid4().hex  # one per start: a node's containers each have their own
+    below = _folders_with_mounts_below()
     plan = [Step("bind", str(root).encode(), str(root).encode())]
     for entry in sorted(os.scandir("/"), key=lambda e: e.name):
         name = entry.name
@@ -166,7 +173,14 @@ def _mount_plan(spec: ProcessSpec) -> tuple[list[Step], list[Path]]:
         if name == "proc":
             plan += _proc_plan(target)
             continue
-        plan += [Step("bind", str(target).encode(), entry.path.encode()), Step("ro", str(target).encode())]
+        if not _overlaid(name, below, layer_root):
+            plan += [Step("bind", str(target).encode(), entry.path.encode()), Step("ro", str(target).encode())]
+            continue
+        upper, work = layer_root / name / "upper", layer_root / name / "work"
+        upper.mkdir(parents=True)
+        work.mkdir()
+        plan.append(Step("overlay", str(target).encode(), entry.path.encode(),
+                         f"lowerdir={entry.path},upperdir={upper},workdir={work}".encode()))
     for top in spec.private_tops:
         (root / top).mkdir(parents=True, exist_ok=True)
     hidden = [h for h in spec.hidden if Path(h).parts[1:2] and Path(h).parts[1] not in spec.private_tops
@@ -199,7 +213,33 @@ def _mount_plan(spec: ProcessSpec) -> tuple[list[Step], list[Path]]:
         own = spec.host_path(container_path)
         if own.exists():  # an optional volume that was absent left nothing to protect
             plan += [Step("bind", str(own).encode(), str(own).encode()), Step("ro", str(own).encode())]
-    return plan, made
+    return plan, made, layer_root
+
+
+def _overlaid(top: str, below: frozenset[str], layer_root: Path) -> bool:
+    """Whether the top-level host folder ``top`` becomes an overlay: not a system folder, no other filesystem mounted
+    below it (an overlay would hide it), a name overlayfs' options can carry, and not the folder that holds the
+    node's own (overlayfs refuses layers inside their lower folder)."""
+    if top in NEVER_PRIVATE or top in below or _OVERLAY_UNSAFE & set(top):
+        return False
+    return not Path(os.path.realpath(layer_root.parent.parent)).is_relative_to(f"/{top}")
+
+
+def _folders_with_mounts_below() -> frozenset[str]:
+    """The top-level host folders with another filesystem mounted below them: an overlay would hide it."""
+    found = set()
+    with contextlib.suppress(OSError), open("/proc/self/mountinfo", "rb") as info:
+        for line in info:
+            point = line.split()[4].decode(errors="replace").encode().decode("unicode_escape")
+            parts = Path(point).parts
+            if len(parts) > 2:
+                found.add(parts[1])
+    return frozenset(found)
+
+
+def _remove_layers(layers: Path) -> None:
+    """A process's overlay layers go when it ends (what it wrote outside its own folders and volumes)."""
+    shutil.rmtree(layers, ignore_errors=True)
 
 
 # Mount points are made and removed under one lock: the containers of a containerSet share their node's root, and
@@ -306,6 +346,11 @@ def _apply(plan: list[Step]) -> None:
             _check(_libc.mount(step.source, step.target, None, MS_BIND | MS_REC, None), f"bind {step.source.decode()}")
         elif step.op == "ro":
             _read_only(step.target)
+        elif step.op == "overlay":  # where overlayfs is missing or refuses the layers: the read-only bind
+            if _libc.mount(b"overlay", step.target, b"overlay", 0, step.data) != 0:
+                _check(_libc.mount(step.source, step.target, None, MS_BIND | MS_REC, None),
+                       f"bind {step.source.decode()}")
+                _read_only(step.target)
         elif step.op == "tmpfs":
             _check(_libc.mount(b"tmpfs", step.target, b"tmpfs", MS_NOSUID | MS_NODEV, step.data),
                    f"tmpfs on {step.target.decode()}")
@@ -474,9 +519,10 @@ class LocalHandle:
     """A started node (its supervisor process); ``wait`` collects stdout and the exit code."""
 
     def __init__(self, proc: subprocess.Popen[bytes], spec: ProcessSpec, driver_gone: int,
-                 mount_points: list[Path]) -> None:
+                 mount_points: list[Path], layers: Path) -> None:
         self.proc = proc
         self.mount_points = mount_points
+        self.layers = layers
         self.spec = spec
         self.started = time.monotonic()
         self.killed = False
@@ -528,6 +574,7 @@ class LocalHandle:
         for reader in self._readers:
             reader.join()
         _remove_mount_points(self.mount_points)
+        _remove_layers(self.layers)
         return ProcessResult(exit_code=code if code >= 0 else 128 - code, stdout=b"".join(self._stdout),
                              killed=self.killed, duration=time.monotonic() - self.started)
 
@@ -590,7 +637,7 @@ class LocalRunner:
     def start(self, spec: ProcessSpec) -> LocalHandle | FailedStart:
         self.check_available()
         with MOUNT_POINTS_LOCK:
-            plan, made = _mount_plan(spec)
+            plan, made, layers = _mount_plan(spec)
         root = str(spec.root).encode()
         cwd = spec.cwd.encode()
         host_cwd = spec.host_path(spec.cwd)
@@ -606,23 +653,24 @@ class LocalRunner:
             )
         except FileNotFoundError:
             return _failed(f'failed to find name in PATH: exec: "{spec.argv[0]}": executable file not found in '
-                           "$PATH", 127, made,  # the words of Argo's emissary (Go's exec.LookPath)
+                           "$PATH", 127, made, layers,  # the words of Argo's emissary (Go's exec.LookPath)
                            gone_r, gone_w, report_r, report_w)
         except PermissionError:
-            return _failed(f"failed to start: {spec.argv[0]!r} is not executable", 126, made,
+            return _failed(f"failed to start: {spec.argv[0]!r} is not executable", 126, made, layers,
                            gone_r, gone_w, report_r, report_w)
         except OSError as exc:
             code = 127 if exc.errno == errno.ENOENT else 126
-            return _failed(f"failed to start {spec.argv[0]!r}: {exc.strerror}", code, made,
+            return _failed(f"failed to start {spec.argv[0]!r}: {exc.strerror}", code, made, layers,
                            gone_r, gone_w, report_r, report_w)
         except subprocess.SubprocessError as exc:
             _close(gone_r, gone_w, report_r, report_w)
             _remove_mount_points(made)
+            _remove_layers(layers)
             raise NamespaceUnavailable(f"could not set up the node's mount namespace: {exc}", field="engine") from exc
         _close(gone_r, report_w)
         with os.fdopen(report_r, "rb") as fh:
             problem = fh.read().decode(errors="replace")  # EOF once the main process has exec'd (or failed)
-        handle = LocalHandle(proc, spec, gone_w, made)
+        handle = LocalHandle(proc, spec, gone_w, made, layers)
         if problem:
             handle.wait()
             return FailedStart(problem, 126)
@@ -635,9 +683,10 @@ def _close(*fds: int) -> None:
             os.close(fd)
 
 
-def _failed(message: str, code: int, made: list[Path], *fds: int) -> FailedStart:
+def _failed(message: str, code: int, made: list[Path], layers: Path, *fds: int) -> FailedStart:
     _close(*fds)
     _remove_mount_points(made)
+    _remove_layers(layers)
     return FailedStart(message, code)
 
 
