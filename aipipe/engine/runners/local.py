@@ -51,13 +51,11 @@ import errno
 import os
 import platform
 import select
-import shutil
 import signal
 import stat
 import subprocess
 import threading
 import time
-import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -101,6 +99,9 @@ PROC_READ_ONLY = ("sys", "sysrq-trigger", "irq", "bus", "fs")  # runc's read-onl
 PROC_MASKED = ("kcore", "keys", "timer_list", "latency_stats", "sched_debug", "acpi", "scsi")  # and its masked ones
 _SKIP_TOPS = frozenset({"lost+found"})
 _HIDDEN_TMPFS = b"mode=755,size=1g"  # writable and private to the node: tool caches under $HOME fit
+# the node's overlay layers: in memory, in the child's namespace only, gone with it; what a node writes outside its own
+# folders and volumes is bounded as its $HOME cover is
+_LAYERS_TMPFS = b"mode=700,size=1g"
 _OVERLAY_UNSAFE = frozenset(",:\\")  # characters overlayfs' mount options cannot carry in a folder's name
 
 _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
@@ -146,15 +147,17 @@ def _inside(path: str, folders: Iterable[str]) -> str | None:
     return None
 
 
-def _mount_plan(spec: ProcessSpec) -> tuple[list[Step], list[Path], Path]:
-    """The child's mount operations, the mount points it created on the host side inside the node's private
-    folders, and the folder of its overlays' layers (removed when the process ends)."""
+def _mount_plan(spec: ProcessSpec) -> tuple[list[Step], list[Path]]:
+    """The child's mount operations, and the mount points it created on the host side inside the node's
+    private folders."""
     root = spec.root
     root.mkdir(parents=True, exist_ok=True)
     made: list[Path] = []
-    layer_root = root.parent / "layers" / uuid.uuid4().hex  # one per start: a node's containers each have their own
+    layer_point = root.parent / "layers"  # where the child mounts its in-memory layers, outside the node's view
+    layer_point.mkdir(exist_ok=True)
     below = _folders_with_mounts_below()
-    plan = [Step("bind", str(root).encode(), str(root).encode())]
+    plan = [Step("bind", str(root).encode(), str(root).encode()),
+            Step("tmpfs", str(layer_point).encode(), data=_LAYERS_TMPFS)]
     for entry in sorted(os.scandir("/"), key=lambda e: e.name):
         name = entry.name
         if name in spec.private_tops or name in _SKIP_TOPS:
@@ -173,14 +176,13 @@ def _mount_plan(spec: ProcessSpec) -> tuple[list[Step], list[Path], Path]:
         if name == "proc":
             plan += _proc_plan(target)
             continue
-        if not _overlaid(name, below, layer_root):
+        if not _overlaid(name, below, root):
             plan += [Step("bind", str(target).encode(), entry.path.encode()), Step("ro", str(target).encode())]
             continue
-        upper, work = layer_root / name / "upper", layer_root / name / "work"
-        upper.mkdir(parents=True)
-        work.mkdir()
-        plan.append(Step("overlay", str(target).encode(), entry.path.encode(),
-                         f"lowerdir={entry.path},upperdir={upper},workdir={work}".encode()))
+        upper, work = str(layer_point / name / "upper").encode(), str(layer_point / name / "work").encode()
+        plan += [Step("dir", upper), Step("dir", work),
+                 Step("overlay", str(target).encode(), entry.path.encode(),
+                      b"lowerdir=%s,upperdir=%s,workdir=%s" % (entry.path.encode(), upper, work))]
     for top in spec.private_tops:
         (root / top).mkdir(parents=True, exist_ok=True)
     hidden = [h for h in spec.hidden if Path(h).parts[1:2] and Path(h).parts[1] not in spec.private_tops
@@ -213,16 +215,16 @@ def _mount_plan(spec: ProcessSpec) -> tuple[list[Step], list[Path], Path]:
         own = spec.host_path(container_path)
         if own.exists():  # an optional volume that was absent left nothing to protect
             plan += [Step("bind", str(own).encode(), str(own).encode()), Step("ro", str(own).encode())]
-    return plan, made, layer_root
+    return plan, made
 
 
-def _overlaid(top: str, below: frozenset[str], layer_root: Path) -> bool:
+def _overlaid(top: str, below: frozenset[str], root: Path) -> bool:
     """Whether the top-level host folder ``top`` becomes an overlay: not a system folder, no other filesystem mounted
     below it (an overlay would hide it), a name overlayfs' options can carry, and not the folder that holds the
-    node's own (overlayfs refuses layers inside their lower folder)."""
+    node's own."""
     if top in NEVER_PRIVATE or top in below or _OVERLAY_UNSAFE & set(top):
         return False
-    return not Path(os.path.realpath(layer_root.parent.parent)).is_relative_to(f"/{top}")
+    return not Path(os.path.realpath(root)).is_relative_to(f"/{top}")
 
 
 def _folders_with_mounts_below() -> frozenset[str]:
@@ -235,11 +237,6 @@ def _folders_with_mounts_below() -> frozenset[str]:
             if len(parts) > 2:
                 found.add(parts[1])
     return frozenset(found)
-
-
-def _remove_layers(layers: Path) -> None:
-    """A process's overlay layers go when it ends (what it wrote outside its own folders and volumes)."""
-    shutil.rmtree(layers, ignore_errors=True)
 
 
 # Mount points are made and removed under one lock: the containers of a containerSet share their node's root, and
@@ -519,10 +516,9 @@ class LocalHandle:
     """A started node (its supervisor process); ``wait`` collects stdout and the exit code."""
 
     def __init__(self, proc: subprocess.Popen[bytes], spec: ProcessSpec, driver_gone: int,
-                 mount_points: list[Path], layers: Path) -> None:
+                 mount_points: list[Path]) -> None:
         self.proc = proc
         self.mount_points = mount_points
-        self.layers = layers
         self.spec = spec
         self.started = time.monotonic()
         self.killed = False
@@ -574,7 +570,6 @@ class LocalHandle:
         for reader in self._readers:
             reader.join()
         _remove_mount_points(self.mount_points)
-        _remove_layers(self.layers)
         return ProcessResult(exit_code=code if code >= 0 else 128 - code, stdout=b"".join(self._stdout),
                              killed=self.killed, duration=time.monotonic() - self.started)
 
@@ -637,7 +632,7 @@ class LocalRunner:
     def start(self, spec: ProcessSpec) -> LocalHandle | FailedStart:
         self.check_available()
         with MOUNT_POINTS_LOCK:
-            plan, made, layers = _mount_plan(spec)
+            plan, made = _mount_plan(spec)
         root = str(spec.root).encode()
         cwd = spec.cwd.encode()
         host_cwd = spec.host_path(spec.cwd)
@@ -653,24 +648,23 @@ class LocalRunner:
             )
         except FileNotFoundError:
             return _failed(f'failed to find name in PATH: exec: "{spec.argv[0]}": executable file not found in '
-                           "$PATH", 127, made, layers,  # the words of Argo's emissary (Go's exec.LookPath)
+                           "$PATH", 127, made,  # the words of Argo's emissary (Go's exec.LookPath)
                            gone_r, gone_w, report_r, report_w)
         except PermissionError:
-            return _failed(f"failed to start: {spec.argv[0]!r} is not executable", 126, made, layers,
+            return _failed(f"failed to start: {spec.argv[0]!r} is not executable", 126, made,
                            gone_r, gone_w, report_r, report_w)
         except OSError as exc:
             code = 127 if exc.errno == errno.ENOENT else 126
-            return _failed(f"failed to start {spec.argv[0]!r}: {exc.strerror}", code, made, layers,
+            return _failed(f"failed to start {spec.argv[0]!r}: {exc.strerror}", code, made,
                            gone_r, gone_w, report_r, report_w)
         except subprocess.SubprocessError as exc:
             _close(gone_r, gone_w, report_r, report_w)
             _remove_mount_points(made)
-            _remove_layers(layers)
             raise NamespaceUnavailable(f"could not set up the node's mount namespace: {exc}", field="engine") from exc
         _close(gone_r, report_w)
         with os.fdopen(report_r, "rb") as fh:
             problem = fh.read().decode(errors="replace")  # EOF once the main process has exec'd (or failed)
-        handle = LocalHandle(proc, spec, gone_w, made, layers)
+        handle = LocalHandle(proc, spec, gone_w, made)
         if problem:
             handle.wait()
             return FailedStart(problem, 126)
@@ -683,10 +677,9 @@ def _close(*fds: int) -> None:
             os.close(fd)
 
 
-def _failed(message: str, code: int, made: list[Path], layers: Path, *fds: int) -> FailedStart:
+def _failed(message: str, code: int, made: list[Path], *fds: int) -> FailedStart:
     _close(*fds)
     _remove_mount_points(made)
-    _remove_layers(layers)
     return FailedStart(message, code)
 
 
