@@ -75,6 +75,23 @@ def test_an_undeclared_field_is_found_by_its_path(where: tuple[str | int, ...], 
     assert refused.value.field == path
 
 
+@pytest.mark.parametrize(("where", "value", "words"), [
+    (("spec", "templates", 2, "container", "command"), "echo hi", "cannot decode a scalar as a list"),
+    (("spec", "templates", 2, "retryStrategy"), [2], "cannot decode a list as an object"),
+    (("spec", "templates", 0, "steps"), {"a": 1}, "cannot decode an object as a list"),
+])
+def test_a_value_of_the_wrong_shape_is_refused(where: tuple[str | int, ...], value: Any, words: str) -> None:
+    """Go's decoding refuses a string for a []string, as for the command a user wrote as one string."""
+    doc = copy.deepcopy(WORKFLOW)
+    node: Any = doc
+    for step in where[:-1]:
+        node = node[step]
+    node[where[-1]] = value
+    with pytest.raises(UserError, match=words) as refused:
+        refuse_undeclared(doc)
+    assert refused.value.field == format_path(list(where))
+
+
 def test_case_matters_as_in_kubernetes_decoding() -> None:
     doc = copy.deepcopy(WORKFLOW)
     doc["spec"]["templates"][2]["activedeadlineseconds"] = 5

@@ -91,9 +91,9 @@ def _structural(docs: Sequence[tuple[str, dict[str, Any]]], schema_dir: Path) ->
 
 def _undeclared(docs: Sequence[tuple[str, dict[str, Any]]]) -> list[Diagnostic]:
     """Without the CRDs: the fields Argo's types lack, as ``argo lint`` and ``argo submit`` refuse them."""
-    return [Diagnostic(file, str(doc.get("kind")), _name(doc), f"unknown field {key!r} ({UNDECLARED_REASON})",
+    return [Diagnostic(file, str(doc.get("kind")), _name(doc), f"{problem} ({UNDECLARED_REASON})",
                        format_path(path), _template_at(doc, path), check="schema")
-            for file, doc in docs for path, key in undeclared_fields(doc)]
+            for file, doc in docs for path, problem in undeclared_fields(doc)]
 
 
 def _is_controller_config(doc: Mapping[str, Any]) -> bool:

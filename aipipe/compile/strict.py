@@ -1,4 +1,5 @@
-"""Strict decoding, as ``argo submit`` and ``argo lint`` do by default: a field the Argo types lack is an error.
+"""Strict decoding, as ``argo submit`` and ``argo lint`` do by default: a field the Argo types lack is an error, and so
+is a value of the wrong shape (a string where the types want a list or an object, a list where they want an object).
 
 The Argo types are Hera's models, generated from Argo's own OpenAPI document. Hera is already what pipelines are
 written with, so no schema is shipped twice; the CRD check (``aipipe lint --schema-dir``) reaches the same keys.
@@ -29,7 +30,7 @@ ADDED_IN_4_1: dict[str, tuple[str, ...]] = {
     "Template": ("pendingTimeout", "podResources", "resourceClaims"),
     "WorkflowSpec": ("executorPlugins", "podResources", "resourceClaims"),
 }
-UNDECLARED_REASON = "Argo v4 has no such field: `argo submit` refuses it, the API server drops it"
+UNDECLARED_REASON = "Argo v4's types refuse it: `argo submit` and `argo lint` do not decode it"
 
 
 @cache
@@ -40,7 +41,8 @@ def _root_models() -> dict[str, type[BaseModel]]:
 
 
 def undeclared_fields(doc: dict[str, Any]) -> Iterator[tuple[FieldPath, str]]:
-    """(path, key) for each key of a Workflow-family manifest the Argo types do not declare (other kinds: none)."""
+    """(path, problem) for each key of a Workflow-family manifest the Argo types do not declare ("unknown field 'x'")
+    and each value of the wrong shape (other kinds: none)."""
     model = _root_models().get(str(doc.get("kind")))
     if model is not None:
         yield from _walk(model, doc, [])
@@ -48,8 +50,8 @@ def undeclared_fields(doc: dict[str, Any]) -> Iterator[tuple[FieldPath, str]]:
 
 def refuse_undeclared(doc: dict[str, Any]) -> None:
     """Raise :class:`UserError` naming the first field the Argo types lack, as ``argo submit`` decodes."""
-    for path, _ in undeclared_fields(doc):
-        raise UserError(f"unknown field ({UNDECLARED_REASON})", field=format_path(path))
+    for path, problem in undeclared_fields(doc):
+        raise UserError(f"{problem} ({UNDECLARED_REASON})", field=format_path(path))
 
 
 @cache
@@ -63,18 +65,24 @@ def _walk(model: type[BaseModel], node: dict[str, Any], path: FieldPath) -> Iter
     fields = _declared(model)
     for key, value in node.items():
         if key not in fields:
-            yield [*path, key], key
+            yield [*path, key], f"unknown field {key!r}"
         else:
             yield from _walk_value(fields[key], value, [*path, key])
 
 
 def _walk_value(annotation: Any, value: Any, path: FieldPath) -> Iterator[tuple[FieldPath, str]]:
     origin = get_origin(annotation)
+    if value is None:
+        return
     if origin in (Union, types.UnionType):
-        for member in get_args(annotation):
-            if member is not type(None) and _accepts(member, value):
-                yield from _walk_value(member, value, path)
-                return
+        members = [m for m in get_args(annotation) if m is not type(None)]
+        accepted = next((m for m in members if _accepts(m, value)), None)
+        if accepted is None:
+            yield path, f"cannot decode {_shape(value)} as {_shape_of(members[0])}"
+        else:
+            yield from _walk_value(accepted, value, path)
+    elif not _accepts(annotation, value):
+        yield path, f"cannot decode {_shape(value)} as {_shape_of(annotation)}"
     elif origin is list and isinstance(value, list):
         [item] = get_args(annotation)
         for i, element in enumerate(value):
@@ -90,7 +98,8 @@ def _walk_value(annotation: Any, value: Any, path: FieldPath) -> Iterator[tuple[
 
 
 def _accepts(annotation: Any, value: Any) -> bool:
-    """Whether a union member is the one a value decodes into (objects into models, lists into lists...)."""
+    """Whether a value has the shape a type decodes from: a list for a list, an object for a map or a model (a
+    scalar type, or a RootModel such as IntOrString, takes anything: Argo's own scalar types are lenient)."""
     origin = get_origin(annotation)
     if origin is list:
         return isinstance(value, list)
@@ -99,6 +108,14 @@ def _accepts(annotation: Any, value: Any) -> bool:
     if _is_object_model(annotation):
         return isinstance(value, dict)
     return True
+
+
+def _shape(value: Any) -> str:
+    return "a list" if isinstance(value, list) else "an object" if isinstance(value, dict) else "a scalar"
+
+
+def _shape_of(annotation: Any) -> str:
+    return "a list" if get_origin(annotation) is list else "an object"
 
 
 def _is_object_model(annotation: Any) -> bool:

@@ -1,11 +1,12 @@
 """Image -> local runtime map: the image is ignored, but its entrypoint, default command and tools matter.
 
-An entry gives ``entrypoint`` (prepended to the args when the template has no ``command``),
-``command`` (the image's default command when the template gives neither command nor args),
-``path`` (folders put first on ``PATH``) and ``env``. ``{shims}`` and ``{python_bin}`` expand to the
-shipped shim folder and this interpreter's folder; the entry point may add variables of its own.
-Tables handed in by the entry point (matched first, in order) override the built-in ones; keys are
-exact images, images without tag, or shell-style patterns (``python:*``).
+An entry gives ``entrypoint`` (prepended to the args when the template has no ``command``), ``command`` (the image's
+default command when the template gives neither command nor args), ``path`` (folders put first on ``PATH``), ``env``
+and ``programs`` (the image's own programs by their path in the image, e.g. ``/argosay``, and what runs them here, for
+a ``command`` that names one). ``{shims}`` and ``{python_bin}`` expand to the shipped shim folder and this
+interpreter's folder; the entry point may add variables of its own. Tables handed in by the entry point (matched
+first, in order) override the built-in ones; keys are exact images, images without tag, or shell-style patterns
+(``python:*``).
 """
 
 from __future__ import annotations
@@ -29,8 +30,10 @@ BUILTIN: dict[str, dict[str, Any]] = {
     "alpine:*": {"command": ["/bin/sh"]},
     "python:*": {"command": ["python3"], "path": ["{python_bin}"]},
     "argoproj/argosay:v1": {"command": ["cowsay"], "path": ["{shims}"]},
-    "argoproj/argosay:v2": {"entrypoint": ["{shims}/argosay"], "path": ["{shims}"]},
-    "docker.io/argoproj/argosay:v2": {"entrypoint": ["{shims}/argosay"], "path": ["{shims}"]},
+    "argoproj/argosay:v2": {"entrypoint": ["{shims}/argosay"], "path": ["{shims}"],
+                            "programs": {"/argosay": "{shims}/argosay"}},
+    "docker.io/argoproj/argosay:v2": {"entrypoint": ["{shims}/argosay"], "path": ["{shims}"],
+                                      "programs": {"/argosay": "{shims}/argosay"}},
 }
 
 
@@ -42,11 +45,12 @@ class ImageRuntime:
     command: tuple[str, ...] = ()
     path: tuple[str, ...] = ()
     env: Mapping[str, str] = field(default_factory=dict)
+    programs: Mapping[str, str] = field(default_factory=dict)
 
     def argv(self, command: list[str] | None, args: list[str] | None) -> list[str]:
         """Docker's rule: command replaces the entrypoint; args replace the default command."""
         if command:
-            return [*command, *(args or [])]
+            return [self.programs.get(command[0], command[0]), *command[1:], *(args or [])]
         if args:
             return [*self.entrypoint, *args]
         return [*self.entrypoint, *self.command]
@@ -58,10 +62,10 @@ class ImageRuntime:
 def _runtime(entry: Mapping[str, Any], image: str, variables: Mapping[str, str], source: str) -> ImageRuntime:
     if not isinstance(entry, Mapping):
         raise UserError(f"entry for {image!r} must be a mapping", field=source)
-    unknown = set(entry) - {"entrypoint", "command", "path", "env"}
+    unknown = set(entry) - {"entrypoint", "command", "path", "env", "programs"}
     if unknown:
         raise UserError(f"entry for {image!r} has unknown keys {sorted(unknown)} (known: entrypoint, command, path, "
-                        "env)", field=source)
+                        "env, programs)", field=source)
 
     def _expand(value: str) -> str:
         for name, text in variables.items():
@@ -73,6 +77,7 @@ def _runtime(entry: Mapping[str, Any], image: str, variables: Mapping[str, str],
         command=tuple(_expand(str(v)) for v in entry.get("command") or ()),
         path=tuple(_expand(str(v)) for v in entry.get("path") or ()),
         env={str(k): _expand(str(v)) for k, v in (entry.get("env") or {}).items()},
+        programs={str(k): _expand(str(v)) for k, v in (entry.get("programs") or {}).items()},
     )
 
 

@@ -110,3 +110,15 @@ def test_the_platform_hands_the_secret_store_its_config_fallback(tmp_path: Path)
     (tmp_path / "secrets" / "aipipe-secrets").mkdir(parents=True)
     (tmp_path / "secrets" / "aipipe-secrets" / "label_studio.api_key").write_text("from-file\n")
     assert store.get("aipipe-secrets", "label_studio.api_key") == "from-file"
+
+
+def test_a_command_naming_the_images_own_program_runs_its_local_stand_in() -> None:
+    """``command: [/argosay]`` with argosay:v2 (as Argo's quick-start and e2e tests write it) runs the shim; other
+    commands and other images are left as written."""
+    from aipipe.engine.images import SHIMS, ImageMap
+
+    images = ImageMap()
+    argosay = images.resolve("argoproj/argosay:v2")
+    assert argosay.argv(["/argosay"], ["echo", "hi"]) == [f"{SHIMS}/argosay", "echo", "hi"]
+    assert argosay.argv(["sh", "-c"], ["/argosay"]) == ["sh", "-c", "/argosay"]
+    assert images.resolve("alpine:3").argv(["/argosay"], []) == ["/argosay"]
