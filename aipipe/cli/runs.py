@@ -174,8 +174,7 @@ def run(
     from aipipe.compile.strict import refuse_undeclared
 
     compiled = compile_pipeline(pipeline, service.cfg, parse_assignments(parameter or []))
-    for doc in (compiled.workflow, *compiled.templates):  # decoded strictly, as `argo submit` does
-        refuse_undeclared(doc)
+    refuse_undeclared(compiled.workflow, *compiled.templates)  # decoded strictly, as `argo submit` does
     driver_id = uuid.uuid4().hex
     # the run carries the templates it compiled; the store `aipipe server` uses is left as the user applied it
     workflow = service.submit(inline_templates(compiled.workflow, compiled.templates), driver_id=driver_id)

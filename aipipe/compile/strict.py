@@ -48,10 +48,11 @@ def undeclared_fields(doc: dict[str, Any]) -> Iterator[tuple[FieldPath, str]]:
         yield from _walk(model, doc, [])
 
 
-def refuse_undeclared(doc: dict[str, Any]) -> None:
-    """Raise :class:`UserError` naming the first field the Argo types lack, as ``argo submit`` decodes."""
-    for path, problem in undeclared_fields(doc):
-        raise UserError(f"{problem} ({UNDECLARED_REASON})", field=format_path(path))
+def refuse_undeclared(*docs: dict[str, Any]) -> None:
+    """Raise :class:`UserError` naming the first field the Argo types lack in ``docs``, as ``argo submit`` decodes."""
+    for doc in docs:
+        for path, problem in undeclared_fields(doc):
+            raise UserError(f"{problem} ({UNDECLARED_REASON})", field=format_path(path))
 
 
 @cache
@@ -83,15 +84,15 @@ def _walk_value(annotation: Any, value: Any, path: FieldPath) -> Iterator[tuple[
             yield from _walk_value(accepted, value, path)
     elif not _accepts(annotation, value):
         yield path, f"cannot decode {_shape(value)} as {_shape_of(annotation)}"
-    elif origin is list and isinstance(value, list):
+    elif origin is list:
         [item] = get_args(annotation)
         for i, element in enumerate(value):
             yield from _walk_value(item, element, [*path, i])
-    elif origin is dict and isinstance(value, dict):
+    elif origin is dict:
         item = get_args(annotation)[1]
         for key, element in value.items():
             yield from _walk_value(item, element, [*path, key])
-    elif _is_object_model(annotation) and isinstance(value, dict):
+    elif _is_object_model(annotation):
         yield from _walk(annotation, value, path)
     elif isinstance(annotation, type) and issubclass(annotation, RootModel):  # e.g. a steps group: a list of steps
         yield from _walk_value(annotation.model_fields["root"].annotation, value, path)

@@ -30,10 +30,8 @@ BUILTIN: dict[str, dict[str, Any]] = {
     "alpine:*": {"command": ["/bin/sh"]},
     "python:*": {"command": ["python3"], "path": ["{python_bin}"]},
     "argoproj/argosay:v1": {"command": ["cowsay"], "path": ["{shims}"]},
-    "argoproj/argosay:v2": {"entrypoint": ["{shims}/argosay"], "path": ["{shims}"],
-                            "programs": {"/argosay": "{shims}/argosay"}},
-    "docker.io/argoproj/argosay:v2": {"entrypoint": ["{shims}/argosay"], "path": ["{shims}"],
-                                      "programs": {"/argosay": "{shims}/argosay"}},
+    **{image: {"entrypoint": ["{shims}/argosay"], "path": ["{shims}"], "programs": {"/argosay": "{shims}/argosay"}}
+       for image in ("argoproj/argosay:v2", "docker.io/argoproj/argosay:v2")},
 }
 
 

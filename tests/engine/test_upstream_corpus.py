@@ -79,8 +79,7 @@ def judge(name: str, home: Path) -> str | None:
     timer.start()
     try:  # as the engine service submits: workflowMetadata (labels, labelsFrom) first, then the run
         if expected.get("via") == ARGO_SUBMIT:  # the CLI decodes strictly before anything is sent
-            for doc in (workflow, *templates):
-                refuse_undeclared(doc)
+            refuse_undeclared(workflow, *templates)
         workflow = with_workflow_metadata(workflow, resolve_workflow_spec(workflow, dict_templates(templates)))
         wf = engine.run(workflow, templates, stop=stop)
     except UserError as exc:

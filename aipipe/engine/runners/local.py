@@ -232,7 +232,7 @@ def _folders_with_mounts_below() -> frozenset[str]:
     found = set()
     with contextlib.suppress(OSError), open("/proc/self/mountinfo", "rb") as info:
         for line in info:
-            point = line.split()[4].decode(errors="replace").encode().decode("unicode_escape")
+            point = line.split()[4].decode("unicode_escape")  # mountinfo escapes a space as \040
             parts = Path(point).parts
             if len(parts) > 2:
                 found.add(parts[1])
