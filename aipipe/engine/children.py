@@ -14,12 +14,14 @@ from aipipe.engine.control import TERMINATE
 from aipipe.engine.expr import ExprError, evaluate, evaluate_condition
 from aipipe.engine.manifest import Loop, StepSpec
 from aipipe.engine.noderef import NodeRef
+from aipipe.engine.nodes import node_id
 from aipipe.engine.outputs import Outputs
 from aipipe.engine.phases import DONE_PHASES, NodePhase, NodeType
 from aipipe.engine.runtime import NodeRecord, Runtime
 from aipipe.engine.template import ABSENT, Scope, TemplateError, exact_reference, render, render_deep
 
 EMPTY_LOOP = "Skipped, empty params"  # Argo's message on the node of an empty loop
+HOOK_INFIX = ".hooks."  # a hook's node is named <its owner's node name>.hooks.<the hook's name>
 
 Invoke = Callable[[Call, NodeRef, Scope], NodeRecord]  # runs one template invocation to its final node record
 
@@ -138,9 +140,35 @@ class ChildRunner:
                             phase=NodePhase.PENDING)
                 if parent is not None:  # as Argo, a step's or task's hook hangs off that node
                     rt.edges.from_node(ref.name, owner_name)
-            thread = threading.Thread(target=self._run_hook, args=(hook, ref, scope), daemon=True)
-            self.hook_threads.append(thread)
-            thread.start()
+            self._start_hook(self._hook_call, hook, ref, scope)
+
+    def rerun_unfinished_hooks(self) -> None:
+        """Run again each hook node an earlier driver started and left unfinished, from what its node records (its
+        template and inputs): the walk may never reach its owner again (a step group or DAG that had ended), and
+        the hook had fired, so its expression is not asked again. One that never started (Pending, nothing
+        recorded) fires again when the walk reaches its owner."""
+        rt = self.rt
+        with rt.tree.lock:
+            left = [dict(n) for n in rt.tree.nodes.values()
+                    if HOOK_INFIX in str(n.get("name", "")) and n.get("phase") in (NodePhase.PENDING, NodePhase.RUNNING)
+                    and "inputs" in n and (n.get("templateName") or n.get("templateRef"))
+                    and n.get("id") not in self.fired and n.get("id") not in rt.owned]
+        for record in left:
+            owner = str(record["name"]).rsplit(HOOK_INFIX, 1)[0]
+            owner_id = node_id(rt.name, owner)
+            if owner != rt.name and rt.tree.get(owner_id) is None:
+                continue  # not a hook: a step or task that happens to be named so
+            ref = rt.ref(str(record["name"]), str(record.get("displayName", record["name"])),
+                         None if owner == rt.name else owner_id)
+            with rt.tree.lock:
+                self.fired.add(ref.id)
+            self._start_hook(self._stored_hook_call, record, ref, rt.workflow_scope())
+
+    def _start_hook(self, make_call: Callable[[Mapping[str, Any], NodeRef, Scope], Call], source: Mapping[str, Any],
+                    ref: NodeRef, scope: Scope) -> None:
+        thread = threading.Thread(target=self._run_hook, args=(make_call, source, ref, scope), daemon=True)
+        self.hook_threads.append(thread)
+        thread.start()
 
     def _fired(self, ref: NodeRef) -> bool:
         """Whether the hook of ``ref`` has fired: this driver fired it, or the store has it ended. One an earlier
@@ -157,10 +185,23 @@ class ChildRunner:
             return name
         return re.sub(r"^(\[\d+\])?\.", "", name[len(str(owner)):]) or name
 
-    def _run_hook(self, hook: Mapping[str, Any], ref: NodeRef, scope: Scope) -> None:
+    def _hook_call(self, hook: Mapping[str, Any], ref: NodeRef, scope: Scope) -> Call:
+        """The call a hook makes: its template, with its arguments rendered in ``scope``."""
+        args = render_arguments(hook.get("arguments") or {}, scope, ref.name)
+        return self.rt.resolve_call({**hook, "arguments": args}, self.rt.root_tset())
+
+    def _stored_hook_call(self, record: Mapping[str, Any], ref: NodeRef, scope: Scope) -> Call:
+        """The call a hook's stored node records: its template (or templateRef) with its inputs as arguments."""
+        target = {"templateRef": record["templateRef"]} if record.get("templateRef") else {
+            "template": record["templateName"]}
+        inputs = record["inputs"] or {}
+        args = {key: inputs[key] for key in ("parameters", "artifacts") if inputs.get(key)}
+        return self.rt.resolve_call({**target, "arguments": args}, self.rt.root_tset())
+
+    def _run_hook(self, make_call: Callable[[Mapping[str, Any], NodeRef, Scope], Call], source: Mapping[str, Any],
+                  ref: NodeRef, scope: Scope) -> None:
         try:
-            args = render_arguments(hook.get("arguments") or {}, scope, ref.name)
-            call = self.rt.resolve_call({**hook, "arguments": args}, self.rt.root_tset())
+            call = make_call(source, ref, scope)
         except NodeFailure as exc:
             self.rt.fail_node(ref, exc)
             if ref.parent is None:  # Argo's operate: a workflow hook that cannot run errors the entry node

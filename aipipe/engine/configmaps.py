@@ -33,8 +33,8 @@ def key_problem(key: str) -> str | None:
     """Why ``key`` is not a valid ConfigMap key, or None."""
     if not key or len(key) > MAX_KEY_LENGTH:
         return f"must be 1 to {MAX_KEY_LENGTH} characters"
-    if key in (".", "..") or not _KEY.fullmatch(key):
-        return "must consist of alphanumeric characters, '-', '_' or '.' (and not be '.' or '..')"
+    if key == "." or key.startswith("..") or not _KEY.fullmatch(key):  # Kubernetes' IsConfigMapKey
+        return "must consist of alphanumeric characters, '-', '_' or '.' (and not be '.' or start with '..')"
     return None
 
 

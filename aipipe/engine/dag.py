@@ -100,8 +100,10 @@ class _DagRun:
     def _start_ready(self) -> bool:
         """Under ``cond``: one reconcile pass over the tasks' states, then its actions (omit the tasks whose
         depends is decided false, start those decided true); False when the pass found nothing to do."""
-        actions = reconcile.dag_pass(self.view, dict(self.states), frozenset(self.running | self.never),
-                                     self._holding())
+        holding = self._holding()
+        unfinished = self._left_unfinished() if holding else frozenset()
+        actions = reconcile.dag_pass(self.view, dict(self.states), frozenset(self.running | self.never), holding,
+                                     unfinished)
         for tname, action in actions:
             if action == reconcile.OMIT:
                 self.cond.release()
@@ -110,7 +112,7 @@ class _DagRun:
                 finally:
                     self.cond.acquire()
                 self.states[tname] = graph.TaskState(phase=NodePhase.OMITTED)
-            elif not self._holding():  # failFast may have tripped while this pass's actions were taken
+            elif not self._holding() or tname in unfinished:  # failFast may have tripped during this pass
                 self.running.add(tname)
                 threading.Thread(target=self._launch, args=(tname,), daemon=True).start()
         return bool(actions)
@@ -119,6 +121,11 @@ class _DagRun:
         """Whether no task may start now: failFast tripped, or the run ended (a shut-down run's tasks still
         start, and their pod nodes are created Failed)."""
         return (self.rt.cancelled.is_set() and not self.rt.shutdown) or self.gate.tripped.is_set()
+
+    def _left_unfinished(self) -> frozenset[str]:
+        """The tasks whose node (or loop's TaskGroup) an earlier driver opened and left unfinished."""
+        return frozenset(t for t in self.order if t not in self.states and t not in self.running
+                         and self.rt.orphaned(self.task_ref(t)) is not None)
 
     def _omit(self, tname: str) -> None:
         self._link(tname)

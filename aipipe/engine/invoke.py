@@ -83,7 +83,7 @@ class Invoker:
         caller = (rt.tree.get(ref.boundary) or {}).get("type") if ref.boundary else None
         if caller in CALLER_NAME:  # Argo's local steps.name / tasks.name: the step or task that calls the template
             scope = scope.child({CALLER_NAME[caller]: ref.display})
-        if rt.halted(ref.id) and not (rt.shutdown and call.head.node_type in WALKED_ON_SHUTDOWN):
+        if rt.halted(ref.id) and not self._walked_when_halted(call, ref):
             return rt.fail_node(ref, NodeFailure(self._not_started(), NodePhase.FAILED), call)
         try:  # as Argo: the cache is read before the node (or its retry node) is created
             memo = self.memos.lookup(call, ref, scope)
@@ -100,6 +100,16 @@ class Invoker:
             return self.memos.store(self._execute_once(call, ref, scope, inputs, fields))
         except OverBudget as over:
             return rt.unrecorded(ref, over)
+
+    def _walked_when_halted(self, call: Call, ref: NodeRef) -> bool:
+        """Whether the run's end still walks this node's children: a steps or dag node of a shut-down run (Argo
+        still reaches them), and a steps, dag or Retry node an earlier driver left unfinished (the children it
+        opened must end too, and a DAG's dependants be decided, as after a deadline in one driver)."""
+        kind = call.head.node_type
+        if kind in WALKED_ON_SHUTDOWN and self.rt.shutdown:
+            return True
+        orphan = self.rt.orphaned(ref)
+        return orphan is not None and (kind in WALKED_ON_SHUTDOWN or orphan.get("type") == NodeType.RETRY)
 
     def _not_started(self) -> str:
         """The message of a node the run's end keeps from starting: Argo's createWorkflowPod words a shut-down

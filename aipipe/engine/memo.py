@@ -46,10 +46,10 @@ class Memoizer:
         self.cache = MemoCache(store)
 
     def lookup(self, call: Call, ref: NodeRef, scope: Scope) -> Lookup | None:
-        """None when the template is not memoized or its node exists already; NodeFailure when the memoize block
-        or the cache cannot be used."""
+        """None when the template is not memoized or its node exists already (unless it is to run again: Pending,
+        or left unfinished by an earlier driver); NodeFailure when the memoize block or the cache cannot be used."""
         existing = self.rt.tree.get(ref.id)
-        if existing is not None and existing.get("phase") != NodePhase.PENDING:
+        if existing is not None and existing.get("phase") != NodePhase.PENDING and self.rt.orphaned(ref) is None:
             return None
         return self.look_again(call, ref, scope)
 

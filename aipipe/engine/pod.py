@@ -68,11 +68,19 @@ class LineMasker(StreamMasker):
         self.close()
 
 
-def node_path(root: Path, private_tops: frozenset[str], container_path: str) -> Path:
-    """Where a container path lives on the host: inside the node's root (no ``..``, no symlink out of it), or
-    a host folder the node shares as is (``/usr``, ``/etc``…; callers never write there)."""
+def node_path(root: Path, private_tops: frozenset[str], container_path: str,
+              binds: tuple[tuple[str, str], ...] = ()) -> Path:
+    """Where a container path lives on the host: in the folder of the persistent volume mounted over it (``binds``:
+    (folder, mount path); as Argo's executor reads outputs from, and loads inputs into, the volume a path lies in),
+    else inside the node's root (no ``..``, no symlink out of either), or a host folder the node shares as is
+    (``/usr``, ``/etc``…; callers never write there)."""
     if ".." in PurePosixPath(container_path).parts:
         raise UserError(f"{container_path!r} must not contain '..'", field="path")
+    normal = str(PurePosixPath("/", container_path))
+    for folder, mount in sorted(binds, key=lambda bind: len(bind[1]), reverse=True):  # the innermost mount first
+        mount = str(PurePosixPath("/", mount))
+        if normal == mount or normal.startswith(mount.rstrip("/") + "/"):
+            return confined(Path(folder), normal[len(mount):].lstrip("/") or ".", field="path")
     mapped = host_path(root, private_tops, container_path)
     if mapped.is_relative_to(root):
         return confined(root, str(mapped.relative_to(root)), field="path")
@@ -242,13 +250,15 @@ class PodRunner:
                                                          for c in [*inits, *sidecars, *in_set]))
         root.mkdir(parents=True)
 
+        binds = self.volumes.binds(tmpl, body)
+
         def where(path: str) -> Path:
-            return node_path(root, private, path)
+            return node_path(root, private, path, binds)
 
         def own(path: str) -> Path:
-            """In the node's own folders: where inputs go and outputs come from (never a host file)."""
+            """In the node's own folders or volumes: where inputs go and outputs come from (never a host file)."""
             found = where(path)
-            if not found.is_relative_to(root):
+            if not any(found.is_relative_to(folder) for folder in (root, *(Path(f) for f, _ in binds))):
                 shared = ", ".join(sorted(NEVER_PRIVATE))
                 raise NodeError(f"{path} is in a host folder the node shares read-only ({shared}); artifacts and "
                                 "output files use the node's own folders (e.g. /tmp, /data)")
@@ -278,7 +288,7 @@ class PodRunner:
         fields = pod_fields(nid, tmpl, scope, tree)
         env = self.env.build(body, runtime.search_path(), dict(runtime.env), fields)
         env[NODE_ENV] = f"{self.ctx.work_dir.name}/{nid}"
-        binds, read_only = self.volumes.binds(tmpl, body), self.volumes.read_only_paths(tmpl, body)
+        read_only = self.volumes.read_only_paths(tmpl, body)
         deadline = self._deadline(tmpl)
         gpu_need = self.gpus.request(tmpl)
         whole = pod_body(body, [*inits, *sidecars, *in_set])  # every container's mounts: emptyDirs shared between them

@@ -25,12 +25,14 @@ class DagView:
 
 
 def dag_pass(view: DagView, states: Mapping[str, graph.TaskState], busy: frozenset[str],
-             hold: bool) -> list[tuple[str, str]]:
+             hold: bool, unfinished: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
     """The actions of one pass, in the order they are to be taken: ``(task, OMIT|START)``.
 
     ``states`` are the finished tasks'; ``busy`` the tasks already started or held back for good; ``hold`` is
-    true while nothing new may start (failFast tripped, run cancelled). Omissions are followed through within
-    the pass: a task decided by an omission made earlier in it is decided in the same pass.
+    true while nothing new may start (failFast tripped, run cancelled); ``unfinished`` tasks, whose nodes an
+    earlier driver opened and left unfinished, start even then: nothing new starts, and their node must still end
+    (a cancelled run fails it), as Argo's controller ends the pods it finds running. Omissions are followed through
+    within the pass: a task decided by an omission made earlier in it is decided in the same pass.
     """
     decided = dict(states)
     actions: list[tuple[str, str]] = []
@@ -49,7 +51,7 @@ def dag_pass(view: DagView, states: Mapping[str, graph.TaskState], busy: frozens
                 actions.append((tname, OMIT))
                 decided[tname] = graph.TaskState(phase=NodePhase.OMITTED)
                 continue
-            if hold:
+            if hold and tname not in unfinished:
                 continue
             actions.append((tname, START))
             taken.add(tname)

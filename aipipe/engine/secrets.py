@@ -16,10 +16,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from aipipe.engine.configmaps import key_problem
 from aipipe.errors import UserError
 
 MASK = "[redacted]"
-_SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")  # a Secret's name (its keys are checked as ConfigMap keys)
 
 
 @dataclass
@@ -35,7 +36,7 @@ class SecretStore:
 
     def get(self, name: str, key: str, optional: bool = False) -> str | None:
         """The value, or None when ``optional`` and absent; a missing required secret is a UserError."""
-        if not _SAFE_NAME.match(name) or not _SAFE_NAME.match(key):
+        if not _SAFE_NAME.match(name) or key_problem(key) is not None:  # Kubernetes: `.dockerconfigjson` is a key
             raise UserError(f"invalid secret reference {name!r}/{key!r}", field="secretKeyRef")
         value = self._lookup(name, key)
         if value is None:

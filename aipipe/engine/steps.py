@@ -41,6 +41,7 @@ class StepsHandler:
             if kept is not None:
                 for step in group:
                     self._register_kept(step, gref, scope, call.tset)
+                self._restart_daemons(group, gref, scope, call.tset, gate)
                 continue
             rt.tree.commit()
             results: StepResults = []
@@ -115,17 +116,41 @@ class StepsHandler:
                 self.children.fire_hooks(sibling.hooks, hook_scope, owner.name, owner.parent, owner.boundary)
         return on_done
 
+    def _restart_daemons(self, group: Sequence[StepSpec], gref: NodeRef, scope: Scope, tset: TemplateSet,
+                         gate: ChildGate) -> None:
+        """A group that had ended when an earlier driver died is kept, but the daemons it left serving died with
+        that driver: each runs again (as the same node) and the groups after it wait until it is ready again, as
+        they waited the first time."""
+        def left_serving(ref: NodeRef) -> bool:
+            return bool((self.rt.orphaned(ref) or {}).get("daemoned"))
+
+        kept = self.rt.tree.get(gref.id) or {}
+        names = [str(left.get("name", "")) for left in map(self.rt.tree.get, kept.get("children", []))
+                 if left is not None and left.get("daemoned") and left.get("phase") == NodePhase.RUNNING]
+        results: StepResults = []
+        threads: list[threading.Thread] = []
+        lock = threading.Lock()
+        for step in group:
+            base = f"{gref.name}.{step.name}"
+            if any(name == base or name.startswith(base + "(") for name in names):
+                self._launch_step(step, gref, scope, tset, gate, results, threads, lock, lambda _s, _n: None,
+                                  only=left_serving)
+        for thread in threads:
+            thread.join()
+
     def _launch_step(self, step: StepSpec, group: NodeRef, scope: Scope, tset: TemplateSet, gate: ChildGate,
                      results: StepResults, threads: list[threading.Thread], group_lock: threading.Lock,
-                     on_done: Callable[[StepSpec, NodeRecord], None]) -> None:
-        """Start one step of a group (each loop item in a thread of its own), adding its nodes to ``results``."""
+                     on_done: Callable[[StepSpec, NodeRecord], None],
+                     only: Callable[[NodeRef], bool] | None = None) -> None:
+        """Start one step of a group (each loop item in a thread of its own), adding its nodes to ``results``;
+        with ``only``, just the nodes it holds for."""
         base = group.child(f"{group.name}.{step.name}", step.name, boundary=group.boundary)
         try:
             items = self.children.expand_items(step, scope, base.name)
         except NodeFailure as exc:
             results.append((step, [self.rt.fail_node(base, exc)]))
             return
-        if items == []:  # as Argo: an empty loop is one Skipped node
+        if items == [] and only is None:  # as Argo: an empty loop is one Skipped node
             results.append((step, [self.children.skip_empty_loop(step, base, tset)]))
             return
         collected: list[NodeRecord] = []
@@ -135,6 +160,8 @@ class StepsHandler:
                          boundary=group.boundary), _item_child(scope, it))
             for i, it in enumerate(items)]
         for ref, child_scope in targets:
+            if only is not None and not only(ref):
+                continue
             if not gate.enter():
                 return  # failFast: nothing more starts once a child failed
 

@@ -192,3 +192,22 @@ def test_secret_files_go_when_another_volume_fails(engine: EngineRun) -> None:
                             volumeMounts=[{"name": "c", "mountPath": "/creds"}, {"name": "m", "mountPath": "/cfg"}]))
     assert pod(wf)["phase"] == "Error" and "configmap 'absent' not found" in pod(wf)["message"]
     assert list((engine.home / "runs").rglob("creds")) and not list((engine.home / "runs").rglob("token"))
+
+
+def test_secret_keys_follow_kubernetes_rules(engine: EngineRun, tmp_path: Path) -> None:
+    """A key may start with a dot (`.dockerconfigjson`, the key of a registry Secret); '..x' and '/' may not."""
+    folder = engine.home / "secrets" / "registry"
+    folder.mkdir(parents=True)
+    (folder / ".dockerconfigjson").write_text('{"auths": {}}')
+    script = "cat /auth/config.json; echo; echo \"$CONF\""
+    wf = engine.run(one_pod(script, volumes=[{"name": "r", "secret": {
+        "secretName": "registry", "items": [{"key": ".dockerconfigjson", "path": "config.json"}]}}],
+        volumeMounts=[{"name": "r", "mountPath": "/auth"}],
+        env=[{"name": "CONF", "valueFrom": {"secretKeyRef": {"name": "registry", "key": ".dockerconfigjson"}}}]))
+    assert wf["status"]["phase"] == "Succeeded", wf["status"].get("message")
+    assert pod(wf)["outputs"]["result"] == "[redacted]\n[redacted]", "both read, and masked as secrets are"
+    from aipipe.engine.secrets import SecretStore
+
+    for key in ("..hidden", "a/b", ".", ""):
+        with pytest.raises(UserError, match="invalid secret reference"):
+            SecretStore(tmp_path).get("registry", key)

@@ -50,6 +50,12 @@ def test_held_passes_still_omit_but_start_nothing() -> None:
     assert actions == [("fix", OMIT), ("after-fix", OMIT)]
 
 
+def test_a_held_pass_still_starts_what_an_earlier_driver_left_unfinished() -> None:
+    """A run that ended while no driver ran (its deadline passed) must still end the task it had started."""
+    actions = dag_pass(_view(), {"a": _state("Succeeded")}, frozenset({"a"}), hold=True, unfinished=frozenset({"b"}))
+    assert actions == [("b", START), ("fix", OMIT), ("after-fix", OMIT)]
+
+
 def test_tasks_outside_the_target_count_as_omitted() -> None:
     # only c is wanted with its ancestors a and b: fix is outside, so c's "b || fix" waits on b alone
     view = _view({"a", "b", "c"})

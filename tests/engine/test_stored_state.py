@@ -112,3 +112,33 @@ def test_a_hook_an_earlier_driver_fired_but_never_ran_fires_again(engine: Engine
     assert again["status"]["phase"] == "Succeeded"
     assert _lines(markers / "a") == ["x"] and _lines(markers / "hook") == ["x", "x"]
     assert again["status"]["nodes"][fired["id"]]["phase"] == "Succeeded"
+
+
+def test_a_memoized_node_an_earlier_driver_left_running_looks_the_cache_up_first(engine: EngineRun) -> None:
+    """It runs again, so it is looked up as a node about to be created: the entry its sibling saved is a hit."""
+    stamp = {"name": "stamp", "memoize": {"key": "one-key", "cache": {"configMap": {"name": "stored-cache"}}},
+             "script": {"image": "busybox", "command": ["sh"], "source": "date +%s%N > /tmp/stamp"},
+             "outputs": {"parameters": [{"name": "stamp", "valueFrom": {"path": "/tmp/stamp"}}]}}
+    workflow = {"metadata": {"name": "stored-memo"}, "spec": {"entrypoint": "main", "templates": [
+        {"name": "main", "steps": [[{"name": "job-a", "template": "stamp"}], [{"name": "job-b", "template": "stamp"}]]},
+        stamp]}}
+    first = engine.run(copy.deepcopy(workflow))
+    assert first["status"]["phase"] == "Succeeded"
+    saved = nodes_by_display(first)["job-a"][0]["outputs"]["parameters"][0]["value"]
+
+    # the driver died while job-b ran (job-a had saved its entry)
+    stored = copy.deepcopy(first)
+    nodes = nodes_by_display(stored)
+    for key in ("finishedAt", "outputs", "pid"):
+        nodes["job-b"][0].pop(key, None)
+    nodes["job-b"][0].update(phase="Running", memoizationStatus={"hit": False, "key": "one-key",
+                                                                 "cacheName": "stored-cache"})
+    for name in ("stored-memo", "[1]"):
+        nodes[name][0].update(phase="Running", finishedAt=None)
+    stored["status"]["phase"] = "Running"
+
+    again = engine.run(stored)
+    assert again["status"]["phase"] == "Succeeded", again["status"].get("message")
+    [job_b] = nodes_by_display(again)["job-b"]
+    assert job_b["memoizationStatus"]["hit"] is True
+    assert job_b["outputs"]["parameters"][0]["value"] == saved

@@ -62,3 +62,35 @@ def test_a_mounted_volume_whose_tag_never_resolves_fails_its_node_naming_the_tag
     assert out["status"]["phase"] != "Succeeded" and use["phase"] == "Error"
     assert "{{steps.nowhere.outputs.result}}" in use["message"], use["message"]
     assert not engine.log_text("use", out["status"])
+
+
+def test_outputs_and_inputs_under_a_claim_mount_live_in_the_volume(engine: EngineRun) -> None:
+    """As Argo's executor: an output under a persistent volume's mount is read from the volume, and an input artifact
+    whose path lies in it is loaded into the volume, where a later node mounting the claim finds it."""
+    wf = {"metadata": {"name": "claims"}, "spec": {
+        "entrypoint": "main",
+        "volumeClaimTemplates": [{"metadata": {"name": "work"}, "spec": {
+            "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Mi"}}}}],
+        "templates": [
+            {"name": "main", "steps": [
+                [{"name": "make", "template": "make"}],
+                [{"name": "take", "template": "take", "arguments": {"artifacts": [
+                    {"name": "report", "from": "{{steps.make.outputs.artifacts.report}}"}]}}],
+                [{"name": "look", "template": "look"}]]},
+            {"name": "make", "container": {
+                "image": "busybox", "command": ["sh", "-c", "mkdir -p /data/final && echo 42 > /data/final/n.txt"],
+                "volumeMounts": [{"name": "work", "mountPath": "/data"}]},
+             "outputs": {"parameters": [{"name": "n", "valueFrom": {"path": "/data/final/n.txt"}}],
+                         "artifacts": [{"name": "report", "path": "/data/final"}]}},
+            {"name": "take", "inputs": {"artifacts": [{"name": "report", "path": "/data/copy"}]}, "container": {
+                "image": "busybox", "command": ["cat", "/data/copy/n.txt"],
+                "volumeMounts": [{"name": "work", "mountPath": "/data"}]}},
+            {"name": "look", "container": {
+                "image": "busybox", "command": ["sh", "-c", "ls /data/copy"],
+                "volumeMounts": [{"name": "work", "mountPath": "/data"}]}}]}}
+    out = engine.run(wf)
+    assert out["status"]["phase"] == "Succeeded", out["status"].get("message")
+    nodes = nodes_by_display(out)
+    assert nodes["make"][0]["outputs"]["parameters"][0]["value"] == "42"
+    assert nodes["take"][0]["outputs"]["result"] == "42"
+    assert nodes["look"][0]["outputs"]["result"] == "n.txt", "the input artifact was loaded into the volume"
