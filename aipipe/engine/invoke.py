@@ -96,8 +96,8 @@ class Invoker:
             # as Argo's woc.retryStrategy: a template's own strategy, else the workflow's spec.retryStrategy; an
             # empty one ({}) is a strategy too: no limit, retried on failure
             if self._retry_strategy(call) is not None:
-                return self.memos.store(self._execute_retry(call, ref, scope, inputs, fields))
-            return self.memos.store(self._execute_once(call, ref, scope, inputs, fields))
+                return self._execute_retry(call, ref, scope, inputs, fields)
+            return self._execute_once(call, ref, scope, inputs, fields)
         except OverBudget as over:
             return rt.unrecorded(ref, over)
 
@@ -136,16 +136,16 @@ class Invoker:
         assert strategy is not None
         sync = call.head.synchronization
         if not sync:
-            return self.retries.run(RetryRun(nid, ref, call, scope, inputs, strategy))
+            return self.memos.store(self.retries.run(RetryRun(nid, ref, call, scope, inputs, strategy)))
         # as Argo: the Retry node takes the template's locks and holds them through every attempt and backoff
         try:
             lock = self.acquire_sync(sync, nid)
         except NodeFailure as exc:
             return rt.finish_node(nid, exc.phase, str(exc))
-        try:
+        try:  # its cache entry is saved before the lock goes, so a node waiting for the lock finds it
             attempts = dataclasses.replace(call, template={k: v for k, v in call.template.items()
                                                            if k != "synchronization"})
-            return self.retries.run(RetryRun(nid, ref, attempts, scope, inputs, strategy))
+            return self.memos.store(self.retries.run(RetryRun(nid, ref, attempts, scope, inputs, strategy)))
         finally:
             self.mutexes.release_all(lock)
 
@@ -166,7 +166,6 @@ class Invoker:
                       fields: Mapping[str, Any]) -> NodeRecord:
         rt = self.rt
         rt.control.wait_unsuspended()  # a suspended run starts nothing new
-        kind = call.head.kind
         ntype = call.head.node_type
         orphan = rt.orphaned(ref) if ntype == NodeType.POD else None
         if orphan is not None:
@@ -180,28 +179,40 @@ class Invoker:
         named = parent.get("name", ref.name) if parent and parent.get("type") == NodeType.RETRY else ref.name
         scope = scope.child({"node.name": named, "pod.name": pod_name(rt.name, ref.name, str(template))})
         lock: list[Any] = []
-        handler = self.handlers.get(kind)
-        result: NodeResult
-        try:
-            lock = self.acquire_sync(call.head.synchronization, nid)
-            hit = self.memos.look_again(call, ref, scope) if lock and fields.get("memoizationStatus") else None
-            if hit is not None and hit.hit:  # another node with its key ran while this one waited for the lock
-                result = {"phase": NodePhase.SUCCEEDED, "memoizationStatus": hit.memo.status(True),
-                          **({"outputs": hit.outputs} if hit.outputs else {})}
-            elif handler is None:
-                result = {"phase": NodePhase.ERROR,
-                          "message": f"{kind} templates are not supported by the embedded engine"}
-            else:
-                result = handler.run(call, ref, scope)
-        except NodeFailure as exc:
-            result = {"phase": exc.phase, "message": str(exc), "terminal": exc.terminal,
-                      "controller_error": exc.controller}
+        try:  # the locks go once the node has ended and its cache entry is saved: a waiter for them finds it
+            result = self._run_handler(call, ref, scope, nid, fields, lock)
+            if result.get("daemoned"):  # runs on; aipipe.engine.leaf ends its node
+                return rt.tree.get(nid) or {}
+            return self.memos.store(self._finish(nid, result))
         finally:
             self.mutexes.release_all(lock)
+
+    def _run_handler(self, call: Call, ref: NodeRef, scope: Scope, nid: str, fields: Mapping[str, Any],
+                     lock: list[Any]) -> NodeResult:
+        """The template kind's handler, once the node holds its locks (added to ``lock``) and its cache was looked
+        up again; a NodeFailure becomes the result it words."""
+        kind = call.head.kind
+        try:
+            lock.extend(self.acquire_sync(call.head.synchronization, nid))
+            hit = self.memos.look_again(call, ref, scope) if lock and fields.get("memoizationStatus") else None
+            handler = self.handlers.get(kind)
+            if hit is not None and hit.hit:  # another node with its key ran while this one waited for the lock
+                return {"phase": NodePhase.SUCCEEDED, "memoizationStatus": hit.memo.status(True),
+                        **({"outputs": hit.outputs} if hit.outputs else {})}
+            if handler is None:
+                return {"phase": NodePhase.ERROR,
+                        "message": f"{kind} templates are not supported by the embedded engine"}
+            return handler.run(call, ref, scope)
+        except NodeFailure as exc:
+            return {"phase": exc.phase, "message": str(exc), "terminal": exc.terminal,
+                    "controller_error": exc.controller}
+        finally:
             if kind in ("steps", "dag"):  # as Argo's killDaemonedChildren: its daemons end with it
                 self.pods.daemons.release(nid)
-        if result.get("daemoned"):  # runs on; aipipe.engine.leaf ends its node
-            return rt.tree.get(nid) or {}
+
+    def _finish(self, nid: str, result: NodeResult) -> NodeRecord:
+        """End the node with what its handler reported."""
+        rt = self.rt
         phase = result.pop("phase")
         message = result.pop("message", None)
         if result.pop("controller_error", False):

@@ -257,3 +257,31 @@ def test_a_malformed_entry_fails_the_node_with_argos_message(engine: EngineRun) 
     (engine.home / "configmaps" / CACHE / "broken").write_text('{"nodeID": "x", "outp')
     call = node(engine.run(workflow("broken")), "call0")
     assert call["phase"] == "Error" and "malformed cache entry" in call["message"]
+
+
+def test_a_node_waiting_for_the_lock_finds_the_entry_the_holder_saved(engine: EngineRun,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The holder's cache entry is saved before its lock goes, so the waiter's second lookup always finds it (a
+    slow save is what would let a waiter in between, and run again)."""
+    import time
+
+    from aipipe.engine.memocache import MemoCache
+
+    save = MemoCache.save
+
+    def slow_save(self: MemoCache, *args: Any) -> None:
+        time.sleep(0.6)
+        save(self, *args)
+
+    monkeypatch.setattr(MemoCache, "save", slow_save)
+    stamp = {"name": "stamp", "synchronization": {"mutexes": [{"name": "memo-wait-lock"}]},
+             "memoize": {"key": "shared", "cache": {"configMap": {"name": "memo-wait-cache"}}},
+             "script": {"image": "busybox", "command": ["sh"], "source": "date +%s%N > /tmp/stamp"},
+             "outputs": {"parameters": [{"name": "stamp", "valueFrom": {"path": "/tmp/stamp"}}]}}
+    out = engine.run({"metadata": {"name": "memo-wait"}, "spec": {"entrypoint": "main", "templates": [
+        {"name": "main", "steps": [[{"name": "one", "template": "stamp"}, {"name": "two", "template": "stamp"}]]},
+        stamp]}})
+    assert out["status"]["phase"] == "Succeeded", out["status"].get("message")
+    jobs = [nodes_by_display(out)[n][0] for n in ("one", "two")]
+    assert sorted(j["memoizationStatus"]["hit"] for j in jobs) == [False, True]
+    assert len({j["outputs"]["parameters"][0]["value"] for j in jobs}) == 1
