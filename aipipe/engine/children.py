@@ -172,10 +172,15 @@ class ChildRunner:
 
     def _fired(self, ref: NodeRef) -> bool:
         """Whether the hook of ``ref`` has fired: this driver fired it, or the store has it ended. One an earlier
-        driver fired and left unfinished fires again (its node is reopened as the same node)."""
+        driver fired and left unfinished fires again (its node is reopened as the same node), and so does one
+        that ended without starting (its call could not be made): it errs again, and a workflow's hook ends the
+        run again, as it did in the driver that fired it first."""
         with self.rt.tree.lock:
             node = self.rt.tree.nodes.get(ref.id)
-            return node is not None and (ref.id in self.fired or node.get("phase") in DONE_PHASES)
+            if node is None:
+                return False
+            never_started = "inputs" not in node and node.get("phase") == NodePhase.ERROR
+            return ref.id in self.fired or (node.get("phase") in DONE_PHASES and not never_started)
 
     def _hook_display(self, name: str, boundary: str) -> str:
         """A hook node's display name as Argo's initializeNode derives it: the name without its boundary node's

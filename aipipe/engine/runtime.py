@@ -24,6 +24,9 @@ from aipipe.engine.wfmeta import creation_variables, workflow_variables
 from aipipe.errors import UserError
 from aipipe.validation import check_name
 
+# fields of a reopened node (failed, or left Running or waiting by a dead driver) that describe its earlier attempt
+REOPEN_CLEARS = ("message", "outputs", "synchronizationStatus", "pid", "hostNodeName", "resourcesDuration")
+
 NodeRecord = dict[str, Any]
 
 
@@ -230,7 +233,9 @@ class Runtime:
                 record["templateName"] = call.template_name
             record["templateScope"] = f"namespaced/{call.tset.name}" if call.tset.kind else "local/" + self.name
         record.update(fields)
-        self.tree.put(nid, **{k: v for k, v in record.items() if v is not None or k in ("finishedAt",)})
+        # what the earlier attempt's end (or wait) left on a reopened node goes: it runs again from the start
+        stale = {key: None for key in REOPEN_CLEARS if key in (existing or {}) and key not in fields}
+        self.tree.put(nid, **{k: v for k, v in record.items() if v is not None or k in ("finishedAt",)}, **stale)
         self.edges.link(nid, ref.parent)
         return nid, None
 

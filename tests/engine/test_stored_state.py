@@ -142,3 +142,26 @@ def test_a_memoized_node_an_earlier_driver_left_running_looks_the_cache_up_first
     [job_b] = nodes_by_display(again)["job-b"]
     assert job_b["memoizationStatus"]["hit"] is True
     assert job_b["outputs"]["parameters"][0]["value"] == saved
+
+
+def test_a_workflow_hook_that_could_not_run_ends_the_resumed_run_again(engine: EngineRun) -> None:
+    """Its node ended Error without starting (its template is missing); the run the dead driver was ending goes on
+    in a new driver: the hook fires again, errs again, and the run ends Error as it would have."""
+    workflow = {"metadata": {"name": "stored-wf-hook"}, "spec": {
+        "entrypoint": "main",
+        "hooks": {"running": {"expression": 'workflow.status == "Running"', "template": "absent"}},
+        "templates": [{"name": "main", "steps": [[{"name": "first", "template": "nap"}]]},
+                      {"name": "nap", "container": {"image": "busybox", "command": ["sleep", "0.2"]}}]}}
+    first = engine.run(copy.deepcopy(workflow))
+    assert first["status"]["phase"] == "Error"
+
+    # the driver died once the hook's node had ended Error, before anything else recorded the run's end
+    stored = copy.deepcopy(first)
+    for node in stored["status"]["nodes"].values():
+        if ".hooks." not in node["name"]:
+            node.update(phase="Running", finishedAt=None)
+            node.pop("message", None)
+    stored["status"].update(phase="Running", message=None)
+    again = engine.run(stored)
+    assert again["status"]["phase"] == "Error"
+    assert "template 'absent' not found" in again["status"]["message"]
