@@ -1,6 +1,7 @@
 """kill -9 of the driver at a chosen moment, then a fresh driver resumes from the stored state and reaches what one
-uninterrupted driver reaches: hooks an earlier driver fired are run again, and a run whose deadline passed while no
-driver ran still ends the nodes that were running and decides their dependants."""
+uninterrupted driver reaches: hooks an earlier driver fired are run again, a run whose deadline passed while no
+driver ran still ends the nodes that were running and decides their dependants, and a finished group's daemon serves
+again."""
 
 from __future__ import annotations
 
