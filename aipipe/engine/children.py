@@ -151,8 +151,7 @@ class ChildRunner:
         with rt.tree.lock:
             left = [dict(n) for n in rt.tree.nodes.values()
                     if HOOK_INFIX in str(n.get("name", "")) and n.get("phase") in (NodePhase.PENDING, NodePhase.RUNNING)
-                    and "inputs" in n and (n.get("templateName") or n.get("templateRef"))
-                    and n.get("id") not in self.fired and n.get("id") not in rt.owned]
+                    and _started(n) and n.get("id") not in self.fired and n.get("id") not in rt.owned]
         for record in left:
             owner = str(record["name"]).rsplit(HOOK_INFIX, 1)[0]
             owner_id = node_id(rt.name, owner)
@@ -179,7 +178,7 @@ class ChildRunner:
             node = self.rt.tree.nodes.get(ref.id)
             if node is None:
                 return False
-            never_started = "inputs" not in node and node.get("phase") == NodePhase.ERROR
+            never_started = not _started(node) and node.get("phase") == NodePhase.ERROR
             return ref.id in self.fired or (node.get("phase") in DONE_PHASES and not never_started)
 
     def _hook_display(self, name: str, boundary: str) -> str:
@@ -230,6 +229,11 @@ class ChildRunner:
             raise
         self.rt.reserve_nodes(len(items))
         return items
+
+
+def _started(record: NodeRecord) -> bool:
+    """Whether a hook's node got as far as its start: its template and inputs are recorded on it."""
+    return "inputs" in record and bool(record.get("templateName") or record.get("templateRef"))
 
 
 class _NotAList(NodeFailure):

@@ -135,16 +135,14 @@ class Invoker:
             return rt.finish_node(nid, NodePhase.ERROR, str(exc))
         assert strategy is not None
         sync = call.head.synchronization
-        if not sync:
-            return self.memos.store(self.retries.run(RetryRun(nid, ref, call, scope, inputs, strategy)))
         # as Argo: the Retry node takes the template's locks and holds them through every attempt and backoff
         try:
             lock = self.acquire_sync(sync, nid)
         except NodeFailure as exc:
             return rt.finish_node(nid, exc.phase, str(exc))
+        attempts = dataclasses.replace(call, template={k: v for k, v in call.template.items()
+                                                       if k != "synchronization"}) if sync else call
         try:  # its cache entry is saved before the lock goes, so a node waiting for the lock finds it
-            attempts = dataclasses.replace(call, template={k: v for k, v in call.template.items()
-                                                           if k != "synchronization"})
             return self.memos.store(self.retries.run(RetryRun(nid, ref, attempts, scope, inputs, strategy)))
         finally:
             self.mutexes.release_all(lock)

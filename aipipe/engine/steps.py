@@ -121,20 +121,18 @@ class StepsHandler:
         """A group that had ended when an earlier driver died is kept, but the daemons it left serving died with
         that driver: each runs again (as the same node) and the groups after it wait until it is ready again, as
         they waited the first time."""
-        def left_serving(ref: NodeRef) -> bool:
-            return bool((self.rt.orphaned(ref) or {}).get("daemoned"))
-
         kept = self.rt.tree.get(gref.id) or {}
-        names = [str(left.get("name", "")) for left in map(self.rt.tree.get, kept.get("children", []))
-                 if left is not None and left.get("daemoned") and left.get("phase") == NodePhase.RUNNING]
+        serving = {str(left["name"]): str(left["id"]) for left in map(self.rt.tree.get, kept.get("children", []))
+                   if left is not None and left.get("daemoned") and left.get("phase") == NodePhase.RUNNING
+                   and left.get("id") not in self.rt.owned}
         results: StepResults = []
         threads: list[threading.Thread] = []
         lock = threading.Lock()
         for step in group:
             base = f"{gref.name}.{step.name}"
-            if any(name == base or name.startswith(base + "(") for name in names):
+            if any(name == base or name.startswith(base + "(") for name in serving):
                 self._launch_step(step, gref, scope, tset, gate, results, threads, lock, lambda _s, _n: None,
-                                  only=left_serving)
+                                  only=lambda ref: ref.id in serving.values())
         for thread in threads:
             thread.join()
 
