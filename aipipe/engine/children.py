@@ -150,10 +150,10 @@ class ChildRunner:
         rt = self.rt
         with rt.tree.lock:
             left = [dict(n) for n in rt.tree.nodes.values()
-                    if HOOK_INFIX in str(n.get("name", "")) and n.get("phase") in (NodePhase.PENDING, NodePhase.RUNNING)
+                    if _hook_owner(str(n.get("name", ""))) and n.get("phase") in (NodePhase.PENDING, NodePhase.RUNNING)
                     and _started(n) and n.get("id") not in self.fired and n.get("id") not in rt.owned]
         for record in left:
-            owner = str(record["name"]).rsplit(HOOK_INFIX, 1)[0]
+            owner = _hook_owner(str(record["name"]))
             owner_id = node_id(rt.name, owner)
             if owner != rt.name and rt.tree.get(owner_id) is None:
                 continue  # not a hook: a step or task that happens to be named so
@@ -229,6 +229,13 @@ class ChildRunner:
             raise
         self.rt.reserve_nodes(len(items))
         return items
+
+
+def _hook_owner(name: str) -> str:
+    """The owner's node name when ``name`` is a hook's own node (``<owner>.hooks.<hook>``), else "": the nodes
+    below a hook (``<owner>.hooks.<hook>[0].step``, ``….<hook>.task``, ``….<hook>(0)``) run again with it."""
+    owner, infix, hook = name.rpartition(HOOK_INFIX)
+    return owner if infix and hook and not any(c in hook for c in ".[(") else ""
 
 
 def _started(record: NodeRecord) -> bool:

@@ -177,6 +177,7 @@ class WorkflowExecutor:
     def _run_entry(self, invoker: Invoker) -> tuple[str, str | None]:
         rt = self.rt
         call = self._entry_call(self.run_spec.entrypoint, self._spec_arguments())
+        invoker.memos.save_missing_entries()
         invoker.children.rerun_unfinished_hooks()
         self._run_workflow_hooks(invoker, NodePhase.RUNNING)
         node = invoker.execute(call, rt.ref(rt.name, rt.name), rt.workflow_scope())

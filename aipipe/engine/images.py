@@ -3,10 +3,10 @@
 An entry gives ``entrypoint`` (prepended to the args when the template has no ``command``), ``command`` (the image's
 default command when the template gives neither command nor args), ``path`` (folders put first on ``PATH``), ``env``
 and ``programs`` (the image's own programs by their path in the image, e.g. ``/argosay``, and what runs them here, for
-a ``command`` that names one). ``{shims}`` and ``{python_bin}`` expand to the shipped shim folder and this
-interpreter's folder; the entry point may add variables of its own. Tables handed in by the entry point (matched
-first, in order) override the built-in ones; keys are exact images, images without tag, or shell-style patterns
-(``python:*``).
+a ``command`` that names one). ``{shims}``, ``{ash}`` and ``{python_bin}`` expand to the shipped shim folders (the
+second holds busybox ash's stand-in) and this interpreter's folder; the entry point may add variables of its own.
+Tables handed in by the entry point (matched first, in order) override the built-in ones; keys are exact images,
+images without tag, or shell-style patterns (``python:*``).
 """
 
 from __future__ import annotations
@@ -21,13 +21,16 @@ from typing import Any
 from aipipe.errors import UserError
 
 SHIMS = Path(__file__).resolve().parent / "shims" / "bin"
+ASH_SHIMS = SHIMS.parent / "ash"
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
+# busybox's ash, the shell of the busybox and alpine images: ``sh`` and ``/bin/sh`` there run bash as ``sh``
+ASH: dict[str, Any] = {"path": ["{ash}"], "programs": {"/bin/sh": "{ash}/sh", "/bin/ash": "{ash}/sh"}}
 BUILTIN: dict[str, dict[str, Any]] = {
-    "busybox": {"command": ["sh"]},
-    "busybox:*": {"command": ["sh"]},
-    "alpine": {"command": ["/bin/sh"]},
-    "alpine:*": {"command": ["/bin/sh"]},
+    "busybox": {"command": ["sh"], **ASH},
+    "busybox:*": {"command": ["sh"], **ASH},
+    "alpine": {"command": ["/bin/sh"], **ASH},
+    "alpine:*": {"command": ["/bin/sh"], **ASH},
     "python:*": {"command": ["python3"], "path": ["{python_bin}"]},
     "argoproj/argosay:v1": {"command": ["cowsay"], "path": ["{shims}"]},
     **{image: {"entrypoint": ["{shims}/argosay"], "path": ["{shims}"], "programs": {"/argosay": "{shims}/argosay"}}
@@ -82,14 +85,15 @@ def _runtime(entry: Mapping[str, Any], image: str, variables: Mapping[str, str],
 class ImageMap:
     """Resolves an image reference to an :class:`ImageRuntime`: ``tables`` first (in order), then the built-in one.
 
-    ``variables`` add ``{name}`` expansions to ``{shims}`` and ``{python_bin}``; ``source`` names the tables
+    ``variables`` add ``{name}`` expansions to ``{shims}``, ``{ash}`` and ``{python_bin}``; ``source`` names the tables
     in error messages (e.g. the configuration key they come from).
     """
 
     def __init__(self, tables: Sequence[Mapping[str, Any]] = (), variables: Mapping[str, str] | None = None,
                  source: str = "image map") -> None:
         self.maps: list[Mapping[str, Any]] = [*tables, BUILTIN]
-        self.variables = {"shims": str(SHIMS), "python_bin": str(Path(sys.executable).parent), **(variables or {})}
+        self.variables = {"shims": str(SHIMS), "ash": str(ASH_SHIMS), "python_bin": str(Path(sys.executable).parent),
+                          **(variables or {})}
         self.source = source
 
     def resolve(self, image: str | None) -> ImageRuntime:

@@ -5,8 +5,10 @@ cache (:mod:`aipipe.engine.memocache`). An entry younger than ``maxAge`` (a Go d
 ``nodeID`` is set is a hit: the node is created ``Succeeded`` with the stored outputs and nothing runs. Otherwise
 the node runs, and once it has ``Succeeded`` its outputs are stored under the key. Either way the node's
 ``memoizationStatus`` is ``{hit, key, cacheName}``; a cache that cannot be used makes the node ``Error``.
-As in Argo, a node that already exists (a resumed run) is not looked up again. ``cache.configMap.key`` is
-accepted and, as by Argo, not used.
+As in Argo, a node that already exists (a resumed run) is not looked up again. Argo saves an entry before the
+workflow that shows its node ``Succeeded`` is stored; here the node's state is stored first, so a resumed run saves
+the entry of any stored node that ran and ``Succeeded`` whose key has none (a driver died between the two).
+``cache.configMap.key`` is accepted and, as by Argo, not used.
 """
 
 from __future__ import annotations
@@ -83,13 +85,30 @@ class Memoizer:
         rt.publish_globals(outputs)
         return rt.finish_node(nid, NodePhase.SUCCEEDED, None, **({"outputs": outputs} if outputs else {}))
 
-    def store(self, record: NodeRecord) -> NodeRecord:
+    def save_missing_entries(self) -> None:
+        """Before a run (or its resume) starts: save the entry of every stored node that ran, ``Succeeded`` and
+        whose key has no entry (its driver died after storing the node and before saving the entry)."""
+        with self.rt.tree.lock:
+            stored = list(self.rt.tree.nodes.values())
+        for record in stored:
+            if _ran_and_succeeded(record):
+                self.store(record, missing_only=True)
+
+    def store(self, record: NodeRecord, missing_only: bool = False) -> NodeRecord:
         """Save the outputs of a memoized node that ran and ``Succeeded``; a save that fails makes it ``Error``."""
-        status = record.get("memoizationStatus")
-        if not status or status.get("hit") or record.get("phase") != NodePhase.SUCCEEDED or not record.get("id"):
+        if not _ran_and_succeeded(record):
             return record
+        status = record["memoizationStatus"]
         try:
-            self.cache.save(str(status["cacheName"]), str(status["key"]), record["id"], record.get("outputs") or {})
+            self.cache.save(str(status["cacheName"]), str(status["key"]), record["id"], record.get("outputs") or {},
+                            missing_only)
         except (MemoError, UserError, OSError) as exc:
             return self.rt.finish_node(record["id"], NodePhase.ERROR, str(exc))
         return record
+
+
+def _ran_and_succeeded(record: NodeRecord) -> bool:
+    """A memoized node that missed the cache, ran and ``Succeeded``: its outputs belong in the cache."""
+    status = record.get("memoizationStatus") or {}
+    return bool(status) and not status.get("hit") and record.get("phase") == NodePhase.SUCCEEDED \
+        and bool(record.get("id"))

@@ -78,9 +78,9 @@ class MemoCache:
             _replace(path, json.dumps(entry))
             return entry
 
-    def save(self, name: str, key: str, node_id: str, outputs: Mapping[str, Any]) -> None:
+    def save(self, name: str, key: str, node_id: str, outputs: Mapping[str, Any], missing_only: bool = False) -> None:
         """Store ``outputs`` under ``key`` (a new entry, created now), creating the labelled ConfigMap when it
-        does not exist."""
+        does not exist; ``missing_only`` leaves an entry the key already has."""
         stamp = now_stamp()
         text = json.dumps({"nodeID": node_id, "outputs": dict(outputs), "creationTimestamp": stamp,
                            "lastHitTimestamp": stamp})
@@ -92,6 +92,8 @@ class MemoCache:
                 folder.mkdir(parents=True)
                 self.store.set_labels(name, dict([CACHE_LABEL]))
             others = self.store.data(name) or {}
+            if missing_only and others.get(key):
+                return
             others.pop(key, None)
             size = sum(len(k) + len(v) for k, v in others.items()) + len(key) + len(text)
             if size > MAX_CONFIGMAP_CHARS:

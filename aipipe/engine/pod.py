@@ -318,7 +318,7 @@ class PodRunner:
                                private_tops=private, shared=self.shared, binds=binds, read_only_mounts=read_only,
                                on_stdout=out.feed,
                                on_stderr=err.feed, readonly=self.readonly + mps_folders(env), hidden=self.hidden(env),
-                               security=security)
+                               security=security, tty=body.get("tty") is True)
             extras = ExtraContainers(self, nid, tmpl, body, spec, fields)
             problem = run_init(extras.build(inits, "initContainers"), self.runner, lambda h: self._track(nid, h),
                                cancelled.is_set)

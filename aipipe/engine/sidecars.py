@@ -134,6 +134,7 @@ class ExtraContainers:
             out, err = pods.log_stream(self.nid), pods.log_stream(self.nid)
             spec = dataclasses.replace(
                 self.base, argv=argv, env=env, cwd=str(container.get("workingDir") or "/"), security=security,
+                tty=container.get("tty") is True,
                 binds=pods.volumes.binds(self.tmpl, mounted), read_only_mounts=pods.volumes.read_only_paths(
                     self.tmpl, mounted), hidden=pods.hidden(env), on_stdout=out.feed, on_stderr=err.feed)
 

@@ -308,3 +308,27 @@ def test_a_workflow_hook_whose_template_is_missing_errors_the_run(engine: Engine
     out = engine.run(_wf("losthook", "main", [_sh("main", "sleep 0.5")], hooks=hooks))
     assert out["status"]["phase"] == "Error" and "nowhere" in out["status"]["message"]
     assert _phases(out)["losthook.hooks.running"] == ["Error"]
+
+
+def test_the_sh_of_alpine_and_busybox_takes_what_busybox_ash_takes(engine: EngineRun) -> None:
+    """``[[ … ]]``, substrings, ``source`` and an ``echo`` that leaves backslashes alone, as busybox's ash does
+    (Debian's dash refuses the first three and expands the last), under ``sh``, ``/bin/sh`` and a script."""
+    check = ('x=abcdef; [[ "${x:1:2}" == bc ]] && echo ". /dev/null" > /tmp/s && source /tmp/s '
+             '&& test "$(echo "a\\nb")" = "a\\nb"')
+    script = {"name": "script", "script": {"image": "busybox:1.36", "command": ["sh"], "source": check}}
+    absolute = {"name": "absolute", "container": {"image": "alpine:3.19", "command": ["/bin/sh", "-c", check]}}
+    main = {"name": "main", "steps": [[{"name": n, "template": n} for n in ("plain", "absolute", "script")]]}
+    out = engine.run(_wf("ash", "main", [main, _sh("plain", check), absolute, script]))
+    assert out["status"]["phase"] == "Succeeded", _phases(out)
+
+
+def test_a_container_with_tty_has_a_terminal_on_stdin_and_one_without_has_none(engine: EngineRun) -> None:
+    """``tty: true`` gives the container a terminal on stdin (TestTTY); without it, stdin is empty."""
+    with_tty = {"name": "with-tty", "script": {"image": "alpine:3.20", "command": ["sh"], "tty": True, "stdin": True,
+                                               "source": "[ -t 0 ] && echo terminal"}}
+    without = _sh("without-tty", "[ ! -t 0 ] && [ -z \"$(cat)\" ]")
+    main = {"name": "main", "steps": [[{"name": "with-tty", "template": "with-tty"},
+                                       {"name": "without-tty", "template": "without-tty"}]]}
+    out = engine.run(_wf("tty", "main", [main, with_tty, without]))
+    assert out["status"]["phase"] == "Succeeded", _phases(out)
+    assert nodes_by_display(out)["with-tty"][0]["outputs"]["result"] == "terminal"

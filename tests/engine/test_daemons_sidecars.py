@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import errno
 import socket
-import sys
 import threading
 import time
 from pathlib import Path
@@ -19,7 +18,7 @@ import pytest
 
 from aipipe.engine.context import no_templates
 from aipipe.engine.runners.base import ProcessSpec
-from aipipe.engine.runners.local import LocalRunner, _mount_point
+from aipipe.engine.runners.local import MOUNT_POINTS_LOCK, LocalRunner, _mount_point, _remove_mount_points
 from aipipe.engine.validate import validate_workflow
 from aipipe.errors import UserError
 from tests.engine.conftest import EngineRun, nodes_by_display
@@ -250,36 +249,46 @@ def test_a_container_set_argo_would_refuse_is_refused_before_it_runs(cset: dict[
 
 
 def test_containers_of_a_set_starting_together_share_their_mount_points(tmp_path: Path) -> None:
-    """b and c start the moment a ends and make the same mount points in the node's one root: neither may fail
-    because the other made a folder first, and each folder is made (and later removed) by one of them."""
-    switch = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)  # switch threads between a folder's check and its mkdir, as two busy cores do
-    try:
-        for attempt in range(20):
-            _race_mount_points(tmp_path / str(attempt) / "root" / "tmp" / "a" / "b" / "c" / "d" / "mount")
-    finally:
-        sys.setswitchinterval(switch)
-
-
-def _race_mount_points(target: Path) -> None:
+    """Eight containers of one node plan the same mount point at once: it is made once, every one of them counts
+    as its user, and it goes (with the folders made for it) only when the last of them ends."""
+    target = tmp_path / "root" / "tmp" / "a" / "b" / "mount"
+    (tmp_path / "root").mkdir()
     made: list[list[Path]] = [[] for _ in range(8)]
-    errors: list[BaseException] = []
     barrier = threading.Barrier(len(made))
 
-    def make(mine: list[Path]) -> None:
+    def plan(mine: list[Path]) -> None:
         barrier.wait()
-        try:
+        with MOUNT_POINTS_LOCK:
             _mount_point(target, True, mine)
-        except OSError as exc:
-            errors.append(exc)
 
-    threads = [threading.Thread(target=make, args=(mine,)) for mine in made]
+    threads = [threading.Thread(target=plan, args=(mine,)) for mine in made]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    every = [path for mine in made for path in mine]
-    assert not errors and target.is_dir() and target in every and sorted(every) == sorted(set(every))
+    tmp = tmp_path / "root" / "tmp"
+    assert all(mine == [tmp, tmp / "a", tmp / "a" / "b", target] for mine in made), made
+    for mine in made[:-1]:
+        _remove_mount_points(mine)
+        assert target.is_dir()
+    _remove_mount_points(made[-1])
+    assert not tmp.exists() and (tmp_path / "root").is_dir()
+
+
+def test_a_container_that_ends_leaves_the_mount_points_a_running_one_uses(engine: EngineRun) -> None:
+    """``a`` ends at once while ``main`` runs on with the same volume mounted in the node's one root: removing
+    the shared mount point would detach main's mount, so it stays until main ends too."""
+    main = {"name": "main", "containerSet": {
+        "volumeMounts": [{"name": "data", "mountPath": "/srv/data/vol"}], "containers": [
+            {"name": "a", "image": "busybox", "command": ["true"]},
+            {"name": "main", "image": "busybox",
+             "command": ["sh", "-c", "sleep 0.5; echo kept > /srv/data/vol/x && cat /srv/data/vol/x"]}]}}
+    workflow = wf(main)
+    workflow["spec"]["volumeClaimTemplates"] = [{"metadata": {"name": "data"}, "spec": {
+        "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Mi"}}}}]
+    out = engine.run(workflow)
+    assert out["status"]["phase"] == "Succeeded", engine.log_text()
+    assert only(out, "main")["phase"] == "Succeeded" and "kept" in engine.log_text()
 
 
 def test_a_container_of_a_set_that_cannot_start_fails_its_node_and_the_pod(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -114,6 +115,41 @@ def test_a_hook_an_earlier_driver_fired_but_never_ran_fires_again(engine: Engine
     assert again["status"]["nodes"][fired["id"]]["phase"] == "Succeeded"
 
 
+def test_a_hook_whose_steps_were_running_runs_them_again_once(engine: EngineRun) -> None:
+    """The dead driver left a workflow hook's steps template and its step running; only the hook is started again
+    from its stored node, and it runs its step (whose name also holds ".hooks."), not a second copy beside it."""
+    markers = engine.home / "store" / "markers"
+    markers.mkdir(parents=True)
+    notify = {"name": "notify", "steps": [[{"name": "send", "template": "send",
+                                            "arguments": {"parameters": [{"name": "what", "value": "x"}]}}]]}
+    send = {"name": "send", "inputs": {"parameters": [{"name": "what"}]},
+            "script": {"image": "busybox", "command": ["sh"],
+                       "source": f"echo {{{{inputs.parameters.what}}}} >> {markers}/sent; sleep 0.3"}}
+    nap = {"name": "nap", "container": {"image": "busybox", "command": ["sleep", "0.5"]}}
+    on_start = {"expression": 'workflow.status == "Running"', "template": "notify"}
+    workflow = {"metadata": {"name": "stored-hook-steps"}, "spec": {
+        "entrypoint": "main", "hooks": {"on-start": on_start},
+        "templates": [{"name": "main", "steps": [[{"name": "first", "template": "nap"}]]}, nap, notify, send]}}
+    first = engine.run(copy.deepcopy(workflow))
+    assert first["status"]["phase"] == "Succeeded" and _lines(markers / "sent") == ["x"]
+
+    # the driver died while the hook's step ran
+    stored = copy.deepcopy(first)
+    for node in stored["status"]["nodes"].values():
+        node.update(phase="Running", finishedAt=None)
+        node.pop("outputs", None)
+    stored["status"]["phase"] = "Running"
+
+    again = engine.run(stored)
+    assert again["status"]["phase"] == "Succeeded", again["status"].get("message")
+    hook_nodes = {n["name"]: (n["phase"], n.get("message")) for n in again["status"]["nodes"].values()
+                  if ".hooks." in n["name"]}
+    assert hook_nodes == {"stored-hook-steps.hooks.on-start": ("Succeeded", None),
+                          "stored-hook-steps.hooks.on-start[0]": ("Succeeded", None),
+                          "stored-hook-steps.hooks.on-start[0].send": ("Succeeded", None)}
+    assert _lines(markers / "sent") == ["x", "x"]
+
+
 def test_a_memoized_node_an_earlier_driver_left_running_looks_the_cache_up_first(engine: EngineRun) -> None:
     """It runs again, so it is looked up as a node about to be created: the entry its sibling saved is a hit."""
     stamp = {"name": "stamp", "memoize": {"key": "one-key", "cache": {"configMap": {"name": "stored-cache"}}},
@@ -165,3 +201,35 @@ def test_a_workflow_hook_that_could_not_run_ends_the_resumed_run_again(engine: E
     again = engine.run(stored)
     assert again["status"]["phase"] == "Error"
     assert "template 'absent' not found" in again["status"]["message"]
+
+
+def test_a_stored_memoized_node_without_its_entry_has_it_saved_so_its_key_hits_later(engine: EngineRun) -> None:
+    """The dead driver had stored job-a Succeeded but not yet its cache entry (Argo saves the entry first); the
+    resume saves it, so job-b takes job-a's outputs instead of running."""
+    stamp = {"name": "stamp", "memoize": {"key": "one-key", "cache": {"configMap": {"name": "kept-cache"}}},
+             "script": {"image": "busybox", "command": ["sh"], "source": "date +%s%N > /tmp/stamp"},
+             "outputs": {"parameters": [{"name": "stamp", "valueFrom": {"path": "/tmp/stamp"}}]}}
+    workflow = {"metadata": {"name": "kept-memo"}, "spec": {"entrypoint": "main", "templates": [
+        {"name": "main", "steps": [[{"name": "job-a", "template": "stamp"}], [{"name": "job-b", "template": "stamp"}]]},
+        stamp]}}
+    first = engine.run(copy.deepcopy(workflow))
+    assert first["status"]["phase"] == "Succeeded"
+    saved = nodes_by_display(first)["job-a"][0]["outputs"]["parameters"][0]["value"]
+
+    # the driver died right after storing job-a Succeeded: no entry yet, job-b not created
+    shutil.rmtree(engine.home / "configmaps" / "kept-cache")
+    stored = copy.deepcopy(first)
+    nodes = nodes_by_display(stored)
+    gone = {nodes[name][0]["id"] for name in ("job-b", "[1]")}
+    for nid in gone:
+        del stored["status"]["nodes"][nid]
+    for node in stored["status"]["nodes"].values():
+        node["children"] = [c for c in node.get("children", []) if c not in gone]
+    nodes["kept-memo"][0].update(phase="Running", finishedAt=None)
+    stored["status"]["phase"] = "Running"
+
+    again = engine.run(stored)
+    assert again["status"]["phase"] == "Succeeded", again["status"].get("message")
+    [job_b] = nodes_by_display(again)["job-b"]
+    assert job_b["memoizationStatus"]["hit"] is True
+    assert job_b["outputs"]["parameters"][0]["value"] == saved

@@ -40,9 +40,6 @@ KNOWN_GAPS: dict[str, str] = {
                     "past the API's validation, sees the controller end the run Error; `argo submit` fetches the "
                     "template through the typed client to validate the workflow, which cannot decode it either "
                     "(wfref.py resolve_workflow_spec)"),
-    "zn-catalog-hello-world-test.yaml": "a script runs `[[ ... ]]` under alpine's `sh`, which is busybox ash with "
-    "its bash extensions; the engine maps alpine's and busybox's `sh` to the host's /bin/sh (Debian's dash, no `[[`), "
-    "and the host has no busybox to map them to (images.py BUILTIN)",
     "xy-sidecar-dind.yaml": "refused on purpose: its docker-in-docker sidecar is privileged, and the embedded engine "
     "refuses privileged nodes with a message naming the field (security.py: a node gets no host devices and no "
     "full capability set); upstream's CI skips this example too (no-test: environment)",

@@ -21,7 +21,8 @@ class ProcessSpec:
     ``shared`` host paths are visible and writable at the same path (even inside a private top
     or a hidden folder), ``readonly`` ones visible read-only; ``binds`` mount run-level folders
     (persistent volumes) at container paths, and ``read_only_mounts`` are container paths (ConfigMap and
-    Secret volumes, ``readOnly`` volume mounts) made read-only. ``security`` says who the process runs as.
+    Secret volumes, ``readOnly`` volume mounts) made read-only. ``security`` says who the process runs as; with
+    ``tty`` (the container's ``tty: true``) its stdin is a terminal, else it is empty (``/dev/null``).
     """
 
     argv: list[str]
@@ -35,6 +36,7 @@ class ProcessSpec:
     read_only_mounts: tuple[str, ...] = ()  # container paths (volumes) the node sees read-only
     hidden: tuple[str, ...] = ()
     security: NodeSecurity = field(default_factory=NodeSecurity)
+    tty: bool = False
     on_stdout: Callable[[bytes], None] | None = None
     on_stderr: Callable[[bytes], None] | None = None
 

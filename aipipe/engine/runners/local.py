@@ -239,23 +239,32 @@ def _folders_with_mounts_below() -> frozenset[str]:
     return frozenset(found)
 
 
-# Mount points are made and removed under one lock: the containers of a containerSet share their node's root, and
-# one that ends must not remove a folder while another is creating the mount points below it.
+# Mount points are made and removed under one lock, and counted: the containers of a containerSet (and a node's
+# sidecars) share their node's root, and removing a folder that is a mount point in another container's namespace
+# detaches that container's mount (Linux >= 3.18). A mount point goes when the last container that uses it ends.
 MOUNT_POINTS_LOCK = threading.Lock()
+_MOUNT_POINT_USERS: dict[Path, int] = {}
 
 
 def _mount_point(target: Path, is_dir: bool, made: list[Path]) -> None:
-    """Create a mount point in the node's root, remembering what was new (removed after the node ends,
-    so an output artifact of the node's folder never holds the engine's empty mount points)."""
-    for parent in reversed(target.parents):
-        if not parent.exists() and _made_now(parent, True):
-            made.append(parent)
-    if not target.exists() and _made_now(target, is_dir):
-        made.append(target)
+    """Create a mount point in the node's root (with the folders above it), adding to ``made`` each path the
+    engine made for it, new or already used by another container of the node; the caller holds
+    MOUNT_POINTS_LOCK. They go after the last of those containers ends, so an output artifact of the node's
+    folder never holds the engine's empty mount points."""
+    for path, path_is_dir in [*((parent, True) for parent in reversed(target.parents)), (target, is_dir)]:
+        if not path.exists():
+            if not _made_now(path, path_is_dir):
+                continue
+            _MOUNT_POINT_USERS[path] = 1
+        elif path in _MOUNT_POINT_USERS:
+            _MOUNT_POINT_USERS[path] += 1
+        else:  # the node's own folder, not a mount point the engine made
+            continue
+        made.append(path)
 
 
 def _made_now(path: Path, is_dir: bool) -> bool:
-    """Create one mount point; False when another container of the same node (one root) made it first."""
+    """Create one mount point; False when it exists already."""
     try:
         if is_dir:
             path.mkdir()
@@ -267,8 +276,13 @@ def _made_now(path: Path, is_dir: bool) -> bool:
 
 
 def _remove_mount_points(made: list[Path]) -> None:
+    """One container has ended: remove the mount points no other container of its node still uses."""
     with MOUNT_POINTS_LOCK:
         for path in reversed(made):
+            users = _MOUNT_POINT_USERS.pop(path, 1) - 1
+            if users:
+                _MOUNT_POINT_USERS[path] = users
+                continue
             with contextlib.suppress(OSError):
                 if path.is_dir() and not path.is_symlink():
                     path.rmdir()
@@ -339,7 +353,6 @@ def _apply(plan: list[Step]) -> None:
     """Runs in the forked child: system calls and a few file operations."""
     for step in plan:
         if step.op == "bind":
-            _mount_point_again(step.target, step.source)
             _check(_libc.mount(step.source, step.target, None, MS_BIND | MS_REC, None), f"bind {step.source.decode()}")
         elif step.op == "ro":
             _read_only(step.target)
@@ -360,18 +373,6 @@ def _apply(plan: list[Step]) -> None:
             os.close(os.open(step.target, os.O_CREAT | os.O_WRONLY, 0o644))
         elif step.op == "symlink":
             os.symlink(step.source, step.target)
-
-
-def _mount_point_again(target: bytes, source: bytes) -> None:
-    """Make a bind's mount point if it is gone: the containers of one node share its root, and one that ended
-    removes the mount points it made there while another may still be setting up its view."""
-    if os.path.lexists(target):
-        return
-    if os.path.isdir(source):
-        os.makedirs(target, exist_ok=True)
-    else:
-        os.makedirs(os.path.dirname(target), exist_ok=True)
-        os.close(os.open(target, os.O_CREAT | os.O_WRONLY, 0o644))
 
 
 def _pivot(root: bytes, cwd: bytes) -> None:
@@ -516,13 +517,15 @@ class LocalHandle:
     """A started node (its supervisor process); ``wait`` collects stdout and the exit code."""
 
     def __init__(self, proc: subprocess.Popen[bytes], spec: ProcessSpec, driver_gone: int,
-                 mount_points: list[Path]) -> None:
+                 mount_points: list[Path], terminal: int | None = None) -> None:
         self.proc = proc
         self.mount_points = mount_points
         self.spec = spec
         self.started = time.monotonic()
         self.killed = False
-        self._driver_gone = driver_gone  # write end: the supervisor sees EOF when it closes (driver death)
+        # closed once it has ended: the write end whose EOF tells the supervisor the driver died, and the
+        # controlling side of its tty (held open while it runs)
+        self._open_fds = (driver_gone, *(() if terminal is None else (terminal,)))
         self._stdout: list[bytes] = []
         self._readers = [
             threading.Thread(target=self._pump, args=(proc.stdout, spec.on_stdout, self._stdout), daemon=True),
@@ -565,11 +568,12 @@ class LocalHandle:
         code = self.proc.wait()
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, signal.SIGKILL)
-        with contextlib.suppress(OSError):
-            os.close(self._driver_gone)
+        fds, self._open_fds = self._open_fds, ()
+        _close(*fds)
         for reader in self._readers:
             reader.join()
-        _remove_mount_points(self.mount_points)
+        made, self.mount_points = self.mount_points, []  # counted once, however often it is waited for
+        _remove_mount_points(made)
         return ProcessResult(exit_code=code if code >= 0 else 128 - code, stdout=b"".join(self._stdout),
                              killed=self.killed, duration=time.monotonic() - self.started)
 
@@ -640,31 +644,33 @@ class LocalRunner:
             host_cwd.mkdir(parents=True, exist_ok=True)
         gone_r, gone_w = os.pipe()
         report_r, report_w = os.pipe()
+        terminal = os.openpty() if spec.tty else ()  # (controller, the process's stdin): the container's tty
         try:
             proc = subprocess.Popen(
-                spec.argv, env=spec.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                spec.argv, env=spec.env, stdin=terminal[1] if terminal else subprocess.DEVNULL,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 start_new_session=True, close_fds=True, pass_fds=(gone_r, report_w),
                 preexec_fn=lambda: _node_child(plan, root, cwd, spec.security, gone_r, report_w),
             )
         except FileNotFoundError:
             return _failed(f'failed to find name in PATH: exec: "{spec.argv[0]}": executable file not found in '
                            "$PATH", 127, made,  # the words of Argo's emissary (Go's exec.LookPath)
-                           gone_r, gone_w, report_r, report_w)
+                           gone_r, gone_w, report_r, report_w, *terminal)
         except PermissionError:
             return _failed(f"failed to start: {spec.argv[0]!r} is not executable", 126, made,
-                           gone_r, gone_w, report_r, report_w)
+                           gone_r, gone_w, report_r, report_w, *terminal)
         except OSError as exc:
             code = 127 if exc.errno == errno.ENOENT else 126
             return _failed(f"failed to start {spec.argv[0]!r}: {exc.strerror}", code, made,
-                           gone_r, gone_w, report_r, report_w)
+                           gone_r, gone_w, report_r, report_w, *terminal)
         except subprocess.SubprocessError as exc:
-            _close(gone_r, gone_w, report_r, report_w)
+            _close(gone_r, gone_w, report_r, report_w, *terminal)
             _remove_mount_points(made)
             raise NamespaceUnavailable(f"could not set up the node's mount namespace: {exc}", field="engine") from exc
-        _close(gone_r, report_w)
+        _close(gone_r, report_w, *terminal[1:])
         with os.fdopen(report_r, "rb") as fh:
             problem = fh.read().decode(errors="replace")  # EOF once the main process has exec'd (or failed)
-        handle = LocalHandle(proc, spec, gone_w, made)
+        handle = LocalHandle(proc, spec, gone_w, made, terminal[0] if terminal else None)
         if problem:
             handle.wait()
             return FailedStart(problem, 126)
