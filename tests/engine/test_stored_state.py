@@ -150,17 +150,30 @@ def test_a_hook_whose_steps_were_running_runs_them_again_once(engine: EngineRun)
     assert _lines(markers / "sent") == ["x", "x"]
 
 
-def test_a_memoized_node_an_earlier_driver_left_running_looks_the_cache_up_first(engine: EngineRun) -> None:
-    """It runs again, so it is looked up as a node about to be created: the entry its sibling saved is a hit."""
-    stamp = {"name": "stamp", "memoize": {"key": "one-key", "cache": {"configMap": {"name": "stored-cache"}}},
+def _run_memoized_pair(engine: EngineRun, name: str, cache: str) -> tuple[dict[str, Any], str]:
+    """Run job-a then job-b, one memoized template with one key (job-b hits); the run and job-a's output."""
+    stamp = {"name": "stamp", "memoize": {"key": "one-key", "cache": {"configMap": {"name": cache}}},
              "script": {"image": "busybox", "command": ["sh"], "source": "date +%s%N > /tmp/stamp"},
              "outputs": {"parameters": [{"name": "stamp", "valueFrom": {"path": "/tmp/stamp"}}]}}
-    workflow = {"metadata": {"name": "stored-memo"}, "spec": {"entrypoint": "main", "templates": [
+    workflow = {"metadata": {"name": name}, "spec": {"entrypoint": "main", "templates": [
         {"name": "main", "steps": [[{"name": "job-a", "template": "stamp"}], [{"name": "job-b", "template": "stamp"}]]},
         stamp]}}
-    first = engine.run(copy.deepcopy(workflow))
+    first = engine.run(workflow)
     assert first["status"]["phase"] == "Succeeded"
-    saved = nodes_by_display(first)["job-a"][0]["outputs"]["parameters"][0]["value"]
+    return first, str(nodes_by_display(first)["job-a"][0]["outputs"]["parameters"][0]["value"])
+
+
+def _resume_and_see_job_b_hit(engine: EngineRun, stored: dict[str, Any], saved: str) -> None:
+    again = engine.run(stored)
+    assert again["status"]["phase"] == "Succeeded", again["status"].get("message")
+    [job_b] = nodes_by_display(again)["job-b"]
+    assert job_b["memoizationStatus"]["hit"] is True
+    assert job_b["outputs"]["parameters"][0]["value"] == saved
+
+
+def test_a_memoized_node_an_earlier_driver_left_running_looks_the_cache_up_first(engine: EngineRun) -> None:
+    """It runs again, so it is looked up as a node about to be created: the entry its sibling saved is a hit."""
+    first, saved = _run_memoized_pair(engine, "stored-memo", "stored-cache")
 
     # the driver died while job-b ran (job-a had saved its entry)
     stored = copy.deepcopy(first)
@@ -173,11 +186,7 @@ def test_a_memoized_node_an_earlier_driver_left_running_looks_the_cache_up_first
         nodes[name][0].update(phase="Running", finishedAt=None)
     stored["status"]["phase"] = "Running"
 
-    again = engine.run(stored)
-    assert again["status"]["phase"] == "Succeeded", again["status"].get("message")
-    [job_b] = nodes_by_display(again)["job-b"]
-    assert job_b["memoizationStatus"]["hit"] is True
-    assert job_b["outputs"]["parameters"][0]["value"] == saved
+    _resume_and_see_job_b_hit(engine, stored, saved)
 
 
 def test_a_workflow_hook_that_could_not_run_ends_the_resumed_run_again(engine: EngineRun) -> None:
@@ -206,15 +215,7 @@ def test_a_workflow_hook_that_could_not_run_ends_the_resumed_run_again(engine: E
 def test_a_stored_memoized_node_without_its_entry_has_it_saved_so_its_key_hits_later(engine: EngineRun) -> None:
     """The dead driver had stored job-a Succeeded but not yet its cache entry (Argo saves the entry first); the
     resume saves it, so job-b takes job-a's outputs instead of running."""
-    stamp = {"name": "stamp", "memoize": {"key": "one-key", "cache": {"configMap": {"name": "kept-cache"}}},
-             "script": {"image": "busybox", "command": ["sh"], "source": "date +%s%N > /tmp/stamp"},
-             "outputs": {"parameters": [{"name": "stamp", "valueFrom": {"path": "/tmp/stamp"}}]}}
-    workflow = {"metadata": {"name": "kept-memo"}, "spec": {"entrypoint": "main", "templates": [
-        {"name": "main", "steps": [[{"name": "job-a", "template": "stamp"}], [{"name": "job-b", "template": "stamp"}]]},
-        stamp]}}
-    first = engine.run(copy.deepcopy(workflow))
-    assert first["status"]["phase"] == "Succeeded"
-    saved = nodes_by_display(first)["job-a"][0]["outputs"]["parameters"][0]["value"]
+    first, saved = _run_memoized_pair(engine, "kept-memo", "kept-cache")
 
     # the driver died right after storing job-a Succeeded: no entry yet, job-b not created
     shutil.rmtree(engine.home / "configmaps" / "kept-cache")
@@ -228,8 +229,4 @@ def test_a_stored_memoized_node_without_its_entry_has_it_saved_so_its_key_hits_l
     nodes["kept-memo"][0].update(phase="Running", finishedAt=None)
     stored["status"]["phase"] = "Running"
 
-    again = engine.run(stored)
-    assert again["status"]["phase"] == "Succeeded", again["status"].get("message")
-    [job_b] = nodes_by_display(again)["job-b"]
-    assert job_b["memoizationStatus"]["hit"] is True
-    assert job_b["outputs"]["parameters"][0]["value"] == saved
+    _resume_and_see_job_b_hit(engine, stored, saved)
