@@ -95,7 +95,8 @@ class Memoizer:
                 self.store(record, missing_only=True)
 
     def store(self, record: NodeRecord, missing_only: bool = False) -> NodeRecord:
-        """Save the outputs of a memoized node that ran and ``Succeeded``; a save that fails makes it ``Error``."""
+        """Save the outputs of a memoized node that ran and ``Succeeded`` (``missing_only``: unless its key has an
+        entry already); a save that fails makes it ``Error``."""
         if not _ran_and_succeeded(record):
             return record
         status = record["memoizationStatus"]
@@ -110,5 +111,4 @@ class Memoizer:
 def _ran_and_succeeded(record: NodeRecord) -> bool:
     """A memoized node that missed the cache, ran and ``Succeeded``: its outputs belong in the cache."""
     status = record.get("memoizationStatus") or {}
-    return bool(status) and not status.get("hit") and record.get("phase") == NodePhase.SUCCEEDED \
-        and bool(record.get("id"))
+    return bool(status and not status.get("hit") and record.get("phase") == NodePhase.SUCCEEDED and record.get("id"))
