@@ -149,11 +149,11 @@ class ChildRunner:
         recorded) fires again when the walk reaches its owner."""
         rt = self.rt
         with rt.tree.lock:
-            left = [dict(n) for n in rt.tree.nodes.values()
-                    if _hook_owner(str(n.get("name", ""))) and n.get("phase") in (NodePhase.PENDING, NodePhase.RUNNING)
+            left = [(owner, dict(n)) for n in rt.tree.nodes.values()
+                    if (owner := _hook_owner(str(n.get("name", ""))))
+                    and n.get("phase") in (NodePhase.PENDING, NodePhase.RUNNING)
                     and _started(n) and n.get("id") not in self.fired and n.get("id") not in rt.owned]
-        for record in left:
-            owner = _hook_owner(str(record["name"]))
+        for owner, record in left:
             owner_id = node_id(rt.name, owner)
             if owner != rt.name and rt.tree.get(owner_id) is None:
                 continue  # not a hook: a step or task that happens to be named so

@@ -645,6 +645,7 @@ class LocalRunner:
         gone_r, gone_w = os.pipe()
         report_r, report_w = os.pipe()
         terminal = os.openpty() if spec.tty else ()  # (controller, the process's stdin): the container's tty
+        every_fd = (gone_r, gone_w, report_r, report_w, *terminal)  # all closed when it cannot start
         try:
             proc = subprocess.Popen(
                 spec.argv, env=spec.env, stdin=terminal[1] if terminal else subprocess.DEVNULL,
@@ -654,17 +655,14 @@ class LocalRunner:
             )
         except FileNotFoundError:
             return _failed(f'failed to find name in PATH: exec: "{spec.argv[0]}": executable file not found in '
-                           "$PATH", 127, made,  # the words of Argo's emissary (Go's exec.LookPath)
-                           gone_r, gone_w, report_r, report_w, *terminal)
+                           "$PATH", 127, made, *every_fd)  # the words of Argo's emissary (Go's exec.LookPath)
         except PermissionError:
-            return _failed(f"failed to start: {spec.argv[0]!r} is not executable", 126, made,
-                           gone_r, gone_w, report_r, report_w, *terminal)
+            return _failed(f"failed to start: {spec.argv[0]!r} is not executable", 126, made, *every_fd)
         except OSError as exc:
             code = 127 if exc.errno == errno.ENOENT else 126
-            return _failed(f"failed to start {spec.argv[0]!r}: {exc.strerror}", code, made,
-                           gone_r, gone_w, report_r, report_w, *terminal)
+            return _failed(f"failed to start {spec.argv[0]!r}: {exc.strerror}", code, made, *every_fd)
         except subprocess.SubprocessError as exc:
-            _close(gone_r, gone_w, report_r, report_w, *terminal)
+            _close(*every_fd)
             _remove_mount_points(made)
             raise NamespaceUnavailable(f"could not set up the node's mount namespace: {exc}", field="engine") from exc
         _close(gone_r, report_w, *terminal[1:])
