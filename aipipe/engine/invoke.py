@@ -13,6 +13,7 @@ from aipipe.engine.children import ChildRunner
 from aipipe.engine.configmaps import ConfigMapStore
 from aipipe.engine.dag import DagHandler
 from aipipe.engine.handler import NodeResult, TemplateHandler
+from aipipe.engine.httpnode import HttpHandler
 from aipipe.engine.leaf import LeafHandler
 from aipipe.engine.locks import MutexRegistry, SyncError, SyncSite
 from aipipe.engine.manifest import LEAF_KINDS
@@ -54,7 +55,7 @@ class Invoker:
         self.retries = RetryNode(rt, pods.daemons, self._execute_once)
         self.handlers: dict[str, TemplateHandler] = {
             "container": leaf, "script": leaf, "containerSet": leaf, "steps": StepsHandler(rt, self.children),
-            "dag": DagHandler(rt, self.children), "suspend": SuspendHandler(rt)}
+            "dag": DagHandler(rt, self.children), "suspend": SuspendHandler(rt), "http": HttpHandler(rt)}
 
     def execute(self, call: Call, ref: NodeRef, outer: Scope) -> NodeRecord:
         """Run one template invocation to completion; returns its final node record.

@@ -4,7 +4,8 @@ Output artifacts are saved under ``<artifact_root>/<key>``: the template's ``s3.
 one (key-only artifacts use the default repository), else ``<workflow>/<node id>/<name>.tgz``.
 Files and folders are stored as ``tar.gz`` unless ``archive: none``, where a file is stored as is
 and a folder as one object per file under the key. Input artifacts come from ``raw.data``, a
-``from`` reference, or a key, and are materialised at their path; gzip archives are unpacked.
+``from`` reference, a key or an ``http`` URL, and are materialised at their path; gzip archives are unpacked. An
+output artifact with an ``http`` URL is sent there, not to the store (:mod:`aipipe.engine.httpartifact`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from aipipe.confine import confined
+from aipipe.engine.httpartifact import HttpArtifactError, fetch, http_location, send
+from aipipe.engine.secrets import SecretStore
 from aipipe.errors import NotFoundError, UserError
 from aipipe.storage import Storage, join, parse_uri
 
@@ -71,39 +74,69 @@ def archive_suffix(artifact: Mapping[str, Any]) -> str:
 
 
 def save_output(artifact: Mapping[str, Any], src: Path, storage: Storage, root_uri: str,
-                default_key: str) -> dict[str, Any] | None:
-    """Upload one output artifact; returns its status record, or None when optional and missing."""
+                default_key: str, secrets: SecretStore) -> dict[str, Any] | None:
+    """Upload one output artifact (to its ``http`` URL when it names one); returns its status record, or None when
+    optional and missing."""
     name = artifact["name"]
     if not src.exists():
         if artifact.get("optional"):
             return None
         raise ArtifactError(f"output artifact {name!r}: {artifact.get('path')} does not exist")
-    key = artifact_key(artifact) or default_key
-    uri = key_uri(root_uri, key)
-    record: dict[str, Any] = {"name": name, "path": artifact.get("path"), "s3": {"key": key}}
-    if _is_archive_none(artifact):
-        record["archive"] = {"none": {}}
-        if src.is_dir():
-            _refuse_links_out(src, name)
-            storage.delete(uri)
-            storage.upload_dir(src, uri)
-        else:
-            storage.put_file(uri, src)
-    elif _is_zip(artifact):
-        record["archive"] = {"zip": {}}
-        with tempfile.TemporaryDirectory() as tmp:
-            packed = Path(tmp) / "artifact.zip"
-            _zip(src, packed, name)
-            storage.put_file(uri, packed)
+    location = http_location(artifact)
+    record: dict[str, Any] = {"name": name, "path": artifact.get("path")}
+    if location is not None:
+        record["http"] = dict(location)
+        _send_http(artifact, location, src, secrets, record)
     else:
-        with tempfile.TemporaryDirectory() as tmp:
-            tgz = Path(tmp) / "artifact.tgz"
-            with tarfile.open(tgz, "w:gz") as tar:
-                tar.add(src, arcname=src.name or "artifact")
-            storage.put_file(uri, tgz)
+        key = artifact_key(artifact) or default_key
+        record["s3"] = {"key": key}
+        _store(artifact, src, storage, key_uri(root_uri, key), record)
     if artifact.get("globalName"):
         record["globalName"] = artifact["globalName"]
     return record
+
+
+def _store(artifact: Mapping[str, Any], src: Path, storage: Storage, uri: str, record: dict[str, Any]) -> None:
+    """Put ``src`` at ``uri`` as the artifact's archive strategy says (a folder unpacked: one object per file)."""
+    if _is_archive_none(artifact) and src.is_dir():
+        record["archive"] = {"none": {}}
+        _refuse_links_out(src, artifact["name"])
+        storage.delete(uri)
+        storage.upload_dir(src, uri)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        storage.put_file(uri, _packed(artifact, src, Path(tmp), record))
+
+
+def _send_http(artifact: Mapping[str, Any], location: Mapping[str, Any], src: Path, secrets: SecretStore,
+               record: dict[str, Any]) -> None:
+    """PUT ``src``, packed as the artifact's archive strategy says, to its ``http`` URL."""
+    name = artifact["name"]
+    if _is_archive_none(artifact) and src.is_dir():
+        raise ArtifactError(f"output artifact {name!r}: a folder sent to an http URL needs an archive (the default "
+                            "tar.gz, or zip), not archive: none")
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            send(location, _packed(artifact, src, Path(tmp), record), secrets)
+        except HttpArtifactError as exc:
+            raise ArtifactError(f"output artifact {name!r}: {exc}") from exc
+
+
+def _packed(artifact: Mapping[str, Any], src: Path, tmp: Path, record: dict[str, Any]) -> Path:
+    """The one file to upload: ``src`` itself (``archive: none``, a file), a zip, or Argo's default tar.gz in
+    ``tmp``; ``record`` gets the archive strategy used."""
+    if _is_archive_none(artifact):
+        record["archive"] = {"none": {}}
+        return src
+    if _is_zip(artifact):
+        record["archive"] = {"zip": {}}
+        packed = tmp / "artifact.zip"
+        _zip(src, packed, artifact["name"])
+        return packed
+    packed = tmp / "artifact.tgz"
+    with tarfile.open(packed, "w:gz") as tar:
+        tar.add(src, arcname=src.name or "artifact")
+    return packed
 
 
 def _zip(src: Path, dest: Path, name: str) -> None:
@@ -205,7 +238,7 @@ def _replace(source: Path, dest: Path) -> None:
 
 
 def load_input(artifact: Mapping[str, Any], source: Mapping[str, Any] | None, dest: Path, storage: Storage,
-               root_uri: str) -> bool:
+               root_uri: str, secrets: SecretStore) -> bool:
     """Materialise one input artifact at ``dest`` (host path); False when optional and missing."""
     name = artifact["name"]
     raw = (source or {}).get("raw") or artifact.get("raw")
@@ -214,33 +247,39 @@ def load_input(artifact: Mapping[str, Any], source: Mapping[str, Any] | None, de
         dest.write_text(str(raw.get("data", "")))
         _apply_mode(artifact, dest)
         return True
+    location = http_location(source or {}) or http_location(artifact)
     key = artifact_key(source or {}) or artifact_key(artifact)
-    if key is None:
+    if key is None and location is None:
         if artifact.get("optional"):
             return False
-        kinds = ("http", "git", "hdfs", "artifactory", "azure", "gcs", "oss")
+        kinds = ("git", "hdfs", "artifactory", "azure", "gcs", "oss")
         other = [k for k in kinds if (source or artifact).get(k)]
         if other:
             raise ArtifactError(f"input artifact {name!r}: {other[0]} artifacts are not supported by the embedded "
                                 "engine (use raw, from, or a key in the default repository)")
         raise ArtifactError(f"input artifact {name!r} has no source (give from, raw or s3.key)")
     sub_path = str((source or {}).get("subPath") or artifact.get("subPath") or "").strip("/")
-    uri = key_uri(root_uri, key)
-    packed = not _is_archive_none(source or artifact) and storage.exists(uri)
+    uri = key_uri(root_uri, key) if key is not None else ""
+    # a subPath is taken inside what was fetched, except from an unpacked folder in the store
+    packed = location is not None or (not _is_archive_none(source or artifact) and storage.exists(uri))
     dest.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=dest.parent) as tmp:
         staged = Path(tmp) / "fetched"
         try:
-            found = _fetch(key_uri(root_uri, key, sub_path, field="subPath") if sub_path and not packed else uri,
-                           staged, storage)
+            if location is not None:
+                found = fetch(location, staged, secrets)
+            else:
+                found = _fetch(key_uri(root_uri, str(key), sub_path, field="subPath") if sub_path and not packed
+                               else uri, staged, storage)
         except NotFoundError:
             found = False
-        except UserError as exc:
+        except (UserError, HttpArtifactError) as exc:
             raise ArtifactError(f"input artifact {name!r}: {exc}") from exc
         if not found:
             if artifact.get("optional"):
                 return False
-            raise ArtifactError(f"input artifact {name!r}: nothing stored at key {key!r}")
+            where = f"at {location.get('url')} (404 Not Found)" if location is not None else f"at key {key!r}"
+            raise ArtifactError(f"input artifact {name!r}: nothing stored {where}")
         # as Argo's unarchiveArtifact: `none` is taken as fetched, `zip` only when said, a tarball when it is one
         strategy = source or artifact
         if _is_zip(strategy) and staged.is_file() and zipfile.is_zipfile(staged):

@@ -308,6 +308,13 @@ def leaf_image(tmpl: Mapping[str, Any], defaults: Mapping[str, Any], where: str)
             yield f"{where}.{kind}", f"{kind}.image may not be empty"
 
 
+def http_url(tmpl: Mapping[str, Any], where: str) -> Iterator[Problem]:
+    """An http template names the URL it requests (the CRD requires ``url``)."""
+    body = tmpl.get("http")
+    if isinstance(body, Mapping) and not str(body.get("url") or "").strip():
+        yield f"{where}.http.url", "is required: the URL the HTTP node requests"
+
+
 def workflow_argument_sources(param: Mapping[str, Any], where: str) -> Iterator[Problem]:
     """A workflow argument's ``valueFrom`` reads a ConfigMap, an event or a supplied value (with a default), never a
     file, a JSON path, another parameter or an expression (Argo's validateArgumentsValues)."""

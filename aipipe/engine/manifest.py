@@ -52,7 +52,8 @@ class TemplateHead:
     @property
     def node_type(self) -> NodeType:
         """The type of the node an invocation of the template gets."""
-        return {"steps": NodeType.STEPS, "dag": NodeType.DAG, "suspend": NodeType.SUSPEND}.get(self.kind, NodeType.POD)
+        return {"steps": NodeType.STEPS, "dag": NodeType.DAG, "suspend": NodeType.SUSPEND,
+                "http": NodeType.HTTP}.get(self.kind, NodeType.POD)
 
 
 @dataclass(frozen=True)

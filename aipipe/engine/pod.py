@@ -467,7 +467,8 @@ class PodRunner:
             spec = declared.get(entry["name"], entry)
             if not spec.get("path"):
                 raise NodeError(f"input artifact {spec['name']!r} has no path")
-            load_input(spec, entry.get("_source"), own(str(spec["path"])), self.ctx.storage, self.ctx.artifact_root)
+            load_input(spec, entry.get("_source"), own(str(spec["path"])), self.ctx.storage, self.ctx.artifact_root,
+                       self.ctx.secrets)
 
     @staticmethod
     def _deadline(tmpl: Mapping[str, Any]) -> float | None:

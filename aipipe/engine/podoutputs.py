@@ -48,7 +48,7 @@ def collect_outputs(ctx: ExecutionContext, key_prefix: str, tmpl: dict[str, Any]
         default_key = f"{key_prefix}/{spec['name']}{archive_suffix(spec)}"
         try:
             record = save_output(spec, own(str(spec["path"])), ctx.storage, ctx.artifact_root,
-                                 default_key)
+                                 default_key, ctx.secrets)
         except ArtifactError as exc:
             if failed:
                 continue

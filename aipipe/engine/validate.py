@@ -17,7 +17,7 @@ from aipipe.engine.wfref import resolve_workflow_spec
 from aipipe.errors import UserError
 from aipipe.validation import check_name
 
-LOCAL_KINDS = ("container", "script", "containerSet", "steps", "dag", "suspend")
+LOCAL_KINDS = ("container", "script", "containerSet", "steps", "dag", "suspend", "http")
 # the pod fields a node's env can take with valueFrom.fieldRef (aipipe.engine.pod gives their local values)
 LOCAL_POD_FIELDS = ("metadata.name", "metadata.namespace", "spec.nodeName", "spec.serviceAccountName",
                     "status.podIP", "status.hostIP")
@@ -121,12 +121,14 @@ class _Linter:
         kind = kinds[0]
         if kind not in LOCAL_KINDS:
             self.fail(where, f"{kind} templates are not supported by the embedded engine (it runs container, "
-                      "script, containerSet, steps, dag and suspend templates); submit this workflow to Argo instead")
+                      "script, containerSet, steps, dag, suspend and http templates); submit this workflow to Argo "
+                      "instead")
         for i, p in enumerate((tmpl.get("inputs") or {}).get("parameters") or []):
             if not p.get("name"):
                 self.fail(f"{where}.inputs.parameters[{i}].name", "is required")
         self.fail_first(lintrules.template_fields(tmpl, where))  # names first, as Argo's validateInputs
         self.fail_first(lintrules.leaf_image(tmpl, self.spec.get("templateDefaults") or {}, where))
+        self.fail_first(lintrules.http_url(tmpl, where))
         self.check_tags(tmpl, local, where)
         self.fail_first(lintrules.init_container_names(tmpl, where))
         self.fail_first(lintrules.template_metrics(tmpl, where))
@@ -228,8 +230,8 @@ class _Linter:
         if found is None or not isinstance(callee, Mapping):
             return
         kind, name = found.groups()
-        if kind in ("result", "exitCode"):
-            if kind_of(callee) not in ("container", "script", "containerSet"):
+        if kind in ("result", "exitCode"):  # an HTTP node's result is the response body; it has no exit code
+            if kind_of(callee) not in ("container", "script", "containerSet", *(("http",) if kind == "result" else ())):
                 self.fail(where, f"failed to resolve {{{{{tag}}}}}: a {kind_of(callee)} template has no "
                           f"outputs.{kind}")
         elif name and name not in {o.get("name") for o in (callee.get("outputs") or {}).get(kind[:-1]) or []}:
