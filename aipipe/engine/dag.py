@@ -14,7 +14,7 @@ from aipipe.engine.handler import NodeResult
 from aipipe.engine.manifest import DagBody, StepSpec
 from aipipe.engine.noderef import NodeRef
 from aipipe.engine.nodes import outbound_nodes
-from aipipe.engine.phases import FAILED_PHASES, NodePhase, NodeType
+from aipipe.engine.phases import DONE_PHASES, FAILED_PHASES, NodePhase, NodeType
 from aipipe.engine.runtime import NodeRecord, Runtime
 from aipipe.engine.template import Scope, item_label, item_scope, render
 
@@ -101,6 +101,8 @@ class _DagRun:
         """Under ``cond``: one reconcile pass over the tasks' states, then its actions (omit the tasks whose
         depends is decided false, start those decided true); False when the pass found nothing to do."""
         holding = self._holding()
+        if holding:
+            self._take_ended()
         unfinished = self._left_unfinished() if holding else frozenset()
         actions = reconcile.dag_pass(self.view, dict(self.states), frozenset(self.running | self.never), holding,
                                      unfinished)
@@ -121,6 +123,20 @@ class _DagRun:
         """Whether no task may start now: failFast tripped, or the run ended (a shut-down run's tasks still
         start, and their pod nodes are created Failed)."""
         return (self.rt.cancelled.is_set() and not self.rt.shutdown) or self.gate.tripped.is_set()
+
+    def _take_ended(self) -> None:
+        """While nothing may start: a task an earlier driver ended gives the state the store holds for it, so the
+        pass decides its dependants from it (as Argo's operator reads its nodes), and it does not run again."""
+        for tname in self.order:
+            if tname in self.states or tname in self.running:
+                continue
+            ref = self.task_ref(tname)
+            with self.rt.tree.lock:
+                record = None if ref.id in self.rt.owned else self.rt.tree.nodes.get(ref.id)
+            if record is None or record.get("phase") not in DONE_PHASES:
+                continue
+            kids = [self.rt.tree.get(c) for c in record.get("children", [])] if self.tasks[tname].loop else []
+            self._finish(tname, record, [k for k in kids if k and str(k.get("name", "")).startswith(ref.name + "(")])
 
     def _left_unfinished(self) -> frozenset[str]:
         """The tasks whose node (or loop's TaskGroup) an earlier driver opened and left unfinished."""

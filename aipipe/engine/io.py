@@ -10,9 +10,6 @@ output artifact with an ``http`` URL is sent there, not to the store (:mod:`aipi
 
 from __future__ import annotations
 
-import os
-import posixpath
-import shutil
 import tarfile
 import tempfile
 import zipfile
@@ -21,16 +18,11 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from aipipe.confine import confined
+from aipipe.engine.archives import GZIP_MAGIC, ArtifactError, replace_path, safe_unzip, unpack_tarball
 from aipipe.engine.httpartifact import HttpArtifactError, fetch, http_location, send
 from aipipe.engine.secrets import SecretStore
 from aipipe.errors import NotFoundError, UserError
 from aipipe.storage import Storage, join, parse_uri
-
-GZIP_MAGIC = b"\x1f\x8b"
-
-
-class ArtifactError(Exception):
-    """An artifact could not be saved or loaded (the node fails with this message)."""
 
 
 def artifact_key(artifact: Mapping[str, Any]) -> str | None:
@@ -149,19 +141,6 @@ def _zip(src: Path, dest: Path, name: str) -> None:
             archive.write(path, str(Path(src.name or "artifact") / path.relative_to(src)))
 
 
-def safe_unzip(archive: Path, dest: Path) -> None:
-    """Extract a zip archive, refusing names that would land outside ``dest``; one top-level entry becomes
-    ``dest`` itself (as :func:`_unpack`)."""
-    with tempfile.TemporaryDirectory(dir=dest.parent) as tmp:
-        with zipfile.ZipFile(archive) as packed:
-            for member in packed.namelist():
-                if member.startswith("/") or ".." in member.split("/"):
-                    raise ArtifactError(f"archive member {member!r} would be extracted outside the artifact's folder")
-            packed.extractall(tmp)
-        entries = list(Path(tmp).iterdir())
-        _replace(entries[0] if len(entries) == 1 else Path(tmp), dest)
-
-
 def _refuse_links_out(folder: Path, name: str) -> None:
     """A folder uploaded file by file follows its symlinks: none may lead out of it."""
     base = folder.resolve()
@@ -179,62 +158,6 @@ def _fetch(uri: str, dest: Path, storage: Storage) -> bool:
         storage.download_dir(uri.rstrip("/") + "/", dest)
         return True
     return False
-
-
-def safe_extract(tar: tarfile.TarFile, dest: Path) -> None:
-    """Extract ``tar`` into ``dest`` refusing anything that would land outside it.
-
-    Python >= 3.11.4 has tarfile's ``data`` filter; older 3.11 releases (Debian 12 has 3.11.2) get the same
-    rules checked here: no absolute names, no ``..``, no links pointing out, no devices or FIFOs, no
-    setuid/setgid bits or group/other write, and no ownership taken from the archive.
-    """
-    try:
-        if hasattr(tarfile, "data_filter"):
-            for member in tar.getmembers():  # the filter would strip the '/'; refuse as the explicit check does
-                if member.name.startswith("/"):
-                    raise ArtifactError(f"archive member {member.name!r} has an absolute name")
-            tar.extractall(dest, filter="data")
-            return
-        members = [_checked_member(m) for m in tar.getmembers()]
-        tar.extractall(dest, members=members, numeric_owner=True)
-    except tarfile.TarError as exc:  # the data filter's refusals (FilterError) and damaged archives
-        raise ArtifactError(f"archive refused: {exc}") from exc
-
-
-def _checked_member(member: tarfile.TarInfo) -> tarfile.TarInfo:
-    name = member.name
-    if name.startswith("/") or os.path.isabs(name) or ".." in name.split("/"):
-        raise ArtifactError(f"archive member {name!r} would be extracted outside the artifact's folder")
-    if not (member.isfile() or member.isdir() or member.issym() or member.islnk()):
-        raise ArtifactError(f"archive member {name!r} is a device or FIFO; artifacts hold files, folders and links")
-    if member.issym() or member.islnk():
-        target = member.linkname
-        resolved = posixpath.normpath(posixpath.join(posixpath.dirname(name), target) if member.issym() else target)
-        if target.startswith("/") or resolved == ".." or resolved.startswith("../"):
-            raise ArtifactError(f"archive member {name!r} links to {target!r}, outside the artifact's folder")
-    member.mode &= ~0o7022  # no setuid/setgid/sticky, no group/other write
-    member.uid, member.gid = os.geteuid(), os.getegid()
-    member.uname = member.gname = ""
-    return member
-
-
-def _unpack(archive: Path, dest: Path) -> None:
-    """Extract a tar.gz; a single top-level entry becomes ``dest`` itself."""
-    with tempfile.TemporaryDirectory(dir=dest.parent) as tmp:
-        with tarfile.open(archive, "r:gz") as tar:
-            safe_extract(tar, Path(tmp))
-        entries = list(Path(tmp).iterdir())
-        source = entries[0] if len(entries) == 1 else Path(tmp)
-        _replace(source, dest)
-
-
-def _replace(source: Path, dest: Path) -> None:
-    if dest.is_dir() and not dest.is_symlink():
-        shutil.rmtree(dest)
-    elif dest.exists():
-        dest.unlink()
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    shutil.move(str(source), str(dest))
 
 
 def load_input(artifact: Mapping[str, Any], source: Mapping[str, Any] | None, dest: Path, storage: Storage,
@@ -289,7 +212,7 @@ def load_input(artifact: Mapping[str, Any], source: Mapping[str, Any] | None, de
         elif (not _is_archive_none(strategy) and staged.is_file() and staged.read_bytes()[:2] == GZIP_MAGIC
               and tarfile.is_tarfile(staged)):
             unpacked = Path(tmp) / "unpacked"
-            _unpack(staged, unpacked)
+            unpack_tarball(staged, unpacked)
             staged = unpacked
         if sub_path and packed:
             try:
@@ -298,7 +221,7 @@ def load_input(artifact: Mapping[str, Any], source: Mapping[str, Any] | None, de
                 raise ArtifactError(f"input artifact {name!r}: {exc}") from exc
             if not staged.exists():
                 raise ArtifactError(f"input artifact {name!r}: subPath {sub_path!r} not found in the artifact")
-        _replace(staged, dest)
+        replace_path(staged, dest)
     _apply_mode(artifact, dest)
     return True
 

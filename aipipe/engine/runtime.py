@@ -17,7 +17,7 @@ from aipipe.engine.execution import ExecutionContext
 from aipipe.engine.manifest import TEMPLATE_KINDS, is_dynamic_ref, kind_of
 from aipipe.engine.noderef import NodeRef
 from aipipe.engine.nodes import DONE_PHASES, KEPT_ON_RESUME, Clock, NodeTree, now_iso, subtree_progress
-from aipipe.engine.phases import NodePhase, NodeType, plain
+from aipipe.engine.phases import FAILED_PHASES, NodePhase, NodeType, plain
 from aipipe.engine.runcontrol import RunControl
 from aipipe.engine.template import Scope, TemplateError, render
 from aipipe.engine.wfmeta import creation_variables, workflow_variables
@@ -209,11 +209,13 @@ class Runtime:
         """Open a node from its stored state; returns (id, kept record if it must not run again).
 
         Every invocation comes here first, on a run's first pass as after a driver's crash: a node the store
-        has Succeeded/Skipped/Omitted is taken as it is; any other stored node (one that failed, or one an
-        earlier driver left Running) is reopened as the same attempt; a node the store lacks is created."""
+        has Succeeded/Skipped/Omitted is taken as it is, and so is one an earlier driver ended Failed or Error (as
+        Argo's operator reads a node it finds completed); a node an earlier driver left Running or Pending, or one
+        this driver ended and runs again, is reopened as the same attempt; a node the store lacks is created."""
         nid = ref.id
         existing = self.tree.get(nid)
-        if existing is not None and existing.get("phase") in KEPT_ON_RESUME:
+        if existing is not None and (existing.get("phase") in KEPT_ON_RESUME or (
+                existing.get("phase") in FAILED_PHASES and nid not in self.owned)):
             self.edges.link(nid, ref.parent)
             return nid, existing
         if existing is None:

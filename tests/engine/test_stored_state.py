@@ -35,16 +35,9 @@ def test_stored_nodes_decide_what_runs_again(engine: EngineRun) -> None:
     assert _lines(markers / "a") == ["-"] and _lines(markers / "b") == ["made-by-a"]
 
     # the store is the truth: a Succeeded node is taken with the outputs stored for it (here ones its
-    # process never printed), and a node the store has Failed runs again as the same node
-    stored = copy.deepcopy(first)
-    nodes = nodes_by_display(stored)
-    a, b = nodes["a"][0], nodes["b"][0]
-    a["outputs"] = {**a.get("outputs", {}), "result": "from-the-store"}
-    b.update(phase="Failed", message="failed before", finishedAt=None)
-    for name in ("stored-state", "[1]"):
-        nodes[name][0].update(phase="Running", finishedAt=None)
-    stored["status"]["phase"] = "Running"
-
+    # process never printed), and a node an earlier driver left Running runs again as the same node
+    stored = _stored_with_b(first, "Running")
+    a, b = nodes_by_display(stored)["a"][0], nodes_by_display(stored)["b"][0]
     again = engine.run(stored)
     assert again["status"]["phase"] == "Succeeded", again["status"].get("message")
     assert _lines(markers / "a") == ["-"], "a Succeeded node never runs again"
@@ -53,6 +46,31 @@ def test_stored_nodes_decide_what_runs_again(engine: EngineRun) -> None:
     assert after["a"][0]["startedAt"] == a["startedAt"] and after["a"][0]["outputs"]["result"] == "from-the-store"
     assert after["b"][0]["phase"] == "Succeeded" and after["b"][0]["id"] == b["id"]
     assert len(after["b"]) == 1
+
+
+def _stored_with_b(first: dict[str, Any], phase: str) -> dict[str, Any]:
+    """``first`` as a driver left it that died after step b was stored ``phase``: a's result is one its process
+    never printed, and the run and b's group are still Running."""
+    stored = copy.deepcopy(first)
+    nodes = nodes_by_display(stored)
+    a, b = nodes["a"][0], nodes["b"][0]
+    a["outputs"] = {**a.get("outputs", {}), "result": "from-the-store"}
+    b.update(phase=phase, message="failed before" if phase == "Failed" else None, finishedAt=None)
+    for name in ("stored-state", "[1]"):
+        nodes[name][0].update(phase="Running", finishedAt=None)
+    stored["status"]["phase"] = "Running"
+    return stored
+
+
+def test_a_node_an_earlier_driver_ended_failed_is_not_run_again(engine: EngineRun) -> None:
+    """As Argo's operator after a controller restart: the stored Failed node stands and fails its group."""
+    markers = engine.home / "store" / "markers"
+    markers.mkdir(parents=True)
+    again = engine.run(_stored_with_b(engine.run(_workflow(markers)), "Failed"))
+    assert again["status"]["phase"] == "Failed"
+    assert (nodes_by_display(again)["b"][0]["phase"], nodes_by_display(again)["b"][0]["message"]) == \
+        ("Failed", "failed before")
+    assert _lines(markers / "b") == ["made-by-a"], "b ran once, in the first driver"
 
 
 def _global_workflow(markers: Path) -> dict[str, Any]:
@@ -230,3 +248,35 @@ def test_a_stored_memoized_node_without_its_entry_has_it_saved_so_its_key_hits_l
     stored["status"]["phase"] = "Running"
 
     _resume_and_see_job_b_hit(engine, stored, saved)
+
+
+def test_a_task_an_earlier_driver_ended_decides_its_dependants_after_the_deadline(engine: EngineRun) -> None:
+    """The run's deadline stopped `long`, and the driver died before `after` was decided; the new driver finds the
+    deadline passed: nothing may start, `long`'s stored Failed state decides `after` (Omitted), and `long` does
+    not run again (examples/timeouts-workflow.yaml, the crash sweep's seed 4)."""
+    markers = engine.home / "store" / "markers"
+    markers.mkdir(parents=True)
+    nap = {"name": "nap",
+           "container": {"image": "busybox", "command": ["sh", "-c", f"echo x >> {markers}/nap; sleep 3"]}}
+    dag = {"tasks": [{"name": "long", "template": "nap"},
+                     {"name": "after", "template": "nap", "dependencies": ["long"]}]}
+    workflow = {"metadata": {"name": "stored-deadline"},
+                "spec": {"entrypoint": "main", "activeDeadlineSeconds": 1,
+                         "templates": [{"name": "main", "dag": dag}, nap]}}
+    first = engine.run(workflow)
+    assert first["status"]["phase"] == "Failed" and nodes_by_display(first)["after"][0]["phase"] == "Omitted"
+
+    stored = copy.deepcopy(first)
+    [after] = nodes_by_display(stored)["after"]
+    del stored["status"]["nodes"][after["id"]]
+    for node in stored["status"]["nodes"].values():
+        node["children"] = [c for c in node.get("children", []) if c != after["id"]]
+    nodes_by_display(stored)["stored-deadline"][0].update(phase="Running", finishedAt=None, message=None)
+    stored["status"].update(phase="Running", finishedAt=None)
+
+    again = engine.run(stored)
+    assert again["status"]["phase"] == "Failed"
+    long_after = nodes_by_display(again)["long"][0]
+    assert nodes_by_display(again)["after"][0]["phase"] == "Omitted"
+    assert (long_after["phase"], long_after["startedAt"]) == ("Failed", nodes_by_display(first)["long"][0]["startedAt"])
+    assert _lines(markers / "nap") == ["x"]

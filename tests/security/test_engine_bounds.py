@@ -24,10 +24,10 @@ import pytest
 import yaml
 
 from aipipe.config import load_config
+from aipipe.engine.archives import ArtifactError, safe_extract, safe_unzip
 from aipipe.engine.bounds import MAX_DEPTH_MESSAGE, MAX_STACK_DEPTH
 from aipipe.engine.context import default_context
 from aipipe.engine.executor import WorkflowExecutor
-from aipipe.engine.io import ArtifactError, safe_extract, safe_unzip
 from aipipe.engine.logs import dropped_line
 from aipipe.engine.service import EngineService
 from aipipe.errors import UserError
@@ -280,7 +280,7 @@ def test_zip_traversal_is_refused(tmp_path: Path, member: str) -> None:
 CHECK_ON_SYSTEM_PYTHON = """
 import sys, tarfile
 from pathlib import Path
-from aipipe.engine.io import ArtifactError, safe_extract, safe_unzip
+from aipipe.engine.archives import ArtifactError, safe_extract, safe_unzip
 print("data_filter" if hasattr(tarfile, "data_filter") else "explicit-check")
 for archive in sys.argv[2:]:
     dest = Path(sys.argv[1]) / (Path(archive).stem + "-dest")
