@@ -1,4 +1,4 @@
-"""The one interface every template kind implements (container/script, steps, dag, suspend, http)."""
+"""The one interface every template kind implements (container/script, steps, dag, suspend, http, data)."""
 
 from __future__ import annotations
 

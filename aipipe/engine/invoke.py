@@ -12,6 +12,7 @@ from aipipe.engine.calls import Call, NodeFailure, Slots
 from aipipe.engine.children import ChildRunner
 from aipipe.engine.configmaps import ConfigMapStore
 from aipipe.engine.dag import DagHandler
+from aipipe.engine.datanode import DataHandler
 from aipipe.engine.handler import NodeResult, TemplateHandler
 from aipipe.engine.httpnode import HttpHandler
 from aipipe.engine.leaf import LeafHandler
@@ -55,7 +56,8 @@ class Invoker:
         self.retries = RetryNode(rt, pods.daemons, self._execute_once)
         self.handlers: dict[str, TemplateHandler] = {
             "container": leaf, "script": leaf, "containerSet": leaf, "steps": StepsHandler(rt, self.children),
-            "dag": DagHandler(rt, self.children), "suspend": SuspendHandler(rt), "http": HttpHandler(rt)}
+            "dag": DagHandler(rt, self.children), "suspend": SuspendHandler(rt), "http": HttpHandler(rt),
+            "data": DataHandler(rt)}
 
     def execute(self, call: Call, ref: NodeRef, outer: Scope) -> NodeRecord:
         """Run one template invocation to completion; returns its final node record.

@@ -17,7 +17,7 @@ from aipipe.engine.wfref import resolve_workflow_spec
 from aipipe.errors import UserError
 from aipipe.validation import check_name
 
-LOCAL_KINDS = ("container", "script", "containerSet", "steps", "dag", "suspend", "http")
+LOCAL_KINDS = ("container", "script", "containerSet", "steps", "dag", "suspend", "http", "data")
 # the pod fields a node's env can take with valueFrom.fieldRef (aipipe.engine.pod gives their local values)
 LOCAL_POD_FIELDS = ("metadata.name", "metadata.namespace", "spec.nodeName", "spec.serviceAccountName",
                     "status.podIP", "status.hostIP")
@@ -121,8 +121,8 @@ class _Linter:
         kind = kinds[0]
         if kind not in LOCAL_KINDS:
             self.fail(where, f"{kind} templates are not supported by the embedded engine (it runs container, "
-                      "script, containerSet, steps, dag, suspend and http templates); submit this workflow to Argo "
-                      "instead")
+                      "script, containerSet, steps, dag, suspend, http and data templates); submit this workflow to "
+                      "Argo instead")
         for i, p in enumerate((tmpl.get("inputs") or {}).get("parameters") or []):
             if not p.get("name"):
                 self.fail(f"{where}.inputs.parameters[{i}].name", "is required")
@@ -230,8 +230,9 @@ class _Linter:
         if found is None or not isinstance(callee, Mapping):
             return
         kind, name = found.groups()
-        if kind in ("result", "exitCode"):  # an HTTP node's result is the response body; it has no exit code
-            if kind_of(callee) not in ("container", "script", "containerSet", *(("http",) if kind == "result" else ())):
+        if kind in ("result", "exitCode"):  # an HTTP or data node's result is what it made; it has no exit code
+            if kind_of(callee) not in ("container", "script", "containerSet",
+                                       *(("http", "data") if kind == "result" else ())):
                 self.fail(where, f"failed to resolve {{{{{tag}}}}}: a {kind_of(callee)} template has no "
                           f"outputs.{kind}")
         elif name and name not in {o.get("name") for o in (callee.get("outputs") or {}).get(kind[:-1]) or []}:

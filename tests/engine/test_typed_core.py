@@ -67,7 +67,7 @@ def test_every_template_kind_has_a_handler_behind_one_interface(engine: EngineRu
     executor.run()
     assert executor.invoker is not None
     handlers = executor.invoker.handlers
-    assert set(handlers) == {"container", "script", "containerSet", "steps", "dag", "suspend", "http"}
+    assert set(handlers) == {"container", "script", "containerSet", "steps", "dag", "suspend", "http", "data"}
     for handler in handlers.values():
         assert list(inspect.signature(handler.run).parameters) == ["call", "node", "scope"]
 
