@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import binascii
 import threading
+import time
 from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
@@ -60,13 +61,24 @@ class HttpHandler:
         except (UserError, HttpFailure) as exc:
             return {"phase": NodePhase.FAILED, "message": str(exc)}
         answer: list[NodeResult] = []
-        worker = threading.Thread(target=lambda: answer.append(self._exchange(request, node.id)), daemon=True,
-                                  name=f"http-{node.id}")
+
+        def work() -> None:
+            try:
+                answer.append(self._exchange(request, node.id))
+            except Exception as exc:  # never leave the node without an end
+                answer.append({"phase": NodePhase.ERROR, "message": f"engine error: {exc!r}"})
+
+        worker = threading.Thread(target=work, daemon=True, name=f"http-{node.id}")
+        deadline = time.monotonic() + request.timeout_s  # the whole exchange, as Go's context timeout bounds it
         worker.start()
-        while worker.is_alive():
+        while worker.is_alive():  # a request cut short here is left to its own socket timeouts
             worker.join(CANCEL_POLL_S)
-            if worker.is_alive() and rt.halted(node.id):  # the request is left to its own timeout
+            if not worker.is_alive():
+                break
+            if rt.halted(node.id):
                 return {"phase": NodePhase.FAILED, "message": rt.stop_reason}
+            if time.monotonic() > deadline:
+                return {"phase": NodePhase.FAILED, "message": f"{request.where}: context deadline exceeded"}
         return answer[0]
 
     def _header_value(self, header: Mapping[str, Any]) -> str:
@@ -104,6 +116,11 @@ class HttpRequest:
         self.method, self.url, self.headers, self.body = method, url, headers, body
         self.text_body, self.timeout_s, self.verify, self.condition = text_body, timeout_s, verify, condition
 
+    @property
+    def where(self) -> str:
+        """How Go's errors name the exchange: ``Get "URL"``."""
+        return f'{go_op(self.method)} "{self.url}"'
+
     @classmethod
     def of(cls, spec: Mapping[str, Any], header_value: Callable[[Mapping[str, Any]], str]) -> HttpRequest:
         """The request ``spec`` (the template's rendered ``http``) describes; ``header_value(header)`` reads a
@@ -130,7 +147,7 @@ class HttpRequest:
         merged: dict[str, str] = {}
         for name, value in self.headers:  # Go's Header.Add: a repeated name carries every value
             merged[name] = f"{merged[name]}, {value}" if name in merged else value
-        where = f'{go_op(self.method)} "{self.url}"'
+        where = self.where
         with requests.Session() as session:
             session.max_redirects = MAX_REDIRECTS
             try:

@@ -59,6 +59,15 @@ class _Answers(BaseHTTPRequestHandler):
         elif self.path == "/slow":
             time.sleep(5)
             self._send(200, b"late")
+        elif self.path == "/drip":  # ten bytes, one every 0.4 s: no single read waits a second
+            self.send_response(200)
+            self.send_header("Content-Length", "10")
+            self.end_headers()
+            with contextlib.suppress(OSError):
+                for _ in range(10):
+                    self.wfile.write(b".")
+                    self.wfile.flush()
+                    time.sleep(0.4)
         elif self.path == "/big":
             self._send(200, b"x" * (MAX_BODY_BYTES + 1))
         elif self.path.startswith("/store/"):
@@ -172,15 +181,17 @@ def test_post_with_a_secret_header_and_the_result_passed_on(engine: EngineRun, s
 
 def test_a_request_that_cannot_be_made_fails_with_gos_words(engine: EngineRun, server: str) -> None:
     wf = engine.run(_workflow(
-        [_call("slow", "quick", f"{server}/slow"), _call("local-file", "plain", "file:///etc/passwd"),
+        [_call("slow", "quick", f"{server}/slow"), _call("drip", "quick", f"{server}/drip"),
+         _call("local-file", "plain", "file:///etc/passwd"),
          _call("too-big", "plain", f"{server}/big"), _call("bad-condition", "not-bool", f"{server}/status/200")],
         _http("quick", timeoutSeconds=1), _http("plain"), _http("not-bool", successCondition="response.statusCode")))
     assert wf["status"]["phase"] == "Failed"
     assert _node(wf, "slow")["message"] == f'Get "{server}/slow": context deadline exceeded'
+    assert _node(wf, "drip")["message"] == f'Get "{server}/drip": context deadline exceeded'  # the whole exchange
     assert _node(wf, "local-file")["message"] == 'Get "file:///etc/passwd": unsupported protocol scheme "file"'
     assert f"over {MAX_BODY_BYTES} bytes" in _node(wf, "too-big")["message"]
     assert _node(wf, "bad-condition")["message"] == "unable to cast expression result '200' to bool"
-    assert {_node(wf, d)["phase"] for d in ("slow", "local-file", "too-big", "bad-condition")} == {"Failed"}
+    assert {_node(wf, d)["phase"] for d in ("slow", "drip", "local-file", "too-big", "bad-condition")} == {"Failed"}
 
 
 def test_a_refused_connection_fails_the_node(engine: EngineRun) -> None:
