@@ -269,13 +269,13 @@ class Runtime:
         return record
 
     def fail_node(self, ref: NodeRef, exc: NodeFailure, call: Call | None = None) -> NodeRecord:
-        """A node that ends ``exc.phase`` before anything of it ran."""
+        """A node that ends ``exc.phase`` before anything of it ran (one the store has ended stands as it is)."""
         ntype = NodeType.POD if call is None else call.head.node_type
         try:
-            nid, _ = self.start_node(ref, ntype, call)
+            nid, kept = self.start_node(ref, ntype, call)
         except OverBudget as over:
             return self.unrecorded(ref, over)
-        return self.finish_node(nid, exc.phase, str(exc))
+        return kept if kept is not None else self.finish_node(nid, exc.phase, str(exc))
 
     def skip_node(self, ref: NodeRef, phase: NodePhase, message: str, call: Call | None) -> NodeRecord:
         """A Skipped-type node (when false, empty loop, depends not met) ending ``phase``."""

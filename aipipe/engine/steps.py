@@ -13,7 +13,7 @@ from aipipe.engine.handler import NodeResult
 from aipipe.engine.manifest import StepsBody, StepSpec
 from aipipe.engine.noderef import NodeRef
 from aipipe.engine.nodes import node_id, outbound_nodes
-from aipipe.engine.phases import NOT_RUN, NodePhase, NodeType
+from aipipe.engine.phases import FAILED_PHASES, NOT_RUN, NodePhase, NodeType
 from aipipe.engine.runtime import NodeRecord, Runtime
 from aipipe.engine.template import Scope, item_label, item_scope
 
@@ -38,6 +38,8 @@ class StepsHandler:
                 prev = node_id(rt.name, f"{node.name}[{gi - 1}]")
                 rt.edges.after(gref.name, self._group_members(prev) or [prev], node.id)
             gid, kept = rt.start_node(gref, NodeType.STEP_GROUP, None)
+            if kept is not None and kept.get("phase") in FAILED_PHASES:  # an earlier driver ended it so: as Argo's
+                return {"phase": NodePhase.FAILED, "message": kept.get("message")}  # executeSteps, the steps fail
             if kept is not None:
                 for step in group:
                     self._register_kept(step, gref, scope, call.tset)

@@ -73,6 +73,19 @@ def test_a_node_an_earlier_driver_ended_failed_is_not_run_again(engine: EngineRu
     assert _lines(markers / "b") == ["made-by-a"], "b ran once, in the first driver"
 
 
+def test_a_step_group_an_earlier_driver_ended_failed_fails_its_steps(engine: EngineRun) -> None:
+    """The driver died after storing b's group Failed and before the steps node: the resumed steps node fails with
+    the group's message (Argo's executeSteps), and no later group starts."""
+    markers = engine.home / "store" / "markers"
+    markers.mkdir(parents=True)
+    stored = _stored_with_b(engine.run(_workflow(markers)), "Failed")
+    nodes_by_display(stored)["[1]"][0].update(phase="Failed", message="child 'stored-state[1].b' failed")
+    again = engine.run(stored)
+    assert again["status"]["phase"] == "Failed"
+    assert nodes_by_display(again)["stored-state"][0]["message"] == "child 'stored-state[1].b' failed"
+    assert _lines(markers / "b") == ["made-by-a"]
+
+
 def _global_workflow(markers: Path) -> dict[str, Any]:
     make = {"name": "make", "script": {"image": "busybox", "command": ["sh"], "source": "printf from-a > /tmp/p"},
             "outputs": {"parameters": [{"name": "p", "valueFrom": {"path": "/tmp/p"}, "globalName": "g"}]}}
