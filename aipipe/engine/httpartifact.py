@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 import requests
 
-from aipipe.engine.httpnode import SCHEMES, go_op, request_failure
+from aipipe.engine.httpnode import SCHEMES, exchange_name, request_failure
 from aipipe.engine.secrets import SecretStore
 
 MAX_ARTIFACT_BYTES = 8 << 30
@@ -73,7 +73,7 @@ def _request(location: Mapping[str, Any], method: str,
     url = str(location.get("url") or "")
     scheme = urlsplit(url).scheme.lower()
     if scheme not in SCHEMES:
-        raise HttpArtifactError(f'{go_op(method)} "{url}": unsupported protocol scheme "{scheme}"')
+        raise HttpArtifactError(f'{exchange_name(method, url)}: unsupported protocol scheme "{scheme}"')
     headers: dict[str, str] = {}
     for header in location.get("headers") or []:
         name, value = str(header.get("name") or ""), str(header.get("value") or "")

@@ -18,6 +18,7 @@ import binascii
 import threading
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -108,18 +109,23 @@ class HttpHandler:
         return {"phase": NodePhase.FAILED, "message": message, "outputs": outputs}
 
 
+@dataclass(frozen=True)
 class HttpRequest:
     """One ``http`` template's request, rendered, and how its answer is judged."""
 
-    def __init__(self, method: str, url: str, headers: list[tuple[str, str]], body: bytes, text_body: str,
-                 timeout_s: float, verify: bool, condition: str) -> None:
-        self.method, self.url, self.headers, self.body = method, url, headers, body
-        self.text_body, self.timeout_s, self.verify, self.condition = text_body, timeout_s, verify, condition
+    method: str
+    url: str
+    headers: list[tuple[str, str]]
+    body: bytes
+    text_body: str
+    timeout_s: float
+    verify: bool
+    condition: str
 
     @property
     def where(self) -> str:
         """How Go's errors name the exchange: ``Get "URL"``."""
-        return f'{go_op(self.method)} "{self.url}"'
+        return exchange_name(self.method, self.url)
 
     @classmethod
     def of(cls, spec: Mapping[str, Any], header_value: Callable[[Mapping[str, Any]], str]) -> HttpRequest:
@@ -129,7 +135,7 @@ class HttpRequest:
         method = str(spec.get("method") or "GET")
         scheme = urlsplit(url).scheme.lower()
         if scheme not in SCHEMES:
-            raise HttpFailure(f'{go_op(method)} "{url}": unsupported protocol scheme "{scheme}"')
+            raise HttpFailure(f'{exchange_name(method, url)}: unsupported protocol scheme "{scheme}"')
         raw = (spec.get("bodyFrom") or {}).get("bytes")
         text = str(spec.get("body") or "")
         try:
@@ -137,9 +143,7 @@ class HttpRequest:
         except (binascii.Error, ValueError) as exc:
             raise HttpFailure(f"http.bodyFrom.bytes: not base64 ({exc})") from exc
         headers = [(str(h.get("name") or ""), header_value(h)) for h in spec.get("headers") or []]
-        timeout = spec.get("timeoutSeconds")
-        return cls(method, url, headers, body, text,
-                   float(timeout) if timeout not in (None, "") else DEFAULT_TIMEOUT_S,
+        return cls(method, url, headers, body, text, _timeout(spec.get("timeoutSeconds")),
                    not spec.get("insecureSkipVerify"), str(spec.get("successCondition") or ""))
 
     def send(self) -> tuple[int, dict[str, list[str]], bytes]:
@@ -182,6 +186,19 @@ class HttpRequest:
         return out
 
 
+def _timeout(value: Any) -> float:
+    """``timeoutSeconds`` as a positive number of seconds (absent: :data:`DEFAULT_TIMEOUT_S`)."""
+    if value in (None, ""):
+        return DEFAULT_TIMEOUT_S
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        seconds = 0.0
+    if not seconds > 0:
+        raise HttpFailure(f"http.timeoutSeconds: must be a positive number of seconds, got {value!r}")
+    return seconds
+
+
 def _read_bounded(response: requests.Response, where: str) -> bytes:
     chunks: list[bytes] = []
     size = 0
@@ -196,7 +213,7 @@ def _read_bounded(response: requests.Response, where: str) -> bytes:
 
 def request_failure(method: str, url: str, exc: requests.RequestException) -> str:
     """A failed exchange in Go's words: ``Get "URL": context deadline exceeded`` …"""
-    where = f'{go_op(method)} "{url}"'
+    where = exchange_name(method, url)
     if isinstance(exc, requests.Timeout):
         return f"{where}: context deadline exceeded"
     if isinstance(exc, requests.TooManyRedirects):
@@ -213,9 +230,9 @@ def _reason(exc: requests.RequestException) -> str:
     return " ".join(text.split()) or type(cause).__name__
 
 
-def go_op(method: str) -> str:
-    """Go's url.Error op for a method: ``Get``, ``Post`` …"""
-    return method[:1].upper() + method[1:].lower()
+def exchange_name(method: str, url: str) -> str:
+    """How Go's url.Error names an exchange: ``Get "URL"``, ``Post "URL"`` …"""
+    return f'{method[:1].upper()}{method[1:].lower()} "{url}"'
 
 
 def canonical_header(name: str) -> str:

@@ -182,14 +182,16 @@ def test_post_with_a_secret_header_and_the_result_passed_on(engine: EngineRun, s
 def test_a_request_that_cannot_be_made_fails_with_gos_words(engine: EngineRun, server: str) -> None:
     wf = engine.run(_workflow(
         [_call("slow", "quick", f"{server}/slow"), _call("drip", "quick", f"{server}/drip"),
-         _call("local-file", "plain", "file:///etc/passwd"),
+         _call("local-file", "plain", "file:///etc/passwd"), _call("no-time", "never", f"{server}/status/200"),
          _call("too-big", "plain", f"{server}/big"), _call("bad-condition", "not-bool", f"{server}/status/200")],
-        _http("quick", timeoutSeconds=1), _http("plain"), _http("not-bool", successCondition="response.statusCode")))
+        _http("quick", timeoutSeconds=1), _http("plain"), _http("never", timeoutSeconds=0),
+        _http("not-bool", successCondition="response.statusCode")))
     assert wf["status"]["phase"] == "Failed"
     assert _node(wf, "slow")["message"] == f'Get "{server}/slow": context deadline exceeded'
     assert _node(wf, "drip")["message"] == f'Get "{server}/drip": context deadline exceeded'  # the whole exchange
     assert _node(wf, "local-file")["message"] == 'Get "file:///etc/passwd": unsupported protocol scheme "file"'
     assert f"over {MAX_BODY_BYTES} bytes" in _node(wf, "too-big")["message"]
+    assert _node(wf, "no-time")["message"] == "http.timeoutSeconds: must be a positive number of seconds, got 0"
     assert _node(wf, "bad-condition")["message"] == "unable to cast expression result '200' to bool"
     assert {_node(wf, d)["phase"] for d in ("slow", "drip", "local-file", "too-big", "bad-condition")} == {"Failed"}
 
