@@ -219,13 +219,15 @@ def test_run_graph_phases_arrows_and_failure(srv: ServerProcess, browser: Any, t
     assert all(e[2] == "url(#arrow)" and e[3].startswith("M") for e in graph["edges"])
     failed_id = next(i for i, n in nodes.items() if n.get("displayName") == "c")
     assert {n[0]: n[2] for n in graph["nodes"]}[failed_id] == RED
-    summary = browser.find_element("css selector", "#live .summary .message.failed")
-    assert summary.text == workflow["status"]["message"]
+    summary = _wait("the run's message", lambda: browser.find_element(  # read in the probe: the page redraws
+        "css selector", "#live .summary .message.failed").text)
+    assert summary == workflow["status"]["message"]
     _click(browser, f"svg.graph g.node[data-node-id='{failed_id}']")
-    message = _wait("the failed node's message", lambda: browser.find_elements(
-        "css selector", f"#node-panel .node-info[data-node-id='{failed_id}'] .message.failed"))[0]
-    assert message.text == nodes[failed_id]["message"] and message.text
-    assert message.value_of_css_property("color") in ("rgba(198, 40, 40, 1)", "rgb(198, 40, 40)")
+    selector = f"#node-panel .node-info[data-node-id='{failed_id}'] .message.failed"
+    text, color = _wait("the failed node's message", lambda: next(
+        (e.text, e.value_of_css_property("color")) for e in browser.find_elements("css selector", selector)))
+    assert text == nodes[failed_id]["message"] and text
+    assert color in ("rgba(198, 40, 40, 1)", "rgb(198, 40, 40)")
     logs = _wait("the failed node's log", lambda: browser.find_element("id", "logs").text)
     assert "the <b>data</b> is bad" in logs  # shown as text, not markup
     folder = Path(os.environ.get("AIPIPE_SCREENSHOT_DIR") or tmp_path)
