@@ -25,7 +25,7 @@ from aipipe.engine.template import Scope, TemplateError, render_deep
 from aipipe.errors import UserError
 
 MAX_KEYS = 100_000  # a listing past this fails the node rather than fill the run's state
-FAILED = "unable to process data template"
+DATA_FAILURE = "unable to process data template"  # how Argo words every failure of one
 
 
 class DataFailure(Exception):
@@ -47,7 +47,7 @@ class DataHandler:
         try:
             data = transform(self._source(spec.get("source") or {}), spec.get("transformation") or [])
         except DataFailure as exc:
-            return {"phase": NodePhase.FAILED, "message": f"{FAILED}: {exc}"}
+            return {"phase": NodePhase.FAILED, "message": f"{DATA_FAILURE}: {exc}"}
         return {"phase": NodePhase.SUCCEEDED, "outputs": {"result": to_json(data)}}
 
     def _source(self, source: Mapping[str, Any]) -> list[str]:

@@ -23,8 +23,10 @@ from tests.engine.conftest import EngineRun, nodes_by_display
 
 
 class _Answers(BaseHTTPRequestHandler):
-    """``/status/N`` answers N; ``/echo`` answers what it received as JSON; ``/slow`` answers after 5 s; ``/big``
-    answers more than the engine keeps; ``/moved`` redirects to ``/status/200``; every request is counted."""
+    """``/status/N`` answers N; ``/echo`` answers what it received as JSON; ``/slow`` answers after 5 s; ``/drip``
+    sends its body a byte at a time; ``/big`` answers more than the engine keeps; ``/moved`` redirects to
+    ``/status/200``; ``/store/NAME`` keeps what a PUT sends and answers it to a GET (404 before); every request is
+    counted."""
 
     hits: ClassVar[list[str]] = []
     stored: ClassVar[dict[str, bytes]] = {}  # PUT /store/NAME (basic auth alice:pw under /store/private/)
