@@ -135,8 +135,12 @@ class _DagRun:
                 record = None if ref.id in self.rt.owned else self.rt.tree.nodes.get(ref.id)
             if record is None or record.get("phase") not in DONE_PHASES:
                 continue
-            kids = [self.rt.tree.get(c) for c in record.get("children", [])] if self.tasks[tname].loop else []
-            self._finish(tname, record, [k for k in kids if k and str(k.get("name", "")).startswith(ref.name + "(")])
+            self._finish(tname, record, self._loop_children(record, ref) if self.tasks[tname].loop else [])
+
+    def _loop_children(self, group: NodeRecord, ref: NodeRef) -> list[NodeRecord]:
+        """The stored item nodes of a looped task's TaskGroup (not the tasks it leads to)."""
+        kids = [self.rt.tree.get(c) for c in group.get("children", [])]
+        return [k for k in kids if k and str(k.get("name", "")).startswith(ref.name + "(")]
 
     def _left_unfinished(self) -> frozenset[str]:
         """The tasks whose node (or loop's TaskGroup) an earlier driver opened and left unfinished."""
@@ -219,8 +223,7 @@ class _DagRun:
         """A looped task: a TaskGroup node with one child per item."""
         group_id, kept = self.rt.start_node(ref, NodeType.TASK_GROUP, None)
         if kept is not None:
-            kids = [self.rt.tree.get(c) for c in kept.get("children", [])]
-            self._finish(tname, kept, [k for k in kids if k and str(k.get("name", "")).startswith(ref.name + "(")])
+            self._finish(tname, kept, self._loop_children(kept, ref))
             return
         self.rt.tree.commit()
         children: list[NodeRecord] = []

@@ -11,11 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import requests
 
-from aipipe.engine.httpnode import SCHEMES, exchange_name, request_failure
+from aipipe.engine.httpnode import joined_headers, request_failure, scheme_problem
 from aipipe.engine.secrets import SecretStore
 
 MAX_ARTIFACT_BYTES = 8 << 30
@@ -71,13 +70,11 @@ def _request(location: Mapping[str, Any], method: str,
              secrets: SecretStore) -> tuple[str, dict[str, str], tuple[str, str] | None]:
     """(url, headers, basic auth) of a transfer, its URL's scheme checked."""
     url = str(location.get("url") or "")
-    scheme = urlsplit(url).scheme.lower()
-    if scheme not in SCHEMES:
-        raise HttpArtifactError(f'{exchange_name(method, url)}: unsupported protocol scheme "{scheme}"')
-    headers: dict[str, str] = {}
-    for header in location.get("headers") or []:
-        name, value = str(header.get("name") or ""), str(header.get("value") or "")
-        headers[name] = f"{headers[name]}, {value}" if name in headers else value
+    refused = scheme_problem(method, url)
+    if refused:
+        raise HttpArtifactError(refused)
+    headers = joined_headers([(str(h.get("name") or ""), str(h.get("value") or ""))
+                              for h in location.get("headers") or []])
     auth = location.get("auth") or {}
     for refused in ("oauth2", "clientCert"):
         if auth.get(refused):

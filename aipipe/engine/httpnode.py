@@ -133,9 +133,9 @@ class HttpRequest:
         header's value (a Secret's included)."""
         url = str(spec.get("url") or "")
         method = str(spec.get("method") or "GET")
-        scheme = urlsplit(url).scheme.lower()
-        if scheme not in SCHEMES:
-            raise HttpFailure(f'{exchange_name(method, url)}: unsupported protocol scheme "{scheme}"')
+        refused = scheme_problem(method, url)
+        if refused:
+            raise HttpFailure(refused)
         raw = (spec.get("bodyFrom") or {}).get("bytes")
         text = str(spec.get("body") or "")
         try:
@@ -148,9 +148,7 @@ class HttpRequest:
 
     def send(self) -> tuple[int, dict[str, list[str]], bytes]:
         """(status, headers, body); an exchange that fails raises HttpFailure with Go's wording."""
-        merged: dict[str, str] = {}
-        for name, value in self.headers:  # Go's Header.Add: a repeated name carries every value
-            merged[name] = f"{merged[name]}, {value}" if name in merged else value
+        merged = joined_headers(self.headers)
         where = self.where
         with requests.Session() as session:
             session.max_redirects = MAX_REDIRECTS
@@ -228,6 +226,20 @@ def _reason(exc: requests.RequestException) -> str:
         cause = cause.__cause__ or cause.args[0]
     text = str(getattr(cause, "reason", None) or cause)
     return " ".join(text.split()) or type(cause).__name__
+
+
+def scheme_problem(method: str, url: str) -> str | None:
+    """Go's refusal of a URL that is not ``http`` or ``https`` (None: it is)."""
+    scheme = urlsplit(url).scheme.lower()
+    return None if scheme in SCHEMES else f'{exchange_name(method, url)}: unsupported protocol scheme "{scheme}"'
+
+
+def joined_headers(pairs: list[tuple[str, str]]) -> dict[str, str]:
+    """Headers to send: as Go's Header.Add, a repeated name carries every value (joined with ``, ``)."""
+    merged: dict[str, str] = {}
+    for name, value in pairs:
+        merged[name] = f"{merged[name]}, {value}" if name in merged else value
+    return merged
 
 
 def exchange_name(method: str, url: str) -> str:
