@@ -7,11 +7,11 @@ import json
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
 from functools import cached_property
 from typing import Any
 
 from aipipe.engine.manifest import TemplateHead
+from aipipe.engine.nodes import iso_epoch
 from aipipe.engine.phases import NodePhase
 
 USER_STOP = "terminated by user"
@@ -103,12 +103,9 @@ def loop_index(name: str) -> int:
 
 
 def node_duration(node: Mapping[str, Any]) -> float:
-    try:
-        start = datetime.strptime(node["startedAt"], "%Y-%m-%dT%H:%M:%SZ")
-        end = datetime.strptime(node["finishedAt"], "%Y-%m-%dT%H:%M:%SZ")
-        return (end - start).total_seconds()
-    except (KeyError, TypeError, ValueError):
-        return 0.0
+    """Seconds from a node's stored start to its end (0 when either is missing)."""
+    start, end = iso_epoch(node.get("startedAt")), iso_epoch(node.get("finishedAt"))
+    return end - start if start is not None and end is not None else 0.0
 
 
 def merge_defaults(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:

@@ -15,9 +15,19 @@ from typing import Any
 
 from aipipe.engine.phases import DONE_PHASES, KEPT_ON_RESUME, NodeType, plain
 
+ISO_FORMAT = "%Y-%m-%dT%H:%M:%SZ"  # a node's startedAt/finishedAt, to the second as Argo's
+
 
 def now_iso() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(UTC).strftime(ISO_FORMAT)
+
+
+def iso_epoch(stamp: Any) -> float | None:
+    """A stored ``startedAt``/``finishedAt`` as epoch seconds (None when absent or not one)."""
+    try:
+        return datetime.strptime(str(stamp), ISO_FORMAT).replace(tzinfo=UTC).timestamp()
+    except ValueError:
+        return None
 
 
 def fnv32a(text: str) -> int:

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from aipipe.engine import humanize
 from aipipe.engine.expr import ExprError, evaluate
 from aipipe.engine.grammar.values import go_sprint
 from aipipe.engine.template import Scope, render, render_deep
@@ -57,6 +58,19 @@ def render_strategy(raw: Mapping[str, Any], scope: Scope, where: str) -> dict[st
     return rendered
 
 
+RETRY, WAIT, STOP = "retry", "wait", "stop"
+
+
+@dataclass(frozen=True)
+class RetryDecision:
+    """What a pass over a Retry node decides: RETRY (the next attempt starts now), WAIT ``seconds`` with
+    ``message`` on the node (then decide again), or STOP with ``message`` as the node's final one."""
+
+    action: str
+    message: str = ""
+    seconds: float = 0.0
+
+
 @dataclass(frozen=True)
 class RetryStrategy:
     limit: int | None  # None = unlimited
@@ -101,29 +115,33 @@ class RetryStrategy:
         wait = self.duration * (self.factor ** max(failures - 1, 0))
         return min(wait, self.cap) if self.cap else wait
 
-    def should_retry(self, attempts: int, phase: str, elapsed: float, last_retry: Mapping[str, Any]) -> bool:
-        """Whether another attempt follows ``attempts`` finished ones, the last ending in ``phase``."""
-        return self.stop_message(attempts, phase, elapsed, last_retry) is None
+    def decide(self, attempts: int, phase: str, first_started: float, last_ended: float, now: float,
+               last_retry: Mapping[str, Any]) -> RetryDecision:
+        """One pass over a Retry node whose ``attempts`` attempts have ended, the last in ``phase``: what follows,
+        from the stored times alone (epoch seconds: the first attempt's start, the last one's end, now), so a driver
+        that resumes a run mid-backoff waits only what is left, and one that finds the backoff passed retries at once.
 
-    def stop_message(self, attempts: int, phase: str, elapsed: float, last_retry: Mapping[str, Any]) -> str | None:
-        """None when another attempt follows ``attempts`` finished ones, the last ending in ``phase`` ``elapsed``
-        seconds after the first began; else the Retry node's message, checked in the order of Argo's
-        processNodeRetries: maxDuration (passed already, or passed by the time the backoff would end), the
-        retryPolicy (the last attempt's message), the limit, then the expression.
+        The stops and their messages are Argo's processNodeRetries', checked in its order: maxDuration (passed
+        already, or passed by the time the backoff would end), the retryPolicy (the last attempt's message), the
+        limit, then the expression. Argo waits out the backoff before the last three, and only while a limit is set;
+        the embedded engine decides them first (the outcome is the same, only sooner: a run does not wait two
+        minutes to learn that its expression is false), and waits with no limit too, rather than retry in a tight
+        loop. While it waits the node says "Backoff for …", as Argo's does.
 
         The embedded engine has no transient errors (a node its driver's death interrupted runs again on
         resume as the same attempt), so ``OnTransientError`` retries nothing.
         """
+        backoff = self.delay(attempts)
         if self.max_duration is not None:
-            if elapsed > self.max_duration:
-                return "Max duration limit exceeded"
-            if elapsed + self.delay(attempts) > self.max_duration:
-                return "Backoff would exceed max duration limit"
+            if now > first_started + self.max_duration:
+                return RetryDecision(STOP, "Max duration limit exceeded")
+            if last_ended + backoff > first_started + self.max_duration:
+                return RetryDecision(STOP, "Backoff would exceed max duration limit")
         if (phase == "Failed" and self.policy not in ("Always", "OnFailure")) or (
                 phase == "Error" and self.policy not in ("Always", "OnError")):
-            return str(last_retry.get("message") or "")
+            return RetryDecision(STOP, str(last_retry.get("message") or ""))
         if self.limit is not None and attempts > self.limit:
-            return "No more retries left"
+            return RetryDecision(STOP, "No more retries left")
         if self.expression:
             try:
                 result = evaluate(self.expression, {"lastRetry": dict(last_retry)})
@@ -134,5 +152,7 @@ class RetryStrategy:
                 raise UserError(f"unable to cast expression result '{go_sprint(result)}' to bool",
                                 field="retryStrategy.expression")
             if not result:
-                return "retryStrategy.expression evaluated to false"
-        return None
+                return RetryDecision(STOP, "retryStrategy.expression evaluated to false")
+        if now < last_ended + backoff:
+            return RetryDecision(WAIT, f"Backoff for {humanize.duration(backoff)}", last_ended + backoff - now)
+        return RetryDecision(RETRY)

@@ -19,8 +19,9 @@ from aipipe.engine.daemons import DaemonRegistry
 from aipipe.engine.grammar.values import go_sprint
 from aipipe.engine.halt import NodeCancellation
 from aipipe.engine.noderef import NodeRef
+from aipipe.engine.nodes import iso_epoch
 from aipipe.engine.phases import DONE_PHASES, FAILED_PHASES, PASSED_PHASES, NodePhase, plain
-from aipipe.engine.retry import LAST_RETRY_VARS, RetryStrategy
+from aipipe.engine.retry import LAST_RETRY_VARS, RETRY, STOP, RetryStrategy
 from aipipe.engine.runtime import NodeRecord, Runtime
 from aipipe.engine.template import Scope
 from aipipe.errors import UserError
@@ -39,7 +40,6 @@ class RetryRun:
     scope: Scope
     inputs: dict[str, Any]
     strategy: RetryStrategy
-    started: float = field(default_factory=time.monotonic)
     attempt: int = 0
     # what the first attempt reads (Argo: "the first node will not have lastRetry variables so they must have
     # default values": exit code and duration 0)
@@ -60,23 +60,25 @@ class RetryNode:
         while True:
             child = run.ref.attempt(run.attempt)
             prior = rt.tree.get(child.id)
-            if prior is not None and prior.get("phase") in DONE_PHASES:
-                last = prior
+            if prior is not None and prior.get("phase") in DONE_PHASES:  # an earlier driver ended it: when it did
+                last, ended = prior, iso_epoch(prior.get("finishedAt")) or time.time()
             else:
                 scope = run.scope.child({"retries": str(run.attempt), **run.previous})
                 last = self.run_attempt(run.call, child, scope, run.inputs, {})
+                ended = time.time()
             rt.tree.add_child(run.nid, child.id)
             if last.get("daemoned") and self.daemons.follow(
                     child.id, functools.partial(self._daemon_ended, run),
                     functools.partial(rt.tree.put, run.nid, phase=NodePhase.RUNNING, daemoned=True,
                                       podIP=last.get("podIP"))):
                 return rt.tree.get(run.nid) or {}
-            done = self._after(run, rt.tree.get(child.id) or last)  # a daemon that ended meanwhile: its record
+            done = self._after(run, rt.tree.get(child.id) or last, ended)  # a daemon that ended meanwhile: its record
             if done is not None:
                 return done
 
-    def _after(self, run: RetryRun, last: NodeRecord) -> NodeRecord | None:
-        """The Retry node's final record after attempt ``run.attempt`` ended as ``last``; None: run the next."""
+    def _after(self, run: RetryRun, last: NodeRecord, ended: float) -> NodeRecord | None:
+        """The Retry node's final record after attempt ``run.attempt`` ended as ``last`` at ``ended`` (epoch
+        seconds); None: run the next, once the backoff has passed."""
         rt = self.rt
         phase = last.get("phase", NodePhase.ERROR)
         if phase in PASSED_PHASES:
@@ -92,17 +94,22 @@ class RetryNode:
         # the next attempt's template reads them too, but "0" without an exit code (Argo's executeTemplate)
         run.previous = {**{f"lastRetry.{k}": v for k, v in last_retry.items()},
                         "lastRetry.exitCode": exit_code if known else "0"}
-        try:
-            stop = run.strategy.stop_message(run.attempt, phase, time.monotonic() - run.started, last_retry)
-        except UserError as exc:  # as Argo's processNodeRetries: an error its executeTemplate returns
-            rt.controller_errors.add(run.nid)
-            return rt.finish_node(run.nid, NodePhase.ERROR, str(exc))
-        if stop is not None:
-            return rt.finish_node(run.nid, phase, stop, outputs=last.get("outputs"))
-        delay = run.strategy.delay(run.attempt)
-        if delay and NodeCancellation(rt.cancelled, functools.partial(rt.spared, run.nid)).wait(delay):
-            return rt.finish_node(run.nid, NodePhase.FAILED, rt.stop_reason)
-        return None
+        while True:  # each pass decides from the stored times; a wait shows "Backoff for …" on the node
+            try:
+                decision = run.strategy.decide(run.attempt, phase, rt.started_at(run.ref.attempt(0).id), ended,
+                                               time.time(), last_retry)
+            except UserError as exc:  # as Argo's processNodeRetries: an error its executeTemplate returns
+                rt.controller_errors.add(run.nid)
+                return rt.finish_node(run.nid, NodePhase.ERROR, str(exc))
+            if decision.action == STOP:
+                return rt.finish_node(run.nid, phase, decision.message, outputs=last.get("outputs"))
+            if decision.action == RETRY:
+                return None
+            rt.tree.put(run.nid, message=decision.message)
+            rt.tree.commit()
+            if NodeCancellation(rt.cancelled, functools.partial(rt.spared, run.nid)).wait(decision.seconds):
+                return rt.finish_node(run.nid, NodePhase.FAILED, rt.stop_reason)
+            rt.tree.put(run.nid, message=None)  # as Argo once the backoff has passed
 
     def _daemon_ended(self, run: RetryRun, phase: str, message: str | None, outputs: Mapping[str, Any] | None) -> None:
         """A daemoned attempt's node is final: the Retry node ends with it, unless the daemon failed by itself
@@ -112,7 +119,7 @@ class RetryNode:
             rt.tree.nodes.get(run.nid, {}).pop("daemoned", None)
         if phase in FAILED_PHASES and not rt.halted(run.nid):
             last = rt.tree.get(run.ref.attempt(run.attempt).id) or {"phase": phase, "message": message}
-            if self._after(run, last) is None:
+            if self._after(run, last, time.time()) is None:
                 self.run(run)
             return
         rt.finish_node(run.nid, phase, message, outputs=outputs)

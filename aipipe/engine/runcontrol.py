@@ -80,12 +80,14 @@ class RunControl:
             if self.cancelled.is_set() or (deadline is not None and time.monotonic() >= deadline):
                 return False
 
-    def run_suspend(self, template: dict[str, Any], nid: str, scope: Scope) -> dict[str, Any]:
-        """A ``suspend`` template: wait until resumed or set, or until ``duration`` passes. While it waits
-        the node's outputs list the parameters to supply (``valueFrom.supplied``), as in Argo."""
+    def run_suspend(self, template: dict[str, Any], nid: str, scope: Scope, started: float) -> dict[str, Any]:
+        """A ``suspend`` template: wait until resumed or set, or until ``duration`` has passed since the node
+        ``started`` (epoch seconds; as Argo's executeSuspend, so a node an earlier driver opened waits only what is
+        left). While it waits the node's outputs list the parameters to supply (``valueFrom.supplied``), as in Argo."""
         suspend = render_deep(template.get("suspend") or {}, scope)
         duration = suspend.get("duration")
-        seconds = parse_duration(duration, "suspend.duration") if duration not in (None, "") else None
+        seconds = None if duration in (None, "") else max(
+            0.0, parse_duration(duration, "suspend.duration") - (time.time() - started))
         declared = [{k: v for k, v in p.items() if k in ("name", "valueFrom", "globalName")}
                     for p in (template.get("outputs") or {}).get("parameters") or [] if p.get("valueFrom")]
         if declared:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import threading
+import time
 import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -16,7 +17,7 @@ from aipipe.engine.edges import Edges
 from aipipe.engine.execution import ExecutionContext
 from aipipe.engine.manifest import TEMPLATE_KINDS, is_dynamic_ref, kind_of
 from aipipe.engine.noderef import NodeRef
-from aipipe.engine.nodes import DONE_PHASES, KEPT_ON_RESUME, Clock, NodeTree, now_iso, subtree_progress
+from aipipe.engine.nodes import DONE_PHASES, KEPT_ON_RESUME, Clock, NodeTree, iso_epoch, now_iso, subtree_progress
 from aipipe.engine.phases import FAILED_PHASES, NodePhase, NodeType, plain
 from aipipe.engine.runcontrol import RunControl
 from aipipe.engine.template import Scope, TemplateError, render
@@ -51,6 +52,7 @@ class Runtime:
         self.status: dict[str, Any] = {k: v for k, v in previous.items() if k != "nodes"}
         self.tree = NodeTree(self.name, previous.get("nodes") or {}, self.snapshot, ctx.on_change)
         self.owned: set[str] = set()  # nodes this driver opened; a stored Running node not here is an orphan
+        self.opened_at: dict[str, float] = {}  # epoch seconds, to the microsecond, of the nodes this driver created
         # nodes that ended Error by the controller's hand, not their pod's (a pod that could not be created, a lock
         # that could not be taken, a retry expression that could not be evaluated): Argo's executeTemplate errors
         self.controller_errors: set[str] = set()
@@ -222,6 +224,8 @@ class Runtime:
             self.reserve_nodes(1, take=True)
         with self.tree.lock:
             self.owned.add(nid)
+            if not (existing or {}).get("startedAt"):
+                self.opened_at[nid] = time.time()
         self.depths.setdefault(nid, self.depths.get(ref.parent or "", 0))
         record: NodeRecord = {
             "id": nid, "name": ref.name, "displayName": ref.display, "type": kind, "phase": NodePhase.RUNNING,
@@ -240,6 +244,16 @@ class Runtime:
         self.tree.put(nid, **{k: v for k, v in record.items() if v is not None or k in ("finishedAt",)}, **stale)
         self.edges.link(nid, ref.parent)
         return nid, None
+
+    def started_at(self, nid: str) -> float:
+        """When node ``nid`` started, in epoch seconds, as Argo's operator reads its ``startedAt`` (a suspend's
+        duration and a retry's maxDuration count from it): precise for a node this driver created, else the
+        stored second (an earlier driver's node); now for a node not started yet."""
+        with self.tree.lock:
+            if nid in self.opened_at:
+                return self.opened_at[nid]
+            record = self.tree.nodes.get(nid) or {}
+        return iso_epoch(record.get("startedAt")) or time.time()
 
     def reserve_nodes(self, count: int, take: bool = False) -> None:
         """Refuse (and end the run ``Error``) when ``count`` more nodes would pass ``engine.max_nodes``;

@@ -17,7 +17,7 @@ class SuspendHandler:
         self.rt = rt
 
     def run(self, call: Call, node: NodeRef, scope: Scope) -> NodeResult:
-        result = self.rt.control.run_suspend(call.template, node.id, scope)
+        result = self.rt.control.run_suspend(call.template, node.id, scope, self.rt.started_at(node.id))
         if self.rt.cancelled.is_set():
             return {"phase": NodePhase.FAILED, "message": self.rt.stop_reason}
         return result

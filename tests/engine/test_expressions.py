@@ -113,9 +113,12 @@ def test_retry_strategy() -> None:
         parse_duration("soon")
     strategy = RetryStrategy.parse({"limit": "2", "backoff": {"duration": "1", "factor": "3"}})
     assert strategy is not None and [strategy.delay(n) for n in (1, 2, 3)] == [1, 3, 9]
-    assert strategy.should_retry(1, "Failed", 0, {}) and not strategy.should_retry(3, "Failed", 0, {})
-    assert not strategy.should_retry(1, "Error", 0, {})  # OnFailure is the default policy
+    late = 100.0  # decided long after the last attempt ended: no backoff left
+    assert strategy.decide(1, "Failed", 0, 0, late, {}).action == "retry"
+    assert strategy.decide(3, "Failed", 0, 0, late, {}).message == "No more retries left"
+    assert strategy.decide(1, "Error", 0, 0, late, {}).action == "stop"  # OnFailure is the default policy
     decided = RetryStrategy.parse({"limit": "2", "expression": "true"})  # Always, when an expression decides
-    assert decided is not None and decided.policy == "Always" and decided.should_retry(1, "Error", 0, {})
+    assert decided is not None and decided.policy == "Always"
+    assert decided.decide(1, "Error", 0, 0, late, {}).action == "retry"
     with pytest.raises(UserError, match="retryPolicy"):
         RetryStrategy.parse({"retryPolicy": "Sometimes"})
