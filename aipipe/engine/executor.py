@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Mapping
-from datetime import UTC, datetime
 from functools import partial
 from typing import Any
 
@@ -27,7 +27,7 @@ from aipipe.engine.gpupool import RunGpus
 from aipipe.engine.invoke import Invoker
 from aipipe.engine.locks import MutexRegistry
 from aipipe.engine.manifest import RunSpec
-from aipipe.engine.nodes import now_iso
+from aipipe.engine.nodes import iso_epoch, now_iso
 from aipipe.engine.phases import FAILED_PHASES, PASSED_PHASES, NodePhase, plain
 from aipipe.engine.pod import PodRunner
 from aipipe.engine.retry import parse_duration
@@ -163,11 +163,9 @@ class WorkflowExecutor:
         return timer
 
     def _already_elapsed(self) -> float:
-        started = self.rt.status.get("startedAt")
-        if not started:
-            return 0.0
-        return max((datetime.now(UTC) - datetime.strptime(started, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC))
-                   .total_seconds(), 0.0)
+        """Seconds since the run's stored ``startedAt`` (0 for a run not started before)."""
+        started = iso_epoch(self.rt.status.get("startedAt"))
+        return 0.0 if started is None else max(time.time() - started, 0.0)
 
     # ------------------------------------------------------------------ entry and exit
 

@@ -58,10 +58,10 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
+from aipipe.engine.nodes import iso_epoch
 from aipipe.engine.proctree import descendants
 from aipipe.engine.runners.base import ProcessResult, ProcessSpec
 from aipipe.engine.security import NodeSecurity
@@ -727,13 +727,6 @@ def _started_at(pid: int) -> float | None:
     return boot + ticks / os.sysconf("SC_CLK_TCK")
 
 
-def _epoch(stamp: Any) -> float | None:
-    try:
-        return datetime.strptime(str(stamp), "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).timestamp()
-    except ValueError:
-        return None
-
-
 def end_leftovers(node: Mapping[str, Any]) -> int:
     """End what a node's earlier run left behind (its driver was killed): the tree under its supervisor
     (``node["pid"]``) if that still runs, and every process tagged with the node's id that started after
@@ -743,7 +736,7 @@ def end_leftovers(node: Mapping[str, Any]) -> int:
     if not nid:
         return 0
     pid = node.get("pid")
-    since = _epoch(node.get("startedAt"))
+    since = iso_epoch(node.get("startedAt"))
     tag = b"/" + nid.encode()
     count = 0
     if isinstance(pid, int) and pid > 1:
