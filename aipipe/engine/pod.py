@@ -22,6 +22,7 @@ from aipipe.engine.calls import Call
 from aipipe.engine.configmaps import ConfigMapStore, unlock
 from aipipe.engine.containerset import ContainerGraph, ContainerNodes, SetRetry, split_set
 from aipipe.engine.daemons import DaemonRegistry, wait_ready
+from aipipe.engine.deadlines import pod_limits
 from aipipe.engine.execution import ExecutionContext
 from aipipe.engine.gpupool import Grant, RunGpus
 from aipipe.engine.gpushare import mps_folders
@@ -32,7 +33,6 @@ from aipipe.engine.nodes import NodeTree
 from aipipe.engine.phases import NodePhase
 from aipipe.engine.podenv import PROGRESS_FILE, ContainerEnv, pod_fields
 from aipipe.engine.podoutputs import collect_outputs
-from aipipe.engine.retry import parse_duration
 from aipipe.engine.runners.base import Handle, ProcessSpec, host_path
 from aipipe.engine.runners.local import NEVER_PRIVATE, NODE_ENV, LocalHandle, LocalRunner, end_leftovers
 from aipipe.engine.secrets import StreamMasker, safe_tail
@@ -42,7 +42,6 @@ from aipipe.engine.template import Scope, TemplateError, render_deep
 from aipipe.engine.volumes import NodeVolumes, PodNotCreated, remove_tree
 from aipipe.errors import UserError
 
-DEADLINE_MESSAGE = "Pod was active on the node longer than the specified deadline"
 RESULT_LIMIT = 256 * 1024
 STOP_GRACE_S = 30.0  # Kubernetes' default terminationGracePeriodSeconds: SIGTERM, then SIGKILL this much later
 SCRIPT_PATH = "/argo/staging/script"
@@ -289,7 +288,7 @@ class PodRunner:
         env = self.env.build(body, runtime.search_path(), dict(runtime.env), fields)
         env[NODE_ENV] = f"{self.ctx.work_dir.name}/{nid}"
         read_only = self.volumes.read_only_paths(tmpl, body)
-        deadline = self._deadline(tmpl)
+        limits = pod_limits(tmpl, scope.raw, nid)
         gpu_need = self.gpus.request(tmpl)
         whole = pod_body(body, [*inits, *sidecars, *in_set])  # every container's mounts: emptyDirs shared between them
         secret_files = self.volumes.write_secrets(tmpl, whole, where, security)
@@ -333,6 +332,7 @@ class PodRunner:
             if graph is not None:
                 graph.nodes.running(graph.main)
             timer = None
+            ending: tuple[float, str] | None = None  # when (seconds after the first start) and why it is ended
             timed_out = threading.Event()
             retry = SetRetry.of(tmpl)  # a containerSet's main container runs again while it fails (retries)
             current: list[Any] = []  # the main container's running process
@@ -352,12 +352,12 @@ class PodRunner:
                              **({"message": warning.removeprefix("warning: ")} if warning else {}))
                     tree.commit()
                 current[:] = [handle]
-                if deadline is not None and timer is None:
+                if timer is None and (ending := limits.first()) is not None:
                     def expire() -> None:  # the pod's deadline spans a containerSet's retries: the current run
                         timed_out.set()
                         _stop(current[0])
 
-                    timer = threading.Timer(deadline, expire)
+                    timer = threading.Timer(ending[0], expire)
                     timer.daemon = True
                     timer.start()
                 if on_ready is not None and isinstance(handle, LocalHandle) and wait_ready(
@@ -401,8 +401,8 @@ class PodRunner:
         progress = self._poll_progress(nid, progress_path, "", tree, commit=False) or "1/1"
         if result.start_error:
             return {"phase": NodePhase.FAILED, "message": result.start_error, "outputs": outputs, "progress": "1/1"}
-        if timed_out.is_set():
-            return {"phase": NodePhase.FAILED, "message": DEADLINE_MESSAGE, "outputs": outputs, "progress": progress}
+        if timed_out.is_set() and ending is not None:
+            return {"phase": NodePhase.FAILED, "message": ending[1], "outputs": outputs, "progress": progress}
         if result.killed or cancelled.is_set():
             return {"phase": NodePhase.FAILED, "message": "stopped", "outputs": outputs, "progress": progress}
         phase = NodePhase.SUCCEEDED if result.exit_code == 0 else NodePhase.FAILED
@@ -469,15 +469,6 @@ class PodRunner:
                 raise NodeError(f"input artifact {spec['name']!r} has no path")
             load_input(spec, entry.get("_source"), own(str(spec["path"])), self.ctx.storage, self.ctx.artifact_root,
                        self.ctx.secrets)
-
-    @staticmethod
-    def _deadline(tmpl: Mapping[str, Any]) -> float | None:
-        limits = []
-        if tmpl.get("activeDeadlineSeconds") not in (None, ""):
-            limits.append(parse_duration(tmpl["activeDeadlineSeconds"], "activeDeadlineSeconds"))
-        if tmpl.get("timeout") not in (None, ""):
-            limits.append(parse_duration(tmpl["timeout"], "timeout"))
-        return min(limits) if limits else None
 
     def _poll_progress(self, nid: str, path: Path, last: str, tree: NodeTree, commit: bool = True) -> str:
         try:

@@ -16,6 +16,7 @@ from typing import Any
 
 from aipipe.engine.calls import Call, node_duration
 from aipipe.engine.daemons import DaemonRegistry
+from aipipe.engine.deadlines import execution_deadline
 from aipipe.engine.grammar.values import go_sprint
 from aipipe.engine.halt import NodeCancellation
 from aipipe.engine.noderef import NodeRef
@@ -63,7 +64,7 @@ class RetryNode:
             if prior is not None and prior.get("phase") in DONE_PHASES:  # an earlier driver ended it: when it did
                 last, ended = prior, iso_epoch(prior.get("finishedAt")) or time.time()
             else:
-                scope = run.scope.child({"retries": str(run.attempt), **run.previous})
+                scope = run.scope.child({"retries": str(run.attempt), **run.previous}, raw=self._deadline(run, child))
                 last = self.run_attempt(run.call, child, scope, run.inputs, {})
                 ended = time.time()
             rt.tree.add_child(run.nid, child.id)
@@ -75,6 +76,13 @@ class RetryNode:
             done = self._after(run, rt.tree.get(child.id) or last, ended)  # a daemon that ended meanwhile: its record
             if done is not None:
                 return done
+
+    def _deadline(self, run: RetryRun, child: NodeRef) -> dict[str, Any]:
+        """As Argo's processNodeRetries: with a maxDuration, an attempt after the first ends when it passes (counted
+        from the first attempt's start), if its pod still runs then ("Step exceeded its deadline")."""
+        if run.attempt == 0 or run.strategy.max_duration is None:
+            return {}
+        return execution_deadline(child.id, self.rt.started_at(run.ref.attempt(0).id) + run.strategy.max_duration)
 
     def _after(self, run: RetryRun, last: NodeRecord, ended: float) -> NodeRecord | None:
         """The Retry node's final record after attempt ``run.attempt`` ended as ``last`` at ``ended`` (epoch

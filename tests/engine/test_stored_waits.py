@@ -1,6 +1,6 @@
 """Waits decided from stored times, as Argo's operator decides them on each pass: a Retry node's backoff (its
-processNodeRetries, with "Backoff for …" on the node while it waits) and a suspend's duration (executeSuspend), so
-a resumed run waits only what is left of either."""
+processNodeRetries, with "Backoff for …" on the node while it waits, and the deadline its maxDuration sets for the
+attempts after the first) and a suspend's duration (executeSuspend), so a resumed run waits only what is left."""
 
 from __future__ import annotations
 
@@ -88,6 +88,23 @@ def test_a_waiting_retry_node_says_so_and_drops_it_once_the_wait_has_passed(engi
             for n in (change.get("nodes") or change.get("status", {}).get("nodes") or {}).values()}
     assert ("Retry", "Backoff for 1 second") in seen
     assert nodes_by_display(out)["backoff"][0]["message"] == "No more retries left"
+    assert _runs(markers) == ["0", "1"]
+
+
+def test_an_attempt_after_the_first_ends_when_the_max_duration_passes(engine: EngineRun) -> None:
+    """As Argo's executor's deadline monitor: attempt (1) would sleep 60 s, and is ended at the first attempt's
+    start plus the maxDuration; the first attempt, which fails at once, has no such deadline."""
+    markers = _markers(engine)
+    wf = _failing(markers, {"duration": "1s", "maxDuration": "4s"}, limit=3)
+    wf["spec"]["templates"][0]["script"]["source"] = (
+        f"echo '{{{{retries}}}}' >> {markers}/runs\nif [ {{{{retries}}}} = 0 ]; then exit 1; fi\nsleep 60")
+    began = time.monotonic()
+    out = engine.run(wf)
+    assert time.monotonic() - began < 30, "attempt (1) ran past the max duration"
+    nodes = nodes_by_display(out)
+    assert (nodes["backoff(1)"][0]["phase"], nodes["backoff(1)"][0]["message"]) == \
+        ("Failed", "Step exceeded its deadline")
+    assert nodes["backoff"][0]["message"] == "Max duration limit exceeded"
     assert _runs(markers) == ["0", "1"]
 
 
