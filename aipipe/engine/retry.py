@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from aipipe.engine import humanize
@@ -58,15 +59,17 @@ def render_strategy(raw: Mapping[str, Any], scope: Scope, where: str) -> dict[st
     return rendered
 
 
-RETRY, WAIT, STOP = "retry", "wait", "stop"
+class RetryAction(StrEnum):
+    RETRY = "retry"  # the next attempt starts now
+    WAIT = "wait"  # back off ``seconds`` with ``message`` on the node, then decide again
+    STOP = "stop"  # no attempt follows: the node ends with ``message``
 
 
 @dataclass(frozen=True)
 class RetryDecision:
-    """What a pass over a Retry node decides: RETRY (the next attempt starts now), WAIT ``seconds`` with
-    ``message`` on the node (then decide again), or STOP with ``message`` as the node's final one."""
+    """What a pass over a Retry node decides."""
 
-    action: str
+    action: RetryAction
     message: str = ""
     seconds: float = 0.0
 
@@ -134,14 +137,14 @@ class RetryStrategy:
         backoff = self.delay(attempts)
         if self.max_duration is not None:
             if now > first_started + self.max_duration:
-                return RetryDecision(STOP, "Max duration limit exceeded")
-            if last_ended + backoff > first_started + self.max_duration:
-                return RetryDecision(STOP, "Backoff would exceed max duration limit")
+                return RetryDecision(RetryAction.STOP, "Max duration limit exceeded")
+            if last_ended + backoff > first_started + self.max_duration:  # Argo: futile to wait
+                return RetryDecision(RetryAction.STOP, "Backoff would exceed max duration limit")
         if (phase == "Failed" and self.policy not in ("Always", "OnFailure")) or (
                 phase == "Error" and self.policy not in ("Always", "OnError")):
-            return RetryDecision(STOP, str(last_retry.get("message") or ""))
+            return RetryDecision(RetryAction.STOP, str(last_retry.get("message") or ""))
         if self.limit is not None and attempts > self.limit:
-            return RetryDecision(STOP, "No more retries left")
+            return RetryDecision(RetryAction.STOP, "No more retries left")
         if self.expression:
             try:
                 result = evaluate(self.expression, {"lastRetry": dict(last_retry)})
@@ -152,7 +155,8 @@ class RetryStrategy:
                 raise UserError(f"unable to cast expression result '{go_sprint(result)}' to bool",
                                 field="retryStrategy.expression")
             if not result:
-                return RetryDecision(STOP, "retryStrategy.expression evaluated to false")
-        if now < last_ended + backoff:
-            return RetryDecision(WAIT, f"Backoff for {humanize.duration(backoff)}", last_ended + backoff - now)
-        return RetryDecision(RETRY)
+                return RetryDecision(RetryAction.STOP, "retryStrategy.expression evaluated to false")
+        resume_at = last_ended + backoff
+        if now < resume_at:
+            return RetryDecision(RetryAction.WAIT, f"Backoff for {humanize.duration(backoff)}", resume_at - now)
+        return RetryDecision(RetryAction.RETRY)

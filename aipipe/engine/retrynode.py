@@ -22,7 +22,7 @@ from aipipe.engine.halt import NodeCancellation
 from aipipe.engine.noderef import NodeRef
 from aipipe.engine.nodes import iso_epoch
 from aipipe.engine.phases import DONE_PHASES, FAILED_PHASES, PASSED_PHASES, NodePhase, plain
-from aipipe.engine.retry import LAST_RETRY_VARS, RETRY, STOP, RetryStrategy
+from aipipe.engine.retry import LAST_RETRY_VARS, RetryAction, RetryStrategy
 from aipipe.engine.runtime import NodeRecord, Runtime
 from aipipe.engine.template import Scope
 from aipipe.errors import UserError
@@ -109,9 +109,9 @@ class RetryNode:
             except UserError as exc:  # as Argo's processNodeRetries: an error its executeTemplate returns
                 rt.controller_errors.add(run.nid)
                 return rt.finish_node(run.nid, NodePhase.ERROR, str(exc))
-            if decision.action == STOP:
+            if decision.action == RetryAction.STOP:
                 return rt.finish_node(run.nid, phase, decision.message, outputs=last.get("outputs"))
-            if decision.action == RETRY:
+            if decision.action == RetryAction.RETRY:
                 return None
             rt.tree.put(run.nid, message=decision.message)
             rt.tree.commit()

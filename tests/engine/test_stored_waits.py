@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from aipipe.engine import humanize
-from aipipe.engine.retry import RETRY, STOP, WAIT, RetryStrategy
+from aipipe.engine.retry import RetryAction, RetryStrategy
 from tests.engine.conftest import EngineRun, nodes_by_display
 
 
@@ -35,8 +35,9 @@ def _strategy(**backoff: Any) -> RetryStrategy:
 def test_the_wait_is_what_is_left_of_the_backoff_after_the_last_attempt_ended() -> None:
     strategy = _strategy(duration="10s")
     waiting = strategy.decide(1, "Failed", first_started=0, last_ended=100, now=104, last_retry={})
-    assert (waiting.action, waiting.message, waiting.seconds) == (WAIT, "Backoff for 10 seconds", 6)
-    assert strategy.decide(1, "Failed", first_started=0, last_ended=100, now=111, last_retry={}).action == RETRY
+    assert (waiting.action, waiting.message, waiting.seconds) == (RetryAction.WAIT, "Backoff for 10 seconds", 6)
+    after = strategy.decide(1, "Failed", first_started=0, last_ended=100, now=111, last_retry={})
+    assert after.action == RetryAction.RETRY
     grown = _strategy(duration="30s", factor="3").decide(2, "Failed", 0, last_ended=0, now=1, last_retry={})
     assert grown.message == "Backoff for 1 minute 30 seconds"
 
@@ -44,13 +45,13 @@ def test_the_wait_is_what_is_left_of_the_backoff_after_the_last_attempt_ended() 
 def test_a_policy_that_stops_the_retries_stops_them_without_waiting_out_the_backoff() -> None:
     strategy = _strategy(duration="10s", policy="OnError")
     stopped = strategy.decide(1, "Failed", 0, last_ended=100, now=101, last_retry={"message": "exit code 1"})
-    assert (stopped.action, stopped.message) == (STOP, "exit code 1")
-    assert strategy.decide(1, "Error", 0, last_ended=100, now=101, last_retry={}).action == WAIT
+    assert (stopped.action, stopped.message) == (RetryAction.STOP, "exit code 1")
+    assert strategy.decide(1, "Error", 0, last_ended=100, now=101, last_retry={}).action == RetryAction.WAIT
 
 
 def test_no_wait_once_the_limit_is_spent() -> None:
     stopped = _strategy(duration="10s").decide(4, "Failed", 0, last_ended=100, now=101, last_retry={})
-    assert (stopped.action, stopped.message) == (STOP, "No more retries left")
+    assert (stopped.action, stopped.message) == (RetryAction.STOP, "No more retries left")
 
 
 def test_max_duration_counts_from_the_first_attempts_start() -> None:
