@@ -217,7 +217,7 @@ class Invoker:
         phase = result.pop("phase")
         message = result.pop("message", None)
         if result.pop("controller_error", False):
-            rt.controller_errors.add(nid)
+            rt.mark_controller_error(nid)
         rt.publish_globals(result.get("outputs") or {})
         if rt.halted(nid) and phase not in PASSED_PHASES:
             phase, message = NodePhase.FAILED, rt.abort_reason or message

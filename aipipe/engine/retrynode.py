@@ -107,7 +107,7 @@ class RetryNode:
                 decision = run.strategy.decide(run.attempt, phase, rt.started_at(run.ref.attempt(0).id), ended,
                                                time.time(), last_retry)
             except UserError as exc:  # as Argo's processNodeRetries: an error its executeTemplate returns
-                rt.controller_errors.add(run.nid)
+                rt.mark_controller_error(run.nid)
                 return rt.finish_node(run.nid, NodePhase.ERROR, str(exc))
             if decision.action == RetryAction.STOP:
                 return rt.finish_node(run.nid, phase, decision.message, outputs=last.get("outputs"))

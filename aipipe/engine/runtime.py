@@ -4,6 +4,7 @@ resolution and the workflow-level scope. Handlers receive it explicitly (no mixi
 from __future__ import annotations
 
 import copy
+import json
 import threading
 import time
 import uuid
@@ -26,6 +27,7 @@ from aipipe.errors import UserError
 from aipipe.validation import check_name
 
 # fields of a reopened node (failed, or left Running or waiting by a dead driver) that describe its earlier attempt
+CONTROLLER_ERRORS = "aipipe.dev/controller-errors"  # annotation: the ids of the nodes the controller errored
 REOPEN_CLEARS = ("message", "outputs", "synchronizationStatus", "pid", "hostNodeName", "resourcesDuration")
 
 NodeRecord = dict[str, Any]
@@ -54,8 +56,10 @@ class Runtime:
         self.owned: set[str] = set()  # nodes this driver opened; a stored Running node not here is an orphan
         self.opened_at: dict[str, float] = {}  # epoch seconds, to the microsecond, of the nodes this driver created
         # nodes that ended Error by the controller's hand, not their pod's (a pod that could not be created, a lock
-        # that could not be taken, a retry expression that could not be evaluated): Argo's executeTemplate errors
-        self.controller_errors: set[str] = set()
+        # that could not be taken, a retry expression that could not be evaluated): Argo's executeTemplate errors.
+        # Stored in an annotation (CONTROLLER_ERRORS), so a driver that resumes the run words their parents alike
+        self.controller_errors: set[str] = stored_controller_errors(self.workflow)
+        (meta.get("annotations") or {}).pop(CONTROLLER_ERRORS, None)  # the snapshot writes it again while it holds
         self.cancelled = threading.Event()
         self.abort_reason: str | None = None
         self.abort_phase = NodePhase.FAILED
@@ -82,8 +86,13 @@ class Runtime:
     # ------------------------------------------------------------------ status
 
     def snapshot(self, nodes: dict[str, NodeRecord]) -> dict[str, Any]:
-        """The whole workflow object with ``nodes`` as its node tree."""
+        """The whole workflow object with ``nodes`` as its node tree (called under the tree's lock)."""
         out = dict(self.workflow)
+        if self.controller_errors:
+            meta = out.get("metadata") or {}
+            annotations = {**(meta.get("annotations") or {}),
+                           CONTROLLER_ERRORS: json.dumps(sorted(self.controller_errors))}
+            out["metadata"] = {**meta, "annotations": annotations}
         status = dict(self.status)
         pods = [n for n in nodes.values() if n.get("type") == NodeType.POD]
         status["progress"] = f"{sum(1 for n in pods if n.get('phase') in DONE_PHASES)}/{len(pods)}"
@@ -245,6 +254,11 @@ class Runtime:
         self.edges.link(nid, ref.parent)
         return nid, None
 
+    def mark_controller_error(self, nid: str) -> None:
+        """Node ``nid`` ends Error by the controller's hand (see ``controller_errors``)."""
+        with self.tree.lock:
+            self.controller_errors.add(nid)
+
     def started_at(self, nid: str) -> float:
         """When node ``nid`` started, in epoch seconds, as Argo's operator reads its ``startedAt`` (a suspend's
         duration and a retry's maxDuration count from it): precise for a node this driver created, else the
@@ -340,3 +354,15 @@ def _rendered_ref(tref: Mapping[str, Any], scope: Scope | None) -> Mapping[str, 
                            if tref.get(k)}}
     except TemplateError as exc:
         raise NodeFailure(str(exc)) from exc
+
+
+def stored_controller_errors(workflow: Mapping[str, Any]) -> set[str]:
+    """The nodes a stored run records as errored by the controller, those still Error (``aipipe retry`` drops
+    failed nodes, and a node run again may end otherwise)."""
+    text = ((workflow.get("metadata") or {}).get("annotations") or {}).get(CONTROLLER_ERRORS)
+    try:
+        ids = json.loads(text) if text else []
+    except ValueError:
+        return set()
+    nodes = (workflow.get("status") or {}).get("nodes") or {}
+    return {i for i in ids if isinstance(i, str) and (nodes.get(i) or {}).get("phase") == NodePhase.ERROR}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -293,3 +294,28 @@ def test_a_task_an_earlier_driver_ended_decides_its_dependants_after_the_deadlin
     assert nodes_by_display(again)["after"][0]["phase"] == "Omitted"
     assert (long_after["phase"], long_after["startedAt"]) == ("Failed", nodes_by_display(first)["long"][0]["startedAt"])
     assert _lines(markers / "nap") == ["x"]
+
+
+def test_a_node_the_controller_errored_still_errs_its_group_after_a_resume(engine: EngineRun) -> None:
+    """The retry expression could not be evaluated (a controller error, not the pod's), and the driver died before
+    the step group ended: the resumed group is "deemed errored", as in one driver (the crash sweep's seed 6,
+    xu-retry-expr-non-bool at its 5th change). The run's annotation carries which nodes the controller errored."""
+    flaky = {"name": "flaky", "retryStrategy": {"limit": 3, "expression": "lastRetry.status"},
+             "container": {"image": "busybox", "command": ["sh", "-c", "exit 1"]}}
+    workflow = {"metadata": {"name": "stored-controller-error"},
+                "spec": {"entrypoint": "main", "templates": [
+                    {"name": "main", "steps": [[{"name": "flaky", "template": "flaky"}]]}, flaky]}}
+    first = engine.run(workflow)
+    message = "step group deemed errored due to child stored-controller-error[0].flaky error"
+    assert first["status"]["phase"] == "Failed" and first["status"]["message"].startswith(message)
+    retry = next(n for n in first["status"]["nodes"].values() if n["type"] == "Retry")
+    assert json.loads(first["metadata"]["annotations"]["aipipe.dev/controller-errors"]) == [retry["id"]]
+
+    stored = copy.deepcopy(first)
+    for node in stored["status"]["nodes"].values():
+        if node["type"] in ("Steps", "StepGroup"):
+            node.update(phase="Running", finishedAt=None, message=None)
+    stored["status"].update(phase="Running", finishedAt=None, message=None)
+    again = engine.run(stored)
+    assert again["status"]["phase"] == "Failed"
+    assert again["status"]["message"].startswith(message), again["status"]["message"]
