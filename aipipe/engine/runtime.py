@@ -26,8 +26,8 @@ from aipipe.engine.wfmeta import creation_variables, workflow_variables
 from aipipe.errors import UserError
 from aipipe.validation import check_name
 
-# fields of a reopened node (failed, or left Running or waiting by a dead driver) that describe its earlier attempt
 CONTROLLER_ERRORS = "aipipe.dev/controller-errors"  # annotation: the ids of the nodes the controller errored
+# fields of a reopened node (failed, or left Running or waiting by a dead driver) that describe its earlier attempt
 REOPEN_CLEARS = ("message", "outputs", "synchronizationStatus", "pid", "hostNodeName", "resourcesDuration")
 
 NodeRecord = dict[str, Any]
@@ -362,7 +362,9 @@ def stored_controller_errors(workflow: Mapping[str, Any]) -> set[str]:
     text = ((workflow.get("metadata") or {}).get("annotations") or {}).get(CONTROLLER_ERRORS)
     try:
         ids = json.loads(text) if text else []
-    except ValueError:
+    except (TypeError, ValueError):  # not the engine's: a workflow may carry any annotation
+        return set()
+    if not isinstance(ids, list):
         return set()
     nodes = (workflow.get("status") or {}).get("nodes") or {}
     return {i for i in ids if isinstance(i, str) and (nodes.get(i) or {}).get("phase") == NodePhase.ERROR}
