@@ -82,7 +82,11 @@ class RetryNode:
         from the first attempt's start), if its pod still runs then ("Step exceeded its deadline")."""
         if run.attempt == 0 or run.strategy.max_duration is None:
             return {}
-        return execution_deadline(child.id, self.rt.started_at(run.ref.attempt(0).id) + run.strategy.max_duration)
+        return execution_deadline(child.id, self._first_started(run) + run.strategy.max_duration)
+
+    def _first_started(self, run: RetryRun) -> float:
+        """When the Retry node's first attempt started (epoch seconds): its maxDuration counts from then."""
+        return self.rt.started_at(run.ref.attempt(0).id)
 
     def _after(self, run: RetryRun, last: NodeRecord, ended: float) -> NodeRecord | None:
         """The Retry node's final record after attempt ``run.attempt`` ended as ``last`` at ``ended`` (epoch
@@ -104,7 +108,7 @@ class RetryNode:
                         "lastRetry.exitCode": exit_code if known else "0"}
         while True:  # each pass decides from the stored times; a wait shows "Backoff for …" on the node
             try:
-                decision = run.strategy.decide(run.attempt, phase, rt.started_at(run.ref.attempt(0).id), ended,
+                decision = run.strategy.decide(run.attempt, phase, self._first_started(run), ended,
                                                time.time(), last_retry)
             except UserError as exc:  # as Argo's processNodeRetries: an error its executeTemplate returns
                 rt.mark_controller_error(run.nid)

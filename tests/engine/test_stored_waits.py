@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from aipipe.engine import humanize
+from aipipe.engine.nodes import ISO_FORMAT
 from aipipe.engine.retry import RetryAction, RetryStrategy
 from tests.engine.conftest import EngineRun, nodes_by_display
 
@@ -111,7 +112,7 @@ def test_an_attempt_after_the_first_ends_when_the_max_duration_passes(engine: En
 
 def _stamp(ago: float) -> str:
     """A stored ``startedAt``/``finishedAt`` ``ago`` seconds before now."""
-    return datetime.fromtimestamp(time.time() - ago, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.fromtimestamp(time.time() - ago, UTC).strftime(ISO_FORMAT)
 
 
 def _stored_mid_backoff(engine: EngineRun, markers: Path, backoff: dict[str, str], ago: int,
