@@ -67,11 +67,9 @@ class LockRef:
 
 
 def _entries(sync: Mapping[str, Any]) -> Iterator[tuple[str, str, Any]]:
-    """(field, kind, entry) in Argo's order: legacy semaphore, legacy mutex, semaphores, mutexes."""
-    if sync.get("semaphore"):
-        yield "semaphore", "semaphore", sync["semaphore"]
-    if sync.get("mutex"):
-        yield "mutex", "mutex", sync["mutex"]
+    """(field, kind, entry) in Argo's order: semaphores, then mutexes. The singular ``semaphore`` and ``mutex`` that
+    v4.0 removed are not read: the v4 CRD's schema prunes them from a submitted spec, so Argo runs unlocked (and
+    ``argo submit``, like ``aipipe run``, refuses them before that)."""
     for i, entry in enumerate(sync.get("semaphores") or []):
         yield f"semaphores[{i}]", "semaphore", entry
     for i, entry in enumerate(sync.get("mutexes") or []):

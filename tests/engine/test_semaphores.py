@@ -112,10 +112,13 @@ def test_a_mutex_and_a_semaphore_in_one_block_are_taken_together(engine: EngineR
     assert any((s.get("semaphore") or {}).get("holding") for s in seen)
 
 
-def test_the_deprecated_singular_semaphore_still_works(engine: EngineRun) -> None:
+def test_the_singular_semaphore_and_mutex_v4_removed_lock_nothing(engine: EngineRun) -> None:
+    """Argo v4's CRD prunes the removed fields from a submitted spec, so the run is not locked by them."""
     set_limit(engine.home, "legacy", "1")
-    out = engine.run(fan_out("sem-legacy", 2, 0.4, semaphore("legacy", legacy=True)))
-    assert out["status"]["phase"] == "Succeeded" and max_overlap(spans(out)) == 1
+    sync = {**semaphore("legacy", legacy=True), "mutex": {"name": "legacy"}}
+    out = engine.run(fan_out("sem-legacy", 2, 1.0, sync))
+    assert out["status"]["phase"] == "Succeeded" and max_overlap(spans(out)) == 2
+    assert not out["status"].get("synchronization")
 
 
 def test_two_engine_processes_share_one_semaphore(engine: EngineRun) -> None:
@@ -237,7 +240,6 @@ def test_a_missing_config_map_fails_a_workflow_level_semaphore(engine: EngineRun
 
 @pytest.mark.parametrize(("sync", "field"), [
     ({"semaphores": [{"database": {"key": "gpu"}}]}, "semaphores[0].database"),
-    ({"semaphore": {"database": {"key": "gpu"}}}, "semaphore.database"),
     ({"mutexes": [{"name": "m", "database": True}]}, "mutexes[0].database"),
     ({"semaphores": [{"configMapKeyRef": {"name": "limits"}}]}, "semaphores[0].configMapKeyRef.key"),
 ])
@@ -256,8 +258,7 @@ def test_locks_the_engine_cannot_take_are_refused_at_submit(sync: dict[str, Any]
 
 def test_config_map_semaphores_pass_submit() -> None:
     validate_workflow(fan_out("ok", 1, 0.1, semaphore("k")), no_templates)
-    validate_workflow(fan_out("ok", 1, 0.1, semaphore("k", legacy=True), synchronization=semaphore("w")),
-                      no_templates)
+    validate_workflow(fan_out("ok", 1, 0.1, semaphore("k"), synchronization=semaphore("w")), no_templates)
 
 
 def test_higher_priority_waiters_go_first(tmp_path: Path) -> None:
