@@ -250,6 +250,8 @@ class PodRunner:
         root.mkdir(parents=True)
 
         binds = self.volumes.binds(tmpl, body)
+        whole = pod_body(body, [*inits, *sidecars, *in_set])  # every container's mounts: emptyDirs shared between them
+        self.volumes.check_mount_paths(tmpl, whole, root, private)
 
         def where(path: str) -> Path:
             return node_path(root, private, path, binds)
@@ -290,7 +292,6 @@ class PodRunner:
         read_only = self.volumes.read_only_paths(tmpl, body)
         limits = pod_limits(tmpl, scope.raw, nid)
         gpu_need = self.gpus.request(tmpl)
-        whole = pod_body(body, [*inits, *sidecars, *in_set])  # every container's mounts: emptyDirs shared between them
         secret_files = self.volumes.write_secrets(tmpl, whole, where, security)
         locked: list[Path] = []
         grant: Grant | None = None

@@ -24,6 +24,7 @@ from typing import Any
 
 from aipipe.confine import confined
 from aipipe.engine.configmaps import ConfigMapStore, write_read_only
+from aipipe.engine.runners.base import host_path
 from aipipe.engine.runners.local import NEVER_PRIVATE
 from aipipe.engine.secrets import SecretStore
 from aipipe.engine.security import NodeSecurity, own_volume_path
@@ -47,6 +48,11 @@ def remove_tree(folder: Path) -> None:
             if not path.is_symlink():
                 path.chmod(0o755)
     shutil.rmtree(folder)
+
+
+def _is_dev_shm(volume: Mapping[str, Any], mount_path: str) -> bool:
+    """An emptyDir at ``/dev/shm``: the runner gives every node a shared-memory folder of its own there."""
+    return volume.get("emptyDir") is not None and mount_path.rstrip("/") == "/dev/shm"
 
 
 def _share_empty_dir(name: str, mounts: list[tuple[Mapping[str, Any], Path]], root: Path,
@@ -151,6 +157,18 @@ class NodeVolumes:
             binds.append((str(folder), str(mount["mountPath"])))
         return tuple(binds)
 
+    def check_mount_paths(self, tmpl: Mapping[str, Any], body: Mapping[str, Any], root: Path,
+                          private_tops: frozenset[str]) -> None:
+        """Refuse a volume mounted in a host folder the node shares read-only (``/etc``, ``/usr``…), before anything
+        is written for the node: its files would land in the host's folder, which the node sees as it is."""
+        for name, mount, volume in self._mounts(tmpl, body):
+            mount_path = str(mount.get("mountPath") or "")
+            if _is_dev_shm(volume, mount_path) or host_path(root, private_tops, mount_path).is_relative_to(root):
+                continue
+            raise UserError(f"{mount_path} is in a host folder the node shares read-only "
+                            f"({', '.join(sorted(NEVER_PRIVATE))}); mount the volume elsewhere (e.g. /config)",
+                            field=f"volumeMounts.{name}.mountPath")
+
     def read_only_paths(self, tmpl: Mapping[str, Any], body: Mapping[str, Any]) -> tuple[str, ...]:
         """Mount paths the node must not write: ConfigMap and Secret volumes (read-only in Kubernetes) and
         mounts with ``readOnly: true``."""
@@ -167,13 +185,9 @@ class NodeVolumes:
             if volume.get("emptyDir") is None and not volume.get("configMap"):
                 continue
             mount_path = str(mount.get("mountPath") or "")
+            if _is_dev_shm(volume, mount_path):
+                continue  # the runner gives every node a /dev/shm of its own
             target = where(mount_path)
-            if not target.is_relative_to(root):
-                if volume.get("emptyDir") is not None and mount_path.rstrip("/") == "/dev/shm":
-                    continue  # the runner gives every node a /dev/shm of its own
-                raise UserError(f"{mount_path} is in a host folder the node shares read-only "
-                                f"({', '.join(sorted(NEVER_PRIVATE))}); mount the volume elsewhere (e.g. /config)",
-                                field=f"volumeMounts.{name}.mountPath")
             if volume.get("emptyDir") is not None:
                 shared.setdefault(name, []).append((mount, target))
                 continue

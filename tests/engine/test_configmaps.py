@@ -3,6 +3,7 @@ volume items and optional."""
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -134,6 +135,20 @@ def test_config_map_volume_under_a_shared_host_folder_is_refused(engine: EngineR
                             volumeMounts=[{"name": "cfg", "mountPath": "/etc/app"}]))
     assert pod(wf)["phase"] == "Error"
     assert "volumeMounts.cfg.mountPath: /etc/app is in a host folder the node shares read-only" in pod(wf)["message"]
+
+
+@pytest.mark.parametrize("volume", [{"secret": {"secretName": "creds"}}, {"persistentVolumeClaim": {"claimName": "c"}}])
+def test_no_volume_mounts_in_a_shared_host_folder_nor_writes_there(engine: EngineRun, volume: dict[str, Any]) -> None:
+    """A secret or a claim mounted under /etc is refused before anything is written: its files would have gone to the
+    host's /etc, which the node sees as it is."""
+    (engine.home / "secrets" / "creds").mkdir(parents=True)
+    (engine.home / "secrets" / "creds" / "token").write_text("s3cr3t-value")
+    mount_path = Path("/etc") / f"aipipe-test-{uuid.uuid4().hex}"
+    wf = engine.run(one_pod("echo never", volumes=[{"name": "c", **volume}],
+                            volumeMounts=[{"name": "c", "mountPath": str(mount_path)}]))
+    assert pod(wf)["phase"] == "Error"
+    assert f"volumeMounts.c.mountPath: {mount_path} is in a host folder the node shares read-only" in pod(wf)["message"]
+    assert not mount_path.exists()
 
 
 def test_empty_dir_is_an_empty_writable_folder_of_each_node(engine: EngineRun) -> None:
