@@ -76,12 +76,16 @@ def test_an_undeclared_field_is_found_by_its_path(where: tuple[str | int, ...], 
 
 
 @pytest.mark.parametrize(("where", "value", "words"), [
-    (("spec", "templates", 2, "container", "command"), "echo hi", "cannot decode a scalar as a list"),
+    (("spec", "templates", 2, "container", "command"), "echo hi", "cannot decode a string as a list"),
     (("spec", "templates", 2, "retryStrategy"), [2], "cannot decode a list as an object"),
     (("spec", "templates", 0, "steps"), {"a": 1}, "cannot decode an object as a list"),
+    (("spec", "templates", 0, "parallelism"), "{{workflow.parameters.p}}", "cannot decode a string as an integer"),
+    (("spec", "parallelism"), True, "cannot decode a boolean as an integer"),
+    (("spec", "templates", 2, "daemon"), "true", "cannot decode a string as a boolean"),
 ])
 def test_a_value_of_the_wrong_shape_is_refused(where: tuple[str | int, ...], value: Any, words: str) -> None:
-    """Go's decoding refuses a string for a []string, as for the command a user wrote as one string."""
+    """Go's decoding refuses a string for a []string, as for the command a user wrote as one string, and a string for
+    an int64 or a bool."""
     doc = copy.deepcopy(WORKFLOW)
     node: Any = doc
     for step in where[:-1]:

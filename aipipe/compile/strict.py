@@ -99,9 +99,14 @@ def _walk_value(annotation: Any, value: Any, path: FieldPath) -> Iterator[tuple[
 
 
 def _accepts(annotation: Any, value: Any) -> bool:
-    """Whether a value has the shape a type decodes from: a list for a list, an object for a map or a model (a
-    scalar type, or a RootModel such as IntOrString, takes anything: Argo's own scalar types are lenient)."""
+    """Whether a value has the shape a type decodes from: a list for a list, an object for a map or a model, a whole
+    number for an integer and true/false for a boolean (Go's decoder refuses "3" for an int64, as for
+    ``parallelism``); strings and Argo's own lenient scalars (RootModels such as IntOrString) take any scalar."""
     origin = get_origin(annotation)
+    if annotation is bool:
+        return isinstance(value, bool)
+    if annotation is int:
+        return isinstance(value, int) and not isinstance(value, bool)
     if origin is list:
         return isinstance(value, list)
     if origin is dict:
@@ -112,10 +117,14 @@ def _accepts(annotation: Any, value: Any) -> bool:
 
 
 def _shape(value: Any) -> str:
-    return "a list" if isinstance(value, list) else "an object" if isinstance(value, dict) else "a scalar"
+    if isinstance(value, (list, dict)):
+        return "a list" if isinstance(value, list) else "an object"
+    return "a boolean" if isinstance(value, bool) else "a number" if isinstance(value, (int, float)) else "a string"
 
 
 def _shape_of(annotation: Any) -> str:
+    if annotation in (bool, int):
+        return "a boolean" if annotation is bool else "an integer"
     return "a list" if get_origin(annotation) is list else "an object"
 
 

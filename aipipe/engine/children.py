@@ -69,12 +69,14 @@ class ChildRunner:
         if step.when is not None:
             try:
                 rendered = render(step.when, scope, f"{ref.display}.when")
-                if not evaluate_condition(rendered):
-                    return self.rt.skip_node(ref, NodePhase.SKIPPED, f"when '{rendered}' evaluated false", call)
             except TemplateError as exc:
                 return self.rt.fail_node(ref, NodeFailure(str(exc), terminal=exc.absent), call)
-            except ExprError as exc:
-                return self.rt.fail_node(ref, NodeFailure(f"{ref.display}.when: invalid condition: {exc}"), call)
+            try:
+                proceed = evaluate_condition(rendered)
+            except ExprError as exc:  # as Argo's shouldExecute: a Skipped-type node that ends Error
+                return self.rt.skip_node(ref, NodePhase.ERROR, f"Invalid 'when' expression '{rendered}': {exc}", call)
+            if not proceed:
+                return self.rt.skip_node(ref, NodePhase.SKIPPED, f"when '{rendered}' evaluated false", call)
         try:
             call.arguments = render_arguments(step.arguments, scope, ref.display, optional_inputs(call))
         except NodeFailure as exc:

@@ -79,13 +79,17 @@ class StepsHandler:
 
     def _controller_error(self, group: Sequence[StepSpec], failed: list[tuple[StepSpec, NodeRecord]]) -> str | None:
         """The group's message when a failed child's error was the controller's (the first such child in the
-        group's order): "step group deemed errored due to child <name> error: <its error>"; else None."""
+        group's order): a ``when`` it could not evaluate (a Skipped-type node ended Error) gives that error as it is,
+        as Argo's executeStepGroup errs the group with it; a template it could not execute gives "step group deemed
+        errored due to child <name> error: <its error>"; else None."""
         order = {id(step): i for i, step in enumerate(group)}
         errored = [(order.get(id(step), len(group)), node) for step, node in failed
-                   if node.get("id") in self.rt.controller_errors]
+                   if node.get("id") in self.rt.controller_errors or _bad_when(node)]
         if not errored:
             return None
         _, node = min(errored, key=lambda pair: pair[0])
+        if _bad_when(node):
+            return str(node.get("message", ""))
         return f"step group deemed errored due to child {node.get('name')} error: {node.get('message', '')}"
 
     def _group_members(self, gid: str) -> list[str]:
@@ -191,3 +195,8 @@ class StepsHandler:
 def _item_child(scope: Scope, item: Any) -> Scope:
     values, raw = item_scope(item)
     return scope.child(values, raw=raw)
+
+
+def _bad_when(node: NodeRecord) -> bool:
+    """A step whose ``when`` could not be evaluated: Argo's Skipped-type node in the Error phase."""
+    return node.get("type") == NodeType.SKIPPED and node.get("phase") == NodePhase.ERROR

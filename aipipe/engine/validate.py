@@ -208,6 +208,10 @@ class _Linter:
                 self.check_global(tag.strip(), where)
             if self.metadata is not None and not self.as_template:
                 self.fail_first(lintrules.metadata_reference(tag.strip(), self.metadata, where))
+            if own is None and tag.strip().startswith(("steps.", "tasks.")) and not tag.strip().startswith(
+                    ("steps.name", "tasks.name")):  # a leaf's scope: its inputs, the globals and its caller's name
+                self.fail(where, f"failed to resolve {{{{{tag}}}}}: a {kind_of(tmpl)} template has no "
+                          f"{tag.strip().split('.')[0]}")
             found = _SIBLING_TAG.match(tag)
             if found and own is not None and found.group(1) != own:  # Argo's scope holds only its own kind
                 self.fail(where, f"failed to resolve {{{{{tag}}}}}: a {kind_of(tmpl)} template has no {found.group(1)}")

@@ -138,6 +138,21 @@ def test_a_dag_task_the_controller_errors_says_so(engine: EngineRun) -> None:
     assert mount["message"].startswith("task 'dagerr.mount' errored: ") and "volume 'nowhere'" in mount["message"]
 
 
+def test_a_when_that_cannot_be_evaluated_errors_the_step_group_with_its_words(engine: EngineRun) -> None:
+    """Argo's shouldExecute: the step is a Skipped-type node ended Error, its group errs with the same words, and the
+    steps node and the run fail with them; the next group never starts."""
+    main = {"name": "main", "steps": [[{"name": "first", "template": "ok", "when": "{{w}}"}],
+                                      [{"name": "second", "template": "ok"}]]}
+    out = engine.run(_wf("badwhen", "main", [main, _sh("ok", "true")]))
+    assert out["status"]["phase"] == "Failed"
+    assert out["status"]["message"].startswith("Invalid 'when' expression '{{w}}': ")
+    [first] = nodes_by_display(out)["first"]
+    assert (first["type"], first["phase"]) == ("Skipped", "Error")
+    assert _phases(out)["[0]"] == ["Error"] and "second" not in _phases(out)
+    [group] = nodes_by_display(out)["[0]"]
+    assert group["message"] == first["message"] == out["status"]["message"]
+
+
 def test_attempts_read_the_previous_attempt_as_last_retry(engine: EngineRun) -> None:
     check = ("if [ {{retries}} -eq 0 ]; then [ '{{lastRetry.exitCode}}' = 0 ] && exit 3; exit 9; fi; "
              "[ '{{lastRetry.exitCode}}' = 3 ] && [ '{{lastRetry.status}}' = Failed ]")

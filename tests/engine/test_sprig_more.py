@@ -42,6 +42,8 @@ CASES = {
     "sprig.mustToJson(sprig.list(1))": "[1]",
     "len(sprig.randAlphaNum(6))": 6,
     "len(sprig.uuidv4())": 36,
+    "len(sprig.date('20060102150405', sprig.now()))": 14,
+    "sprig.now().Year() >= 2026": True,
 }
 
 

@@ -219,6 +219,19 @@ def test_a_dag_cannot_name_steps_nor_a_steps_template_tasks(template: dict[str, 
     assert f"failed to resolve {tag}" in str(err) and err.field == "templates.main"
 
 
+@pytest.mark.parametrize("tag", ["{{tasks.train.outputs.parameters.run-id}}", "{{steps.fetch.outputs.result}}"])
+def test_a_leaf_cannot_name_steps_or_tasks_but_its_callers_name(tag: str) -> None:
+    """Argo's validateLeaf resolves a container's tags in the leaf's own scope (its inputs and the globals), where
+    only ``steps.name`` and ``tasks.name`` of the prefixes a DAG or steps template reads are let through."""
+    main = {"name": "main", "dag": {"tasks": [{"name": "train", "template": "leaf"}]}}
+    leaf = {"name": "leaf", "container": {"image": "alpine", "command": ["echo", tag]}}
+    err = refused(workflow(main, leaf))
+    assert f"failed to resolve {tag}: a container template has no {tag[2:7]}" in str(err)
+    assert err.field == "templates.leaf"
+    named = {"name": "leaf", "container": {"image": "alpine", "command": ["echo", "{{tasks.name}} {{steps.name}}"]}}
+    validate_workflow(workflow(main, named), no_templates)
+
+
 def test_a_workflow_hooks_template_is_not_resolved_at_submit() -> None:
     """Argo's validateHooks checks a workflow hook's expression only; its template resolves when it fires."""
     hooks = {"running": {"expression": 'workflow.status == "Running"', "template": "nowhere"}}

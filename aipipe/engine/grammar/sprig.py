@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from aipipe.engine.grammar.builtins import from_json
-from aipipe.engine.grammar.gotime import go_date
+from aipipe.engine.grammar.gotime import go_date, now
 from aipipe.engine.grammar.sprig_more import MORE, with_musts
 from aipipe.engine.grammar.values import NIL, go_sprint, to_json
 
@@ -135,6 +135,7 @@ SPRIG: dict[str, Callable[..., Any]] = {
     "b64dec": lambda s: base64.b64decode(go_sprint(s)).decode(),
     "sha256sum": lambda s: hashlib.sha256(go_sprint(s).encode()).hexdigest(),
     "date": go_date,
+    "now": now,  # sprig's now: the current time, which date and the time methods take
     # defaults and data
     "default": lambda d, *given: d if not given or empty(given[0]) else given[0],
     "empty": empty,
