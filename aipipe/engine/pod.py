@@ -249,17 +249,19 @@ class PodRunner:
                                                          for c in [*inits, *sidecars, *in_set]))
         root.mkdir(parents=True)
 
-        binds = self.volumes.binds(tmpl, body)
         whole = pod_body(body, [*inits, *sidecars, *in_set])  # every container's mounts: emptyDirs shared between them
         self.volumes.check_mount_paths(tmpl, whole, root, private)
+        # claims, then the volumes the engine fills for mount paths in host folders the node shares (/etc/x)
+        binds = self.volumes.binds(tmpl, body) + self.volumes.in_shared_folders(tmpl, body, root, private)
+        filled = self.volumes.in_shared_folders(tmpl, whole, root, private)  # every container's, written here
 
         def where(path: str) -> Path:
-            return node_path(root, private, path, binds)
+            return node_path(root, private, path, (*binds, *filled))
 
         def own(path: str) -> Path:
             """In the node's own folders or volumes: where inputs go and outputs come from (never a host file)."""
             found = where(path)
-            if not any(found.is_relative_to(folder) for folder in (root, *(Path(f) for f, _ in binds))):
+            if not any(found.is_relative_to(folder) for folder in (root, *(Path(f) for f, _ in (*binds, *filled)))):
                 shared = ", ".join(sorted(NEVER_PRIVATE))
                 raise NodeError(f"{path} is in a host folder the node shares read-only ({shared}); artifacts and "
                                 "output files use the node's own folders (e.g. /tmp, /data)")

@@ -135,7 +135,9 @@ class ExtraContainers:
             spec = dataclasses.replace(
                 self.base, argv=argv, env=env, cwd=str(container.get("workingDir") or "/"), security=security,
                 tty=container.get("tty") is True,
-                binds=pods.volumes.binds(self.tmpl, mounted), read_only_mounts=pods.volumes.read_only_paths(
+                binds=pods.volumes.binds(self.tmpl, mounted) + pods.volumes.in_shared_folders(
+                    self.tmpl, mounted, self.base.root, self.base.private_tops),
+                read_only_mounts=pods.volumes.read_only_paths(
                     self.tmpl, mounted), hidden=pods.hidden(env), on_stdout=out.feed, on_stderr=err.feed)
 
             def flush(out: LineMasker = out, err: LineMasker = err) -> None:

@@ -14,18 +14,19 @@ substitutes the calling step's or task's scope into ``spec.volumes`` and the nod
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from aipipe.confine import confined
 from aipipe.engine.configmaps import ConfigMapStore, write_read_only
 from aipipe.engine.runners.base import host_path
-from aipipe.engine.runners.local import NEVER_PRIVATE
+from aipipe.engine.runners.local import can_host_volumes
 from aipipe.engine.secrets import SecretStore
 from aipipe.engine.security import NodeSecurity, own_volume_path
 from aipipe.engine.template import Scope, TemplateError, find_tags, render
@@ -159,15 +160,40 @@ class NodeVolumes:
 
     def check_mount_paths(self, tmpl: Mapping[str, Any], body: Mapping[str, Any], root: Path,
                           private_tops: frozenset[str]) -> None:
-        """Refuse a volume mounted in a host folder the node shares read-only (``/etc``, ``/usr``…), before anything
-        is written for the node: its files would land in the host's folder, which the node sees as it is."""
+        """Refuse, before anything is written for the node, a volume mounted where the node cannot have a mount of
+        its own: in ``/dev``, ``/proc`` or ``/sys``, or in a host folder with other filesystems mounted below it."""
         for name, mount, volume in self._mounts(tmpl, body):
             mount_path = str(mount.get("mountPath") or "")
             if _is_dev_shm(volume, mount_path) or host_path(root, private_tops, mount_path).is_relative_to(root):
                 continue
-            raise UserError(f"{mount_path} is in a host folder the node shares read-only "
-                            f"({', '.join(sorted(NEVER_PRIVATE))}); mount the volume elsewhere (e.g. /config)",
-                            field=f"volumeMounts.{name}.mountPath")
+            top = PurePosixPath("/", mount_path).parts[1:2]
+            if not top or not can_host_volumes(top[0]):
+                raise UserError(f"{mount_path} is in a host folder the node cannot mount a volume in (/dev, /proc, "
+                                "/sys, or one with other filesystems mounted below it); mount the volume elsewhere "
+                                "(e.g. /config)", field=f"volumeMounts.{name}.mountPath")
+
+    def in_shared_folders(self, tmpl: Mapping[str, Any], body: Mapping[str, Any], root: Path,
+                          private_tops: frozenset[str]) -> tuple[tuple[str, str], ...]:
+        """(what the engine fills, mount path) of each secret, configMap and emptyDir volume mounted in a host folder
+        the node shares (``/etc/creds``, ``/run/x``): its files live in the node's own folders (an emptyDir in
+        ``root/.volumes``, a secret or configMap beside the root), and the runner mounts them there in the node's
+        overlay of that folder; a claim there is in :meth:`binds`."""
+        staged = []
+        for name, mount, volume in self._mounts(tmpl, body):
+            mount_path = str(PurePosixPath("/", str(mount.get("mountPath") or "")))
+            if _is_dev_shm(volume, mount_path) or host_path(root, private_tops, mount_path).is_relative_to(root):
+                continue
+            if volume.get("emptyDir") is not None:
+                sub = str(mount.get("subPath") or "").strip("/") or "."
+                source = confined(root, ".volumes", _SAFE_NAME.sub("_", name), sub,
+                                  field=f"volumeMounts.{name}.subPath")
+            elif volume.get("secret") or volume.get("configMap"):
+                digest = hashlib.sha256(mount_path.encode()).hexdigest()[:16]
+                source = root.parent / "mounts" / f"{_SAFE_NAME.sub('_', name)}-{digest}"
+            else:
+                continue
+            staged.append((str(source), mount_path))
+        return tuple(staged)
 
     def read_only_paths(self, tmpl: Mapping[str, Any], body: Mapping[str, Any]) -> tuple[str, ...]:
         """Mount paths the node must not write: ConfigMap and Secret volumes (read-only in Kubernetes) and

@@ -129,26 +129,54 @@ def test_missing_config_map_volume_errors(engine: EngineRun) -> None:
     assert "volumes.cfg.configMap: configmap 'absent' not found" in pod(wf)["message"]
 
 
-def test_config_map_volume_under_a_shared_host_folder_is_refused(engine: EngineRun) -> None:
-    put(engine.home, "files", a_txt="alpha")
-    wf = engine.run(one_pod("echo never", volumes=[{"name": "cfg", "configMap": {"name": "files"}}],
-                            volumeMounts=[{"name": "cfg", "mountPath": "/etc/app"}]))
-    assert pod(wf)["phase"] == "Error"
-    assert "volumeMounts.cfg.mountPath: /etc/app is in a host folder the node shares read-only" in pod(wf)["message"]
-
-
-@pytest.mark.parametrize("volume", [{"secret": {"secretName": "creds"}}, {"persistentVolumeClaim": {"claimName": "c"}}])
-def test_no_volume_mounts_in_a_shared_host_folder_nor_writes_there(engine: EngineRun, volume: dict[str, Any]) -> None:
-    """A secret or a claim mounted under /etc is refused before anything is written: its files would have gone to the
-    host's /etc, which the node sees as it is."""
+def test_volumes_mount_in_system_folders_without_touching_the_host(engine: EngineRun) -> None:
+    """A secret, a configMap (whole and one key by subPath) and an emptyDir mounted under /etc and /run, as a pod's
+    image has folders of its own there: the node reads and writes them, the host's files show around them, the rest
+    of /etc stays read-only, a secret stays read-only, and nothing is made in the host's folders."""
+    put(engine.home, "app", settings_ini="[x]\na=1\n")
     (engine.home / "secrets" / "creds").mkdir(parents=True)
     (engine.home / "secrets" / "creds" / "token").write_text("s3cr3t-value")
-    mount_path = Path("/etc") / f"aipipe-test-{uuid.uuid4().hex}"
-    wf = engine.run(one_pod("echo never", volumes=[{"name": "c", **volume}],
-                            volumeMounts=[{"name": "c", "mountPath": str(mount_path)}]))
+    tag = uuid.uuid4().hex[:12]
+    script = (f"test \"$(cat /etc/creds-{tag}/token)\" = s3cr3t-value && grep -q a=1 /etc/app-{tag}/settings.ini && "
+              f"grep -q a=1 /etc/one-{tag}.ini && echo hi > /run/scratch-{tag}/x && cat /run/scratch-{tag}/x && "
+              f"test -s /etc/hostname && ! touch /etc/creds-{tag}/new 2>/dev/null && "
+              f"! touch /etc/new-{tag} 2>/dev/null && echo all-good")
+    wf = engine.run(one_pod(script, volumes=[
+        {"name": "creds", "secret": {"secretName": "creds"}}, {"name": "cfg", "configMap": {"name": "app"}},
+        {"name": "scratch", "emptyDir": {}}], volumeMounts=[
+        {"name": "creds", "mountPath": f"/etc/creds-{tag}"}, {"name": "cfg", "mountPath": f"/etc/app-{tag}"},
+        {"name": "cfg", "mountPath": f"/etc/one-{tag}.ini", "subPath": "settings.ini"},
+        {"name": "scratch", "mountPath": f"/run/scratch-{tag}"}]))
+    assert wf["status"]["phase"] == "Succeeded", (wf["status"].get("message"), engine.log_text())
+    assert pod(wf)["outputs"]["result"].split() == ["hi", "all-good"]
+    assert not [p for p in (Path("/etc"), Path("/run")) for p in p.glob(f"*{tag}*")]
+
+
+def test_a_claim_under_etc_is_shared_between_steps(engine: EngineRun) -> None:
+    mount = f"/etc/shared-{uuid.uuid4().hex[:12]}"
+    wf = {"apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow", "metadata": {"name": "cm"}, "spec": {
+        "entrypoint": "main", "volumeClaimTemplates": [{"metadata": {"name": "data"}, "spec": {
+            "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Mi"}}}}],
+        "templates": [
+            {"name": "main", "steps": [[{"name": "put", "template": "put"}], [{"name": "get", "template": "get"}]]},
+            {"name": "put", "container": {"image": "busybox", "command": ["sh", "-c", f"echo kept > {mount}/x"],
+                                          "volumeMounts": [{"name": "data", "mountPath": mount}]}},
+            {"name": "get", "container": {"image": "busybox", "command": ["cat", f"{mount}/x"],
+                                          "volumeMounts": [{"name": "data", "mountPath": mount}]}}]}}
+    out = engine.run(wf)
+    assert out["status"]["phase"] == "Succeeded", out["status"].get("message")
+    assert nodes_by_display(out)["get"][0]["outputs"]["result"] == "kept"
+    assert not Path(mount).exists()
+
+
+@pytest.mark.parametrize("mount_path", ["/proc/cfg", "/sys/cfg"])
+def test_a_volume_under_proc_or_sys_is_refused(engine: EngineRun, mount_path: str) -> None:
+    put(engine.home, "files", a_txt="alpha")
+    wf = engine.run(one_pod("echo never", volumes=[{"name": "cfg", "configMap": {"name": "files"}}],
+                            volumeMounts=[{"name": "cfg", "mountPath": mount_path}]))
     assert pod(wf)["phase"] == "Error"
-    assert f"volumeMounts.c.mountPath: {mount_path} is in a host folder the node shares read-only" in pod(wf)["message"]
-    assert not mount_path.exists()
+    assert f"volumeMounts.cfg.mountPath: {mount_path} is in a host folder the node cannot mount a volume in" in pod(
+        wf)["message"]
 
 
 def test_empty_dir_is_an_empty_writable_folder_of_each_node(engine: EngineRun) -> None:

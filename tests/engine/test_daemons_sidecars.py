@@ -11,6 +11,7 @@ import errno
 import socket
 import threading
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -347,3 +348,16 @@ def test_what_the_other_containers_cannot_have_is_refused_naming_the_field() -> 
     with pytest.raises(UserError) as caught:
         validate_workflow(sidecar, no_templates)
     assert caught.value.field == "spec.templates[0].sidecars[0].env[0].valueFrom.fieldRef.fieldPath"
+
+
+def test_a_sidecar_sees_an_empty_dir_main_mounts_under_etc(engine: EngineRun) -> None:
+    """The volumes filled for mount paths in a system folder reach every container of the pod that mounts them."""
+    mount = f"/etc/handoff-{uuid.uuid4().hex[:12]}"
+    main = {"name": "main", "volumes": [{"name": "handoff", "emptyDir": {}}],
+            "container": {"image": "busybox", "command": ["sh", "-c", f"echo from-main > {mount}/x; sleep 2"],
+                          "volumeMounts": [{"name": "handoff", "mountPath": mount}]},
+            "sidecars": [{"name": "reader", "image": "busybox", "mirrorVolumeMounts": True,
+                          "command": ["sh", "-c", f"sleep 1; cat {mount}/x"]}]}
+    out = engine.run(wf(main))
+    assert out["status"]["phase"] == "Succeeded", engine.log_text()
+    assert "from-main" in engine.log_text() and not Path(mount).exists()

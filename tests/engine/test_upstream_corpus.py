@@ -40,12 +40,6 @@ KNOWN_GAPS: dict[str, str] = {
                     "past the API's validation, sees the controller end the run Error; `argo submit` fetches the "
                     "template through the typed client to validate the workflow, which cannot decode it either "
                     "(wfref.py resolve_workflow_spec)"),
-    "xd-secret-envfrom.yaml": "refused at the node's start: its secret volume mounts at /etc/creds, in a host folder "
-    "nodes share read-only, where a pod's image has a folder of its own (volumes.py check_mount_paths; a mount there "
-    "would need the node's /etc as an overlay of its own, in runners/local.py). Until 2026-11-30 the case passed "
-    "because the secret's files were written into the host's /etc",
-    "zw-cron-nightly-input-override.yaml": "refused at the node's start: an emptyDir mounts at /run/dagger, in a host "
-    "folder nodes share read-only (the same cause as xd-secret-envfrom)",
     "xy-sidecar-dind.yaml": "refused on purpose: its docker-in-docker sidecar is privileged, and the embedded engine "
     "refuses privileged nodes with a message naming the field (security.py: a node gets no host devices and no "
     "full capability set); upstream's CI skips this example too (no-test: environment)",

@@ -2,7 +2,8 @@
 
 **Mount view.** The forked child unshares its mount namespace, makes every mount private, binds the node's private
 root (``<run>/nodes/<id>/root``) onto itself and fills it: the host's system folders (``/usr``, ``/etc``, ``/lib``…:
-the image) are bound in *read-only* (recursively); every other top-level host folder the node does not own (``/opt``,
+the image) are bound in *read-only* (recursively; one a volume mounts in is a read-only overlay of the node's own,
+the volume's mount point made in it); every other top-level host folder the node does not own (``/opt``,
 ``/var``, ``/srv``, ``/mnt``…) is a copy-on-write overlay of its own, as an image's filesystem is the container's: the
 node reads the host's files and what it writes stays in its layer, removed when it ends (a folder with mounts below
 it, or one that holds the node's own folders, stays a read-only bind); ``/dev`` is a fresh tmpfs with only the
@@ -33,7 +34,7 @@ goes with it (pod semantics); processes it detached into their own session survi
 serving instance). Each node process carries ``AIPIPE_NODE=<run uid>/<node id>`` in its environment, so
 :func:`end_leftovers` can still find and end a tree whose supervisor was killed too.
 
-**Why one module of ~760 lines.** Its parts are the two halves of one protocol and change together: the mount
+**Why one module of ~800 lines.** Its parts are the two halves of one protocol and change together: the mount
 plan is computed in the driver and applied in the forked child (``preexec_fn``, between fork and exec, where
 only code already loaded and no locks may run), the supervisor and the driver talk through the same two pipes
 (``report``: set-up errors; ``driver_gone``: the driver's death), and ``end_leftovers`` finds the processes the
@@ -158,6 +159,7 @@ def _mount_plan(spec: ProcessSpec) -> tuple[list[Step], list[Path]]:
     below = _folders_with_mounts_below()
     plan = [Step("bind", str(root).encode(), str(root).encode()),
             Step("tmpfs", str(layer_point).encode(), data=_LAYERS_TMPFS)]
+    in_shared = _volumes_in_shared_folders(spec)
     for entry in sorted(os.scandir("/"), key=lambda e: e.name):
         name = entry.name
         if name in spec.private_tops or name in _SKIP_TOPS:
@@ -175,6 +177,9 @@ def _mount_plan(spec: ProcessSpec) -> tuple[list[Step], list[Path]]:
             continue
         if name == "proc":
             plan += _proc_plan(target)
+            continue
+        if name in in_shared:  # a system folder a volume mounts in: a read-only overlay of the node's own
+            plan += _system_overlay_plan(entry.path, target, layer_point / name, in_shared[name])
             continue
         if not _overlaid(name, below, root):
             plan += [Step("bind", str(target).encode(), entry.path.encode()), Step("ro", str(target).encode())]
@@ -209,13 +214,56 @@ def _mount_plan(spec: ProcessSpec) -> tuple[list[Step], list[Path]]:
             plan.append(Step("ro", str(target).encode()))
     for source, container_path in spec.binds:
         target = spec.host_path(container_path)
-        _mount_point(target, True, made)
+        if target.is_relative_to(root):
+            _mount_point(target, True, made)
+        else:  # in a shared system folder: its mount point was made in the node's overlay of it (above)
+            target = root / container_path.lstrip("/")
         plan.append(Step("bind", str(target).encode(), source.encode()))
+    staged = {str(Path("/", container_path)): source for source, container_path in spec.binds}
     for container_path in spec.read_only_mounts:  # a mount of its own, then read-only (root cannot write it)
         own = spec.host_path(container_path)
-        if own.exists():  # an optional volume that was absent left nothing to protect
+        if not own.is_relative_to(root):
+            source = staged.get(str(Path("/", container_path)), "")
+            own, exists = root / container_path.lstrip("/"), bool(source) and os.path.exists(source)
+        else:
+            exists = own.exists()
+        if exists:  # an optional volume that was absent left nothing to protect
             plan += [Step("bind", str(own).encode(), str(own).encode()), Step("ro", str(own).encode())]
     return plan, made
+
+
+def can_host_volumes(top: str) -> bool:
+    """Whether volumes may mount below the host's system folder ``/top`` (``/etc``, ``/run``…): the node then sees it
+    as a read-only copy-on-write overlay of its own, in which the mount points are made, so nothing is made on the
+    host. Not ``/dev``, ``/proc`` or ``/sys`` (the node's own), nor a folder with another filesystem mounted below it
+    (the overlay would hide it)."""
+    return (top not in ("dev", "proc", "sys") and top not in _folders_with_mounts_below()
+            and not _OVERLAY_UNSAFE & set(top) and os.path.isdir(f"/{top}"))
+
+
+def _volumes_in_shared_folders(spec: ProcessSpec) -> dict[str, list[tuple[str, bool]]]:
+    """Top-level folder -> (container path, is a folder) of each volume the node mounts in a host folder it shares
+    (not one of its private tops)."""
+    found: dict[str, list[tuple[str, bool]]] = {}
+    for source, container_path in spec.binds:
+        if not spec.host_path(container_path).is_relative_to(spec.root):
+            top = Path("/", container_path).parts[1]
+            found.setdefault(top, []).append((container_path, not os.path.isfile(source)))
+    return found
+
+
+def _system_overlay_plan(host: str, target: Path, layer: Path, mounts: list[tuple[str, bool]]) -> list[Step]:
+    """A system folder as an overlay of the node's own (its upper layer in the node's in-memory layers), the mount
+    points of its volumes made in it, then read-only before anything is mounted there: the node reads the host's
+    files, the engine never writes the host's folder. Without overlayfs the folder is the usual read-only bind and
+    the node fails to start at its first mount point."""
+    upper, work = str(layer / "upper").encode(), str(layer / "work").encode()
+    plan = [Step("dir", upper), Step("dir", work),
+            Step("overlay", str(target).encode(), host.encode(),
+                 b"lowerdir=%s,upperdir=%s,workdir=%s" % (host.encode(), upper, work))]
+    for container_path, is_dir in mounts:
+        plan.append(Step("dir" if is_dir else "file", str(target.parent / container_path.lstrip("/")).encode()))
+    return [*plan, Step("ro", str(target).encode())]
 
 
 def _overlaid(top: str, below: frozenset[str], root: Path) -> bool:
