@@ -9,6 +9,7 @@ steps, dag, suspend: :mod:`aipipe.engine.handler`).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 import time
@@ -16,6 +17,7 @@ from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
+from aipipe.engine.anystring import text_parameter_lookup, text_parameters
 from aipipe.engine.arguments import render_arguments
 from aipipe.engine.bind import config_map_value
 from aipipe.engine.calls import STEP_DEADLINE, USER_STOP, Call, NodeFailure, Slots
@@ -55,6 +57,8 @@ class WorkflowExecutor:
     """
 
     def __init__(self, workflow: dict[str, Any], ctx: ExecutionContext) -> None:
+        text_parameters(workflow)  # as Argo decodes them: a parameter's `true` or `30` is text (AnyString)
+        ctx = dataclasses.replace(ctx, templates=text_parameter_lookup(ctx.templates))
         self.ctx = ctx
         self.rt = Runtime(workflow, ctx, self._shutdown)
         self.control = self.rt.control
@@ -169,12 +173,13 @@ class WorkflowExecutor:
 
     # ------------------------------------------------------------------ entry and exit
 
-    def _entry_call(self, template_name: str, arguments: Mapping[str, Any]) -> Call:
-        return self.rt.resolve_call({"template": template_name, "arguments": dict(arguments)}, self.rt.root_tset())
+    def _entry_call(self, target: Mapping[str, Any], arguments: Mapping[str, Any]) -> Call:
+        """The call of the entrypoint or the exit handler: ``target`` names a ``template`` or a ``templateRef``."""
+        return self.rt.resolve_call({**target, "arguments": dict(arguments)}, self.rt.root_tset())
 
     def _run_entry(self, invoker: Invoker) -> tuple[str, str | None]:
         rt = self.rt
-        call = self._entry_call(self.run_spec.entrypoint, self._spec_arguments())
+        call = self._entry_call({"template": self.run_spec.entrypoint}, self._spec_arguments())
         invoker.memos.save_missing_entries()
         invoker.children.rerun_unfinished_hooks()
         self._run_workflow_hooks(invoker, NodePhase.RUNNING)
@@ -232,7 +237,7 @@ class WorkflowExecutor:
         """Run ``onExit`` (or the exit hook) after the body; its node's phase and message (None: no handler), and
         whether its error was the controller's."""
         rt = self.rt
-        handler = self.run_spec.exit_template
+        handler = self.run_spec.exit_handler
         if not handler or self.user_stopped:
             return None, None, False
         if rt.abort_reason is not None:  # a deadline stops the body, not the exit handler

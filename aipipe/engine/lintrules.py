@@ -293,9 +293,12 @@ def argument_values(step: Mapping[str, Any], where: str) -> Iterator[Problem]:
     """Each parameter a step or task passes has a value or a valueFrom (Argo's validateArgumentsValues: a call
     cannot leave a parameter to the callee's default by naming it without a value)."""
     for param in (step.get("arguments") or {}).get("parameters") or []:
-        if isinstance(param, Mapping) and param.get("value") is None and not param.get("valueFrom"):
-            name = f"{where}.arguments.{param.get('name')}"
+        if not isinstance(param, Mapping):
+            continue
+        name = f"{where}.arguments.{param.get('name')}"
+        if param.get("value") is None and not param.get("valueFrom"):
             yield name, f"{name}.value or {name}.valueFrom is required"
+        yield from workflow_argument_sources(param, name)
 
 
 def leaf_image(tmpl: Mapping[str, Any], defaults: Mapping[str, Any], where: str) -> Iterator[Problem]:
@@ -316,12 +319,14 @@ def http_url(tmpl: Mapping[str, Any], where: str) -> Iterator[Problem]:
 
 
 def workflow_argument_sources(param: Mapping[str, Any], where: str) -> Iterator[Problem]:
-    """A workflow argument's ``valueFrom`` reads a ConfigMap, an event or a supplied value (with a default), never a
-    file, a JSON path, another parameter or an expression (Argo's validateArgumentsValues)."""
+    """An argument's ``valueFrom`` (the workflow's, a step's or a task's) reads a ConfigMap, an event or a supplied
+    value (with a default), never a file, a JSON path, another parameter or an expression (Argo's
+    validateArgumentsValues)."""
     value_from = param.get("valueFrom")
     if not isinstance(value_from, Mapping):
         return
-    if not any(value_from.get(k) not in (None, "") for k in ("configMapKeyRef", "event", "supplied")):
+    if not any(value_from.get(k) not in (None, "") for k in ("configMapKeyRef", "event", "supplied")) or any(
+            value_from.get(k) not in (None, "") for k in ("path", "jsonPath", "parameter", "expression")):
         yield f"{where}.valueFrom", "valueFrom only allows: default, configMapKeyRef and supplied"
 
 

@@ -142,7 +142,7 @@ class RunSpec:
     else the ``exit`` hook) and the other workflow-level hooks, and the run-wide limits as written."""
 
     entrypoint: str
-    exit_template: str | None
+    exit_handler: Mapping[str, Any] | None  # what the exit handler calls: {"template": …} or {"templateRef": …}
     exit_arguments: Mapping[str, Any]
     hooks: Mapping[str, Mapping[str, Any]]  # the expression hooks (not ``exit``)
     parallelism: int | None
@@ -157,7 +157,9 @@ class RunSpec:
         hooks = spec.get("hooks") or {}
         exit_hook = hooks.get("exit") or {}
         deadline = spec.get("activeDeadlineSeconds")
-        return cls(entrypoint=str(spec["entrypoint"]), exit_template=spec.get("onExit") or exit_hook.get("template"),
+        target = {"template": spec["onExit"]} if spec.get("onExit") else {
+            k: exit_hook[k] for k in ("template", "templateRef") if exit_hook.get(k)}
+        return cls(entrypoint=str(spec["entrypoint"]), exit_handler=target or None,
                    # as Argo's GetExitHook: the exit hook's own arguments, else the workflow's
                    exit_arguments=exit_hook.get("arguments") or spec.get("arguments") or {},
                    hooks={k: v for k, v in hooks.items() if k != "exit"},

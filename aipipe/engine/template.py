@@ -149,7 +149,7 @@ def _resolve(inner: str, scope: Scope, tag: str, where: str, lenient: bool = Fal
     if value is ABSENT:
         raise TemplateError(f"{where}: {tag} refers to an absent optional output (its node was Skipped or "
                             "Omitted and declares no default)".lstrip(": "), absent=True)
-    if value is None and name == "item":  # outside a loop Argo leaves a bare {{item}} as written
+    if value is None and name in KNOWN_NAMES:  # outside a loop or a retry Argo leaves {{item}} / {{retries}} as written
         return tag
     if value is None and lenient and ".artifacts." in name:  # an artifact is no string: a pod's text keeps the tag
         return tag

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Iterator, Mapping
 from typing import Any, NoReturn
 
 from aipipe.engine import graph, lintrules
+from aipipe.engine.anystring import text_parameter_lookup, text_parameters
 from aipipe.engine.execution import TemplateLookup
 from aipipe.engine.gpu import request_problem
 from aipipe.engine.manifest import TEMPLATE_KINDS, is_dynamic_ref, kind_of
@@ -343,6 +345,9 @@ def validate_workflow(workflow: Mapping[str, Any], templates: TemplateLookup, *,
     of a WorkflowTemplate being registered, whose arguments come at submit)."""
     if not isinstance(workflow, Mapping):
         raise UserError("a workflow must be a mapping", field="workflow")
+    workflow = copy.deepcopy(dict(workflow))  # judged with its parameters as Argo decodes them (AnyString)
+    text_parameters(workflow)
+    templates = text_parameter_lookup(templates)
     kind = workflow.get("kind", "Workflow")
     if kind != "Workflow":
         raise UserError(f"expected kind Workflow, got {kind!r}", field="kind")

@@ -153,6 +153,21 @@ def test_a_when_that_cannot_be_evaluated_errors_the_step_group_with_its_words(en
     assert group["message"] == first["message"] == out["status"]["message"]
 
 
+def test_parameters_written_as_numbers_or_booleans_reach_nodes_as_argos_text(engine: EngineRun) -> None:
+    """Argo's AnyString: `true`, `30`, `2.5` and `1e21` written bare are the text true, 30, 2.5 and
+    1000000000000000000000 (an enum of booleans matches too); a `{{retries}}` outside a retry stays as written."""
+    main = {"name": "main", "inputs": {"parameters": [{"name": "flag", "enum": [True, False]}, {"name": "n"},
+                                                      {"name": "ratio", "default": 2.5}, {"name": "big"}]},
+            "container": {"image": "alpine", "command": ["echo", "{{inputs.parameters.flag}} {{inputs.parameters.n}} "
+                                                         "{{inputs.parameters.ratio}} {{inputs.parameters.big}} "
+                                                         "{{retries}}"]}}
+    args = {"parameters": [{"name": "flag", "value": True}, {"name": "n", "value": 30}, {"name": "big", "value": 1e21}]}
+    out = engine.run(_wf("anystr", "main", [main], arguments=args))
+    assert out["status"]["phase"] == "Succeeded", out["status"].get("message")
+    [node] = nodes_by_display(out)["anystr"]
+    assert node["outputs"]["result"] == "true 30 2.5 1000000000000000000000 {{retries}}"
+
+
 def test_attempts_read_the_previous_attempt_as_last_retry(engine: EngineRun) -> None:
     check = ("if [ {{retries}} -eq 0 ]; then [ '{{lastRetry.exitCode}}' = 0 ] && exit 3; exit 9; fi; "
              "[ '{{lastRetry.exitCode}}' = 3 ] && [ '{{lastRetry.status}}' = Failed ]")

@@ -49,15 +49,18 @@ def test_run_spec_reads_the_exit_handler_hooks_and_limits() -> None:
                                                        "started": {"expression": "true", "template": "hi"}},
                        "parallelism": 0, "activeDeadlineSeconds": "", "volumes": [{"name": "v", "emptyDir": {}}],
                        "volumeClaimTemplates": [{"metadata": {"name": "work"}}]})
-    assert spec.entrypoint == "main" and spec.exit_template == "bye" and spec.exit_arguments == {"parameters": []}
+    assert spec.entrypoint == "main" and spec.exit_handler == {"template": "bye"}
+    assert spec.exit_arguments == {"parameters": []}
     assert set(spec.hooks) == {"started"}
     assert spec.parallelism is None and spec.priority == 0 and spec.active_deadline is None
     assert spec.synchronization is None and spec.security_context is None
     assert [v["name"] for v in spec.volumes] == ["v", "work"]
     with_on_exit = RunSpec.of({"entrypoint": "main", "onExit": "cleanup", "parallelism": "3", "priority": "5",
                                "activeDeadlineSeconds": 30})
-    assert with_on_exit.exit_template == "cleanup" and with_on_exit.exit_arguments == {}
+    assert with_on_exit.exit_handler == {"template": "cleanup"} and with_on_exit.exit_arguments == {}
     assert (with_on_exit.parallelism, with_on_exit.priority, with_on_exit.active_deadline) == (3, 5, 30)
+    by_ref = RunSpec.of({"entrypoint": "main", "hooks": {"exit": {"templateRef": {"name": "lib", "template": "bye"}}}})
+    assert by_ref.exit_handler == {"templateRef": {"name": "lib", "template": "bye"}}
 
 
 def test_template_head_reads_kind_retries_locks_and_fan_out() -> None:

@@ -232,6 +232,16 @@ def test_a_leaf_cannot_name_steps_or_tasks_but_its_callers_name(tag: str) -> Non
     validate_workflow(workflow(main, named), no_templates)
 
 
+@pytest.mark.parametrize("source", [{"expression": "'a'"}, {"path": "/tmp/x"}, {"parameter": "{{x}}"},
+                                    {"configMapKeyRef": {"name": "c", "key": "k"}, "jsonPath": "$.a"}])
+def test_a_step_argument_value_from_reads_only_a_config_map_an_event_or_supplied(source: dict[str, Any]) -> None:
+    """Argo's validateArgumentsValues, for a step's or a task's arguments as for the workflow's."""
+    step = {"name": "s", "template": "say", "arguments": {"parameters": [{"name": "message", "valueFrom": source}]}}
+    err = refused(workflow({"name": "main", "steps": [[step]]}, SAY))
+    assert "valueFrom only allows: default, configMapKeyRef and supplied" in str(err)
+    assert err.field == "templates.main.steps[0].s.arguments.message.valueFrom"
+
+
 def test_a_workflow_hooks_template_is_not_resolved_at_submit() -> None:
     """Argo's validateHooks checks a workflow hook's expression only; its template resolves when it fires."""
     hooks = {"running": {"expression": 'workflow.status == "Running"', "template": "nowhere"}}
