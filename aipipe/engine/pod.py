@@ -29,6 +29,7 @@ from aipipe.engine.gpushare import mps_folders
 from aipipe.engine.halt import Cancellation, NodeCancellation
 from aipipe.engine.images import ImageMap
 from aipipe.engine.io import ArtifactError, load_input
+from aipipe.engine.kubeexpand import expand
 from aipipe.engine.nodes import NodeTree
 from aipipe.engine.phases import NodePhase
 from aipipe.engine.podenv import PROGRESS_FILE, ContainerEnv, pod_fields
@@ -36,7 +37,7 @@ from aipipe.engine.podoutputs import collect_outputs
 from aipipe.engine.runners.base import Handle, ProcessSpec, host_path
 from aipipe.engine.runners.local import NEVER_PRIVATE, NODE_ENV, LocalHandle, LocalRunner, end_leftovers
 from aipipe.engine.secrets import StreamMasker, safe_tail
-from aipipe.engine.security import NodeSecurity, SecurityError, node_security
+from aipipe.engine.security import NodeSecurity, SecurityError, give_claim_to_fs_group, node_security
 from aipipe.engine.sidecars import ExtraContainers, Sidecars, pod_body, run_init
 from aipipe.engine.template import Scope, TemplateError, render_deep
 from aipipe.engine.volumes import NodeVolumes, PodNotCreated, remove_tree
@@ -275,22 +276,23 @@ class PodRunner:
 
         self._load_inputs(tmpl, scope, own)
         runtime = self.images.resolve(body.get("image"))
-        command = [str(c) for c in body.get("command") or []]
-        args = [str(a) for a in body.get("args") or []]
+        fields = pod_fields(nid, tmpl, scope, tree)
+        env, declared = self.env.build(body, runtime.search_path(), dict(runtime.env), fields)
+        env[NODE_ENV] = f"{self.ctx.work_dir.name}/{nid}"
+        command = [expand(str(c), declared) for c in body.get("command") or []]  # the kubelet's $(NAME)
+        args = [expand(str(a), declared) for a in body.get("args") or []]
         if kind == "script":
             script = where(SCRIPT_PATH)
             script.parent.mkdir(parents=True, exist_ok=True)
             script.write_text(str(body.get("source", "")))
             script.chmod(0o755)
-            argv = [*(command or list(runtime.command) or ["sh"]), *args, SCRIPT_PATH]
+            # the image's own programs (alpine's /bin/sh: its ash) stand in for a script's command, as for a container's
+            argv = runtime.argv([*(command or list(runtime.command) or ["sh"]), *args, SCRIPT_PATH], None)
         else:
             argv = runtime.argv(command, args)
         if not argv:
             raise NodeError("the container has no command, no args and its image has no default command; "
                             f"add it to {self.images.source}", NodePhase.ERROR)
-        fields = pod_fields(nid, tmpl, scope, tree)
-        env = self.env.build(body, runtime.search_path(), dict(runtime.env), fields)
-        env[NODE_ENV] = f"{self.ctx.work_dir.name}/{nid}"
         read_only = self.volumes.read_only_paths(tmpl, body)
         limits = pod_limits(tmpl, scope.raw, nid)
         gpu_need = self.gpus.request(tmpl)
@@ -300,6 +302,8 @@ class PodRunner:
         warning = ""
         try:  # what was written for the node goes when anything before its start fails
             _give_folders(root, private, security)  # first: an emptyDir's folder then goes to the fsGroup
+            for folder, _ in self.volumes.binds(tmpl, whole):  # claims, as the kubelet gives them to the fsGroup
+                give_claim_to_fs_group(Path(folder), security)
             locked = self.volumes.write_own(tmpl, whole, root, where, security)
             if gpu_need is not None:
                 grant, warning = self.gpus.acquire(gpu_need, nid, tree, cancelled)

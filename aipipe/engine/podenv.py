@@ -12,6 +12,7 @@ from aipipe.confine import confined
 from aipipe.engine.configmaps import ConfigMapStore
 from aipipe.engine.execution import ExecutionContext
 from aipipe.engine.expr import to_text
+from aipipe.engine.kubeexpand import expand
 from aipipe.engine.names import pod_name
 from aipipe.engine.nodes import NodeTree
 from aipipe.engine.resourcefield import resource_field_value
@@ -42,7 +43,9 @@ class ContainerEnv:
         self.configmaps = configmaps
 
     def build(self, body: Mapping[str, Any], search_path: str, image_env: dict[str, str],
-             pod_fields: Mapping[str, str]) -> dict[str, str]:
+              pod_fields: Mapping[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+        """The container's whole environment, and the part its pod spec declares (``envFrom``, then ``env``: what
+        ``$(NAME)`` in its command and args may name). An ``env`` value's ``$(NAME)`` names one declared before it."""
         node_env = self.ctx.settings.node_env
         env = {k: os.environ[k] for k in node_env.passthrough if os.environ.get(k)}
         env.setdefault("HOME", os.path.expanduser("~"))
@@ -52,29 +55,36 @@ class ContainerEnv:
         env.update(node_env.fixed)
         env.update(image_env)
         env.update(self.ctx.extra_env)
+        declared: dict[str, str] = {}
         for i, ref in enumerate(body.get("envFrom") or []):
-            env.update(self._source(ref, f"envFrom[{i}]"))
+            declared.update(self._source(ref, f"envFrom[{i}]"))
         for item in body.get("env") or []:
             name = str(item.get("name"))
             if "value" in item:
-                env[name] = to_text(item["value"]) if not isinstance(item["value"], str) else item["value"]
+                text = to_text(item["value"]) if not isinstance(item["value"], str) else item["value"]
+                declared[name] = expand(text, declared)
                 continue
-            source = item.get("valueFrom") or {}
-            value: str | None = None
-            if source.get("secretKeyRef"):
-                ref = source["secretKeyRef"]
-                value = self.ctx.secrets.get(str(ref.get("name")), str(ref.get("key")), bool(ref.get("optional")))
-            elif source.get("configMapKeyRef"):
-                ref = source["configMapKeyRef"]
-                value = self.configmaps.get(str(ref.get("name")), str(ref.get("key")), bool(ref.get("optional")),
-                                            field=f"env {name}: valueFrom.configMapKeyRef")
-            elif source.get("fieldRef"):  # other fields are refused at submit
-                value = pod_fields.get(str(source["fieldRef"].get("fieldPath") or ""))
-            elif source.get("resourceFieldRef"):
-                value = resource_field_value(source["resourceFieldRef"], body, self.ctx.work_dir)
+            value = self._value_from(name, item.get("valueFrom") or {}, body, pod_fields)
             if value is not None:
-                env[name] = value
-        return env
+                declared[name] = value
+        env.update(declared)
+        return env, declared
+
+    def _value_from(self, name: str, source: Mapping[str, Any], body: Mapping[str, Any],
+                    pod_fields: Mapping[str, str]) -> str | None:
+        """An ``env`` entry's ``valueFrom``: a Secret's or ConfigMap's key, a pod field or a resource field."""
+        if source.get("secretKeyRef"):
+            ref = source["secretKeyRef"]
+            return self.ctx.secrets.get(str(ref.get("name")), str(ref.get("key")), bool(ref.get("optional")))
+        if source.get("configMapKeyRef"):
+            ref = source["configMapKeyRef"]
+            return self.configmaps.get(str(ref.get("name")), str(ref.get("key")), bool(ref.get("optional")),
+                                       field=f"env {name}: valueFrom.configMapKeyRef")
+        if source.get("fieldRef"):  # other fields are refused at submit
+            return pod_fields.get(str(source["fieldRef"].get("fieldPath") or ""))
+        if source.get("resourceFieldRef"):
+            return resource_field_value(source["resourceFieldRef"], body, self.ctx.work_dir)
+        return None
 
     def _source(self, ref: Mapping[str, Any], field: str) -> dict[str, str]:
         """The variables one ``envFrom`` entry gives: every key of a Secret or ConfigMap, ``prefix`` first;

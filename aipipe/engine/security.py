@@ -3,8 +3,9 @@
 Pod-level fields come from ``spec.securityContext`` and the template's ``securityContext`` (a
 PodSecurityContext); container-level fields from the container's ``securityContext``, which wins,
 as on Kubernetes. Honoured: ``runAsUser``, ``runAsGroup``, ``runAsNonRoot``, ``supplementalGroups``,
-``fsGroup`` (a supplementary group, and the group of the node's emptyDir folders and secret files, group-writable
-and setgid as the kubelet leaves them; ``fsGroupChangePolicy`` changes nothing on volumes made fresh for the node),
+``fsGroup`` (a supplementary group, and the group of the node's emptyDir folders, secret files and claims,
+group-writable and setgid as the kubelet leaves them; ``fsGroupChangePolicy: OnRootMismatch`` leaves a claim whose top
+folder is already so; it changes nothing on volumes made fresh for the node),
 ``allowPrivilegeEscalation`` (no_new_privs), ``capabilities`` (the bounding set), ``privileged: false``,
 ``readOnlyRootFilesystem: false`` and ``seccompProfile: Unconfined``. Anything else that is set is
 refused with a message naming the field: the embedded engine never ignores a security setting.
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import os
 import pwd
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +43,9 @@ class SecurityError(Exception):
     """The securityContext asks for something the embedded engine cannot honour."""
 
 
+_FS_GROUP_FOLDER = 0o2770  # the kubelet's mask for a volume's folders: rw and search for owner and group, setgid
+
+
 @dataclass(frozen=True)
 class NodeSecurity:
     """What the runner applies after the node's mounts are set up."""
@@ -49,6 +54,7 @@ class NodeSecurity:
     gid: int = 0
     groups: tuple[int, ...] = ()
     fs_group: int | None = None  # the group that owns the node's volumes
+    fs_group_on_root_mismatch: bool = False  # fsGroupChangePolicy OnRootMismatch: a claim already so is left alone
     caps: frozenset[int] = DEFAULT_CAPS  # the bounding set the node keeps
     no_new_privs: bool = False
 
@@ -139,7 +145,7 @@ def node_security(workflow_ctx: Mapping[str, Any] | None, template_ctx: Mapping[
     if uid is None and merged.get("runAsGroup") is None and not extra and fs_group is None:
         return NodeSecurity(caps=caps, no_new_privs=no_new_privs)
     return NodeSecurity(uid=0 if uid is None else uid, gid=gid, groups=groups, fs_group=fs_group, caps=caps,
-                        no_new_privs=no_new_privs)
+                        no_new_privs=no_new_privs, fs_group_on_root_mismatch=policy == "OnRootMismatch")
 
 
 def own_volume_path(path: Path, security: NodeSecurity, folder: bool) -> None:
@@ -149,3 +155,26 @@ def own_volume_path(path: Path, security: NodeSecurity, folder: bool) -> None:
         os.chown(path, security.uid, security.gid if security.fs_group is None else security.fs_group)
     if security.fs_group is not None:
         path.chmod(path.stat().st_mode | (0o2070 if folder else 0o040))
+
+
+def give_claim_to_fs_group(folder: Path, security: NodeSecurity) -> None:
+    """A claim mounted in a pod with an ``fsGroup``, as the kubelet's SetVolumeOwnership leaves it: every file and
+    folder in that group, group-readable and -writable, folders also searchable and setgid (links are not followed).
+    With ``fsGroupChangePolicy: OnRootMismatch`` nothing changes when the claim's top folder already is so."""
+    group = security.fs_group
+    if group is None:
+        return
+    if security.fs_group_on_root_mismatch and _fs_group_owns(folder, group):
+        return
+    for top, _, files in os.walk(folder):  # a link to a folder is listed, never entered
+        for path in [Path(top), *(Path(top, name) for name in files)]:
+            info = path.lstat()
+            if stat.S_ISLNK(info.st_mode):
+                continue
+            os.lchown(path, -1, group)
+            path.chmod(stat.S_IMODE(info.st_mode) | (_FS_GROUP_FOLDER if stat.S_ISDIR(info.st_mode) else 0o660))
+
+
+def _fs_group_owns(folder: Path, group: int) -> bool:
+    info = folder.stat()
+    return info.st_gid == group and info.st_mode & _FS_GROUP_FOLDER == _FS_GROUP_FOLDER

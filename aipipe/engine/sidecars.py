@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from aipipe.engine.kubeexpand import expand
 from aipipe.engine.runners.base import Handle, ProcessSpec
 from aipipe.engine.runners.local import NODE_ENV, LocalHandle, LocalRunner
 from aipipe.engine.security import SecurityError, node_security
@@ -118,12 +119,12 @@ class ExtraContainers:
         for i, container in enumerate(containers):
             name = str(container.get("name") or f"{field}[{i}]")
             runtime = pods.images.resolve(container.get("image"))
-            argv = runtime.argv([str(c) for c in container.get("command") or []],
-                                [str(a) for a in container.get("args") or []])
+            env, declared = pods.env.build(container, runtime.search_path(), dict(runtime.env), self.pod_fields)
+            argv = runtime.argv([expand(str(c), declared) for c in container.get("command") or []],
+                                [expand(str(a), declared) for a in container.get("args") or []])
             if not argv:
                 raise UserError(f"{name} has no command, no args and its image has no default command; add it to "
                                 f"{pods.images.source}", field=f"{field}[{i}]")
-            env = pods.env.build(container, runtime.search_path(), dict(runtime.env), self.pod_fields)
             env[NODE_ENV] = self.base.env[NODE_ENV]
             try:
                 security = node_security(pods.pod_security, self.tmpl.get("securityContext"),

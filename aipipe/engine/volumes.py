@@ -32,6 +32,7 @@ from aipipe.engine.security import NodeSecurity, own_volume_path
 from aipipe.engine.template import Scope, TemplateError, find_tags, render
 from aipipe.errors import UserError
 
+Mount = Mapping[str, Any]  # a volumeMounts entry or a volume, as written
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
 Where = Callable[[str], Path]
 
@@ -158,16 +159,22 @@ class NodeVolumes:
             binds.append((str(folder), str(mount["mountPath"])))
         return tuple(binds)
 
+    def _in_shared_folders(self, tmpl: Mapping[str, Any], body: Mapping[str, Any], root: Path,
+                           private_tops: frozenset[str]) -> Iterator[tuple[str, Mount, Mount, str]]:
+        """(name, mount, volume, mount path) of each volume mounted in a host folder the node shares (``/etc/x``),
+        not in its own folders (an emptyDir at ``/dev/shm`` is the node's own)."""
+        for name, mount, volume in self._mounts(tmpl, body):
+            mount_path = str(PurePosixPath("/", str(mount.get("mountPath") or "")))
+            if not _is_dev_shm(volume, mount_path) and not host_path(root, private_tops, mount_path).is_relative_to(
+                    root):
+                yield name, mount, volume, mount_path
+
     def check_mount_paths(self, tmpl: Mapping[str, Any], body: Mapping[str, Any], root: Path,
                           private_tops: frozenset[str]) -> None:
         """Refuse, before anything is written for the node, a volume mounted where the node cannot have a mount of
         its own: in ``/dev``, ``/proc`` or ``/sys``, or in a host folder with other filesystems mounted below it."""
-        for name, mount, volume in self._mounts(tmpl, body):
-            mount_path = str(mount.get("mountPath") or "")
-            if _is_dev_shm(volume, mount_path) or host_path(root, private_tops, mount_path).is_relative_to(root):
-                continue
-            top = PurePosixPath("/", mount_path).parts[1:2]
-            if not top or not can_host_volumes(top[0]):
+        for name, _, _, mount_path in self._in_shared_folders(tmpl, body, root, private_tops):
+            if not can_host_volumes(PurePosixPath(mount_path).parts[1]):
                 raise UserError(f"{mount_path} is in a host folder the node cannot mount a volume in (/dev, /proc, "
                                 "/sys, or one with other filesystems mounted below it); mount the volume elsewhere "
                                 "(e.g. /config)", field=f"volumeMounts.{name}.mountPath")
@@ -179,10 +186,7 @@ class NodeVolumes:
         ``root/.volumes``, a secret or configMap beside the root), and the runner mounts them there in the node's
         overlay of that folder; a claim there is in :meth:`binds`."""
         staged = []
-        for name, mount, volume in self._mounts(tmpl, body):
-            mount_path = str(PurePosixPath("/", str(mount.get("mountPath") or "")))
-            if _is_dev_shm(volume, mount_path) or host_path(root, private_tops, mount_path).is_relative_to(root):
-                continue
+        for name, mount, volume, mount_path in self._in_shared_folders(tmpl, body, root, private_tops):
             if volume.get("emptyDir") is not None:
                 sub = str(mount.get("subPath") or "").strip("/") or "."
                 source = confined(root, ".volumes", _SAFE_NAME.sub("_", name), sub,

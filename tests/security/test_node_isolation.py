@@ -412,6 +412,32 @@ def test_fs_group_joins_the_node_and_owns_its_volumes(home: Path) -> None:
     assert node["phase"] == "Error" and "fsGroupChangePolicy" in node["message"]
 
 
+def test_fs_group_owns_a_claim_so_its_non_root_user_writes_there(home: Path) -> None:
+    """As the kubelet's SetVolumeOwnership: a claim mounted under an fsGroup becomes that group's, files included,
+    group-writable and setgid, so a user other than the one who wrote a file there may write it; with
+    fsGroupChangePolicy OnRootMismatch a claim whose top folder already is so is left as it is."""
+    def step(name: str, source: str, security: dict[str, Any] | None = None) -> dict[str, Any]:
+        return {"name": name, **({"securityContext": security} if security else {}), "script": {
+            "image": "alpine:3", "command": ["sh"], "source": source,
+            "volumeMounts": [{"name": "work", "mountPath": "/data"}]}}
+    templates = [
+        {"name": "main", "steps": [[{"name": n, "template": n}] for n in ("root", "member", "late", "skipped")]},
+        step("root", "echo a > /data/f"),
+        step("member", "echo b >> /data/f && stat -c '%g %a' /data/f", {"runAsUser": 8737, "fsGroup": 8737}),
+        step("late", "echo c > /data/late"),
+        step("skipped", "if echo d >> /data/late 2>/dev/null; then echo appended; else echo refused; fi",
+             {"runAsUser": 8737, "fsGroup": 8737, "fsGroupChangePolicy": "OnRootMismatch"})]
+    workflow = {"apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow", "metadata": {"name": "fs-claim"},
+                "spec": {"entrypoint": "main", "templates": templates, "volumeClaimTemplates": [
+                    {"metadata": {"name": "work"}, "spec": {"accessModes": ["ReadWriteOnce"],
+                                                            "resources": {"requests": {"storage": "1Mi"}}}}]}}
+    service = _service(home)
+    done = service.drive(service.submit(workflow))
+    assert done["status"]["phase"] == "Succeeded", done["status"].get("message")
+    results = {n["displayName"]: _result(n) for n in done["status"]["nodes"].values() if n.get("type") == "Pod"}
+    assert results["member"] == "8737 664" and results["skipped"] == "refused"
+
+
 def test_a_security_setting_the_engine_cannot_honour_is_refused(home: Path) -> None:
     seccomp = {"seccompProfile": {"type": "RuntimeDefault"}}
     node, _ = _run(home, _workflow("seccomp", "id -u", container_security=seccomp))
