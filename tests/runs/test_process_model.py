@@ -74,7 +74,7 @@ def _sleeper(engine, name: str) -> Path:
     marks = engine.markers
     return engine.write_workflow(f"{name}.yaml", workflow(f"{name}-", "main", [
         {"name": "main", "steps": [[{"name": "sleep", "template": "sleep"}]]},
-        shell("sleep", f"echo $$ > {marks}/{name}.pid; exec sleep 300")]))
+        shell("sleep", f"echo $$$$ > {marks}/{name}.pid; exec sleep 300")]))
 
 
 def test_ctrl_c_kills_children_and_fails_the_run(engine):
@@ -109,7 +109,7 @@ def test_stop_after_the_driver_was_killed_kills_what_it_left_behind(engine):
     marks = engine.markers
     path = engine.write_workflow("orphan.yaml", workflow("orphan-", "main", [
         {"name": "main", "steps": [[{"name": "sleep", "template": "sleep"}]]},
-        shell("sleep", f"echo $$ > {marks}/leader.pid; sleep 300 & echo $! > {marks}/orphan.pid; wait")]))
+        shell("sleep", f"echo $$$$ > {marks}/leader.pid; sleep 300 & echo $! > {marks}/orphan.pid; wait")]))
     driver = engine.popen("run", str(path))
     _wait_for(marks / "orphan.pid", driver)
     time.sleep(0.2)

@@ -351,7 +351,7 @@ def test_sigterm_leaves_runs_resumable_and_a_restart_finishes_them(tmp_path: Pat
     home = tmp_path / "home"
     first = start_server(home)
     mount = {"name": "marks", "mountPath": "/marks"}
-    script = "echo $$ >> /marks/{0}; while [ ! -e /marks/release ]; do sleep 0.1; done"
+    script = "echo $$$$ >> /marks/{0}; while [ ! -e /marks/release ]; do sleep 0.1; done"
     spec: dict[str, Any] = {
         "entrypoint": "main", "volumes": [{"name": "marks", "persistentVolumeClaim": {"claimName": "marks"}}],
         "templates": [

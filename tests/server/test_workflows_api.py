@@ -156,7 +156,7 @@ def test_ctrl_c_on_the_server_leaves_its_runs_resumable_and_kills_their_processe
     srv = start_server(home)
     marks = home / "store" / "markers"
     marks.mkdir(parents=True)
-    spec = _hello("sleepy-", f"echo $$ > {marks}/pid; exec sleep 300")
+    spec = _hello("sleepy-", f"echo $$$$ > {marks}/pid; exec sleep 300")
     name = srv.http.post(f"{srv.url}/api/v1/workflows/{NS}", json={"workflow": spec}, timeout=30).json()[
         "metadata"]["name"]
     deadline = time.monotonic() + 120
