@@ -225,7 +225,7 @@ class ChildRunner:
         scope = self.rt.with_global_outputs(scope)
         try:
             items = _loop_items(step.loop, scope, where)
-        except _NotAList:
+        except BadLoop:
             if _decided_false(step.when, scope):  # as Argo's expandStep/expandTask: a step that will not run
                 return []
             raise
@@ -245,8 +245,9 @@ def _started(record: NodeRecord) -> bool:
     return "inputs" in record and bool(record.get("templateName") or record.get("templateRef"))
 
 
-class _NotAList(NodeFailure):
-    """A loop's withParam that is not a JSON list, or a withSequence that is not a range."""
+class BadLoop(NodeFailure):
+    """A loop's withParam that is not a JSON list, or a withSequence that is not a range: as Argo's expandStep and
+    expandTask, the step or task becomes a Skipped-type node ended Error with these words."""
 
 
 def _decided_false(when: str | None, scope: Scope) -> bool:
@@ -266,15 +267,16 @@ def _loop_items(loop: Loop, scope: Scope, where: str) -> list[Any]:
         try:
             if ref is not None and scope.values.get(ref) is ABSENT:
                 raise TemplateError(f"{where}.withParam: {raw} refers to an absent optional output", absent=True)
-            text = render(raw, scope, f"{where}.withParam")
+            text = render(raw, scope, f"{where}.withParam", lenient=True)  # resolveReferences leaves unresolved tags
         except TemplateError as exc:
             raise NodeFailure(str(exc), terminal=exc.absent) from exc
         try:
             items = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise _NotAList(f"{where}.withParam: {text!r} is not a JSON list") from exc
+            raise BadLoop(f"withParam value could not be parsed as a JSON list: {text.strip()}: {exc}") from exc
         if not isinstance(items, list):
-            raise _NotAList(f"{where}.withParam: {text!r} is not a JSON list")
+            raise BadLoop(f"withParam value could not be parsed as a JSON list: {text.strip()}: a JSON "
+                          f"{type(items).__name__ if items is not None else 'null'}, not a list")
         return items
     return _sequence(loop.value, scope, where)
 
@@ -293,7 +295,7 @@ def _sequence(seq: Mapping[str, Any], scope: Scope, where: str) -> list[str]:
             end = int(rendered.get("end") or 0)
             numbers = list(range(start, end + 1)) if end >= start else list(range(start, end - 1, -1))
     except ValueError as exc:
-        raise _NotAList(f"{where}.withSequence: start/end/count must be integers ({rendered})") from exc
+        raise BadLoop(f"{where}.withSequence: start/end/count must be integers ({rendered})") from exc
     fmt = rendered.get("format")
     if fmt:
         try:

@@ -8,7 +8,7 @@ from typing import Any
 
 from aipipe.engine import graph, reconcile
 from aipipe.engine.calls import Call, NodeFailure
-from aipipe.engine.children import ChildRunner
+from aipipe.engine.children import BadLoop, ChildRunner
 from aipipe.engine.gate import FAIL_FAST_MESSAGE, ChildGate
 from aipipe.engine.handler import NodeResult
 from aipipe.engine.manifest import DagBody, StepSpec
@@ -197,6 +197,9 @@ class _DagRun:
         self._link(tname)
         try:
             items = self.children.expand_items(task, self.scope, tname)
+        except BadLoop as exc:  # Argo's expandTask: a Skipped-type node ended Error
+            self._finish(tname, self.rt.skip_node(ref, NodePhase.ERROR, str(exc), None), [])
+            return
         except NodeFailure as exc:
             self._finish(tname, self.rt.fail_node(ref, exc), [])
             return

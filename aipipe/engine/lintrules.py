@@ -270,12 +270,13 @@ def run_metadata_keys(workflow: Mapping[str, Any], spec: Mapping[str, Any]) -> d
 
 
 def metadata_reference(tag: str, keys: Mapping[str, set[str]], where: str) -> Iterator[Problem]:
-    """A ``workflow.labels.X`` or ``workflow.annotations.X`` whose key the run does not have (``json``, the whole
-    map, and the controller's own ``workflows.argoproj.io/`` keys are always there)."""
+    """A ``workflow.labels.X`` or ``workflow.annotations.X`` whose key the run does not have (``json`` is the whole
+    map). The labels a server or a CronWorkflow puts on a run, ``workflows.argoproj.io/…`` ones included, are on it
+    when it is judged."""
     parts = tag.split(".", 2)
     if len(parts) == 3 and parts[0] == "workflow" and parts[1] in keys:
         key = parts[2]
-        if key != "json" and not key.startswith("workflows.argoproj.io/") and key not in keys[parts[1]]:
+        if key != "json" and key not in keys[parts[1]]:
             yield where, f"failed to resolve {{{{{tag}}}}}: the run has no {parts[1][:-1]} '{key}'"
 
 
@@ -372,15 +373,19 @@ def loop_fields(step: Mapping[str, Any], where: str) -> Iterator[Problem]:
 
 
 def step_references(groups: list[Any], where: str) -> Iterator[Problem]:
-    """A step reads the steps of earlier groups, and only the ``status`` of the steps of its own group; a later
-    step cannot resolve yet (Argo: "failed to resolve {{steps.X...}}")."""
+    """A step (its hooks included) reads the steps of earlier groups, and only the ``status`` of the steps of its own
+    group; a later step cannot resolve yet (Argo: "failed to resolve {{steps.X...}}"). A step with hooks also reads
+    its own outputs (Argo's validateSteps adds them to the scope then, for the hooks to read; upstream's e2e test
+    TestHooksWithArtifactsInSteps passes a step's own artifact to its success hook)."""
     earlier: set[str] = set()
     for gi, group in enumerate(groups):
         steps = [s for s in group if isinstance(s, Mapping)] if isinstance(group, list) else []
         same = {str(s.get("name")) for s in steps}
         for step in steps:
-            for name, rest in _STEP_TAG.findall(_text_without(step, ("inline", "hooks"))):
-                if name in earlier or (name in same and rest == "status"):
+            hooks = step.get("hooks")
+            own = str(step.get("name")) if isinstance(hooks, Mapping) and hooks else None
+            for name, rest in _STEP_TAG.findall(_text_without(step, ("inline",))):
+                if name in earlier or (name in same and rest == "status") or name == own:
                     continue
                 yield f"{where}.steps[{gi}].{step.get('name')}", f"failed to resolve {{{{steps.{name}.{rest}}}}}"
         earlier |= same
@@ -401,7 +406,7 @@ def dag_tasks(dag: Mapping[str, Any], trees: Mapping[str, Any], where: str) -> I
         return
     for name, task in by_name.items():
         at = f"{where}.tasks.{name}"
-        if name[:1].isdigit():
+        if name[:1].isdigit() and (using_depends or task.get("dependencies")):
             yield at, "name cannot begin with a digit when using either 'depends' or 'dependencies'"
         if using_depends and task.get("continueOn") is not None:
             yield at, "cannot use 'continueOn' when using 'depends'. Instead use 'dep-task.Failed'/'dep-task.Errored'"

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from aipipe.engine.calls import Call, NodeFailure, TemplateSet
-from aipipe.engine.children import ChildRunner
+from aipipe.engine.children import BadLoop, ChildRunner
 from aipipe.engine.gate import FAIL_FAST_MESSAGE, ChildGate
 from aipipe.engine.handler import NodeResult
 from aipipe.engine.manifest import StepsBody, StepSpec
@@ -79,16 +79,16 @@ class StepsHandler:
 
     def _controller_error(self, group: Sequence[StepSpec], failed: list[tuple[StepSpec, NodeRecord]]) -> str | None:
         """The group's message when a failed child's error was the controller's (the first such child in the
-        group's order): a ``when`` it could not evaluate (a Skipped-type node ended Error) gives that error as it is,
-        as Argo's executeStepGroup errs the group with it; a template it could not execute gives "step group deemed
-        errored due to child <name> error: <its error>"; else None."""
+        group's order): a ``when`` it could not evaluate or a loop it could not expand (a Skipped-type node ended
+        Error) gives that error as it is, as Argo's executeStepGroup errs the group with it; a template it could not
+        execute gives "step group deemed errored due to child <name> error: <its error>"; else None."""
         order = {id(step): i for i, step in enumerate(group)}
         errored = [(order.get(id(step), len(group)), node) for step, node in failed
-                   if node.get("id") in self.rt.controller_errors or _bad_when(node)]
+                   if node.get("id") in self.rt.controller_errors or _not_started_by_the_controller(node)]
         if not errored:
             return None
         _, node = min(errored, key=lambda pair: pair[0])
-        if _bad_when(node):
+        if _not_started_by_the_controller(node):
             return str(node.get("message", ""))
         return f"step group deemed errored due to child {node.get('name')} error: {node.get('message', '')}"
 
@@ -151,6 +151,9 @@ class StepsHandler:
         base = group.child(f"{group.name}.{step.name}", step.name, boundary=group.boundary)
         try:
             items = self.children.expand_items(step, scope, base.name)
+        except BadLoop as exc:  # Argo's expandStep: a Skipped-type node ended Error, whose group errs with it
+            results.append((step, [self.rt.skip_node(base, NodePhase.ERROR, str(exc), None)]))
+            return
         except NodeFailure as exc:
             results.append((step, [self.rt.fail_node(base, exc)]))
             return
@@ -197,6 +200,7 @@ def _item_child(scope: Scope, item: Any) -> Scope:
     return scope.child(values, raw=raw)
 
 
-def _bad_when(node: NodeRecord) -> bool:
-    """A step whose ``when`` could not be evaluated: Argo's Skipped-type node in the Error phase."""
+def _not_started_by_the_controller(node: NodeRecord) -> bool:
+    """A step whose ``when`` could not be evaluated or whose loop could not be expanded: Argo's Skipped-type node in
+    the Error phase."""
     return node.get("type") == NodeType.SKIPPED and node.get("phase") == NodePhase.ERROR

@@ -143,7 +143,7 @@ class _Linter:
                 for step in group:
                     sname = step.get("name")
                     if not sname:
-                        self.fail(f"{where}.steps[{gi}]", "a step needs a name")
+                        self.fail(f"{where}.steps[{gi}]", "name is required")
                     if sname in seen:
                         self.fail(f"{where}.steps[{gi}].{sname}", f"step name '{sname}' is not unique")
                     problem = lintrules.field_name_problem(str(sname))

@@ -153,6 +153,22 @@ def test_a_when_that_cannot_be_evaluated_errors_the_step_group_with_its_words(en
     assert group["message"] == first["message"] == out["status"]["message"]
 
 
+def test_a_with_param_that_is_no_json_list_errs_the_group_with_argos_words(engine: EngineRun) -> None:
+    """Argo's expandStep: a Skipped-type node ended Error; the group errs and the run fails with the same words. An
+    artifact's tag cannot be a list: it stays as written (resolveReferences allows unresolved tags)."""
+    make = _sh("make", "echo 1 > /tmp/ids", outputs={"artifacts": [{"name": "ids", "path": "/tmp/ids"}]})
+    each = {"name": "each", "inputs": {"parameters": [{"name": "id"}]},
+            "container": {"image": "alpine", "command": ["echo", "{{inputs.parameters.id}}"]}}
+    loop = {"name": "per", "template": "each", "withParam": "{{steps.make.outputs.artifacts.ids}}",
+            "arguments": {"parameters": [{"name": "id", "value": "{{item}}"}]}}
+    main = {"name": "main", "steps": [[{"name": "make", "template": "make"}], [loop]]}
+    out = engine.run(_wf("badparam", "main", [main, make, each]))
+    want = "withParam value could not be parsed as a JSON list: {{steps.make.outputs.artifacts.ids}}: "
+    assert out["status"]["phase"] == "Failed" and out["status"]["message"].startswith(want)
+    [per] = nodes_by_display(out)["per"]
+    assert (per["type"], per["phase"]) == ("Skipped", "Error") and _phases(out)["[1]"] == ["Error"]
+
+
 def test_parameters_written_as_numbers_or_booleans_reach_nodes_as_argos_text(engine: EngineRun) -> None:
     """Argo's AnyString: `true`, `30`, `2.5` and `1e21` written bare are the text true, 30, 2.5 and
     1000000000000000000000 (an enum of booleans matches too); a `{{retries}}` outside a retry stays as written."""

@@ -198,6 +198,37 @@ def test_a_label_or_annotation_the_run_does_not_have_is_refused() -> None:
     labelled = workflow(shows)
     labelled["metadata"]["labels"] = {"team": "ml"}
     validate_workflow(labelled, no_templates)
+    origin = "{{workflow.labels.workflows.argoproj.io/workflow-template}}"  # a label the run was not given
+    err = refused(workflow({**LEAF, "container": {"image": "alpine", "command": ["echo", origin]}}))
+    assert f"failed to resolve {origin}" in str(err)
+
+
+def test_digit_task_names_need_no_depends_and_a_step_needs_a_name() -> None:
+    """Argo's validateDAG refuses a task name starting with a digit only when the DAG uses depends or the task
+    dependencies; validateSteps words a nameless step "name is required"."""
+    tasks = [{"name": "1st", "template": "say", "arguments": {"parameters": [{"name": "message", "value": "x"}]}},
+             {"name": "2nd", "template": "say", "arguments": {"parameters": [{"name": "message", "value": "y"}]}}]
+    validate_workflow(workflow({"name": "main", "dag": {"tasks": tasks}}, SAY), no_templates)
+    err = refused(workflow({"name": "main", "dag": {"tasks": [tasks[0], {**tasks[1], "depends": "1st"}]}}, SAY))
+    assert "name cannot begin with a digit when using either 'depends' or 'dependencies'" in str(err)
+    nameless = {"template": "say", "arguments": {"parameters": [{"name": "message", "value": "x"}]}}
+    err = refused(workflow({"name": "main", "steps": [[nameless]]}, SAY))
+    assert str(err).endswith("name is required") and err.field == "templates.main.steps[0]"
+
+
+def test_a_steps_hooks_read_its_own_outputs_but_not_a_later_steps() -> None:
+    """Argo's validateSteps puts a step's own outputs in scope when it has hooks (upstream's e2e test
+    TestHooksWithArtifactsInSteps); a later step's outputs stay out of reach, in a hook as in the step."""
+    own = "{{steps.p.outputs.result}}"
+    hook = {"expression": "true", "template": "say", "arguments": {"parameters": [{"name": "message", "value": own}]}}
+    step = {"name": "p", "template": "say", "arguments": {"parameters": [{"name": "message", "value": "x"}]},
+            "hooks": {"told": hook}}
+    validate_workflow(workflow({"name": "main", "steps": [[step]]}, SAY), no_templates)
+    later = {"expression": "true", "template": "say",
+             "arguments": {"parameters": [{"name": "message", "value": "{{steps.q.outputs.result}}"}]}}
+    q = {"name": "q", "template": "say", "arguments": {"parameters": [{"name": "message", "value": "y"}]}}
+    err = refused(workflow({"name": "main", "steps": [[{**step, "hooks": {"told": later}}], [q]]}, SAY))
+    assert "failed to resolve {{steps.q.outputs.result}}" in str(err)
 
 
 @pytest.mark.parametrize(("template", "tag"), [
