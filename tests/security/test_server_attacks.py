@@ -360,15 +360,19 @@ def test_sigterm_leaves_runs_resumable_and_a_restart_finishes_them(tmp_path: Pat
                                         "volumeMounts": [mount]}},
             {"name": "b",  # no retryStrategy: an interrupted node re-runs on resume as the same attempt
              "container": {"image": "x", "command": ["sh", "-c", script.format("b")], "volumeMounts": [mount]}}]}
-    created = first.http.post(f"{first.url}/api/v1/workflows/{NS}",
-                              json={"workflow": {"metadata": {"name": "graceful"}, "spec": spec}}, timeout=30)
-    assert created.ok, created.text
-    marks = home / "runs" / created.json()["metadata"]["uid"] / "volumes" / "marks"
-    deadline = time.monotonic() + 60
-    while not (marks / "b").is_file() or not (marks / "b").read_text().strip():
-        assert time.monotonic() < deadline, (home / "server.log").read_text()[-3000:]
-        time.sleep(0.1)
-    node_pid = int((marks / "b").read_text().split()[0])
+    try:  # a failure before the stop below must not leave the server and its node running
+        created = first.http.post(f"{first.url}/api/v1/workflows/{NS}",
+                                  json={"workflow": {"metadata": {"name": "graceful"}, "spec": spec}}, timeout=30)
+        assert created.ok, created.text
+        marks = home / "runs" / created.json()["metadata"]["uid"] / "volumes" / "marks"
+        deadline = time.monotonic() + 60
+        while not (marks / "b").is_file() or not (marks / "b").read_text().strip():
+            assert time.monotonic() < deadline, (home / "server.log").read_text()[-3000:]
+            time.sleep(0.1)
+        node_pid = int((marks / "b").read_text().split()[0])
+    except BaseException:
+        first.stop()
+        raise
     assert first.stop(signal.SIGTERM) == 0
     assert not process_alive(node_pid)
     store = RunStore.from_home(home)
