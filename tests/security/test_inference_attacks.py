@@ -337,10 +337,12 @@ def test_slow_lane_hands_off_sheds_load_and_fails_on_a_dead_replica() -> None:
     def job(req_id: int, slot: int, kind: int = p.JOB_RAW, gpu_gen: int = 1, body: bytes = big) -> bytes:
         return p.pack_job(p.JobHeader(req_id, kind, slot, 0, gpu_gen, 2), body)
 
-    def collect() -> None:  # until the lane is idle
+    def collect() -> None:  # until the lane is idle (poll: the test process may hold descriptors past select's 1024)
         deadline = time.monotonic() + 20
+        wake = select.poll()
+        wake.register(worker.slow.wake_fd, select.POLLIN)
         while worker.slow.busy and time.monotonic() < deadline:
-            select.select([worker.slow.wake_fd], [], [], 1.0)
+            wake.poll(1000)
             worker.on_slow_done()
 
     def replies() -> list[p.Reply]:
