@@ -171,8 +171,15 @@ class NodeVolumes:
 
     def check_mount_paths(self, tmpl: Mapping[str, Any], body: Mapping[str, Any], root: Path,
                           private_tops: frozenset[str]) -> None:
-        """Refuse, before anything is written for the node, a volume mounted where the node cannot have a mount of
-        its own: in ``/dev``, ``/proc`` or ``/sys``, or in a host folder with other filesystems mounted below it."""
+        """Refuse, before anything is written for the node, a mount path that is not absolute or holds ``..`` (as
+        Kubernetes does), and a volume mounted where the node cannot have a mount of its own: in ``/dev``, ``/proc``
+        or ``/sys``, a host folder that is a link (``/bin`` on a merged-/usr host), or one with other filesystems
+        mounted below it."""
+        for name, mount, _ in self._mounts(tmpl, body):
+            given = str(mount.get("mountPath") or "")
+            if not given.startswith("/") or ".." in PurePosixPath(given).parts:
+                raise UserError(f"{given!r} must be an absolute path without '..'",
+                                field=f"volumeMounts.{name}.mountPath")
         for name, _, _, mount_path in self._in_shared_folders(tmpl, body, root, private_tops):
             if not can_host_volumes(PurePosixPath(mount_path).parts[1]):
                 raise UserError(f"{mount_path} is in a host folder the node cannot mount a volume in (/dev, /proc, "

@@ -169,14 +169,23 @@ def test_a_claim_under_etc_is_shared_between_steps(engine: EngineRun) -> None:
     assert not Path(mount).exists()
 
 
-@pytest.mark.parametrize("mount_path", ["/proc/cfg", "/sys/cfg"])
-def test_a_volume_under_proc_or_sys_is_refused(engine: EngineRun, mount_path: str) -> None:
+@pytest.mark.parametrize("mount_path", ["/proc/cfg", "/sys/cfg", *(["/bin/cfg"] if Path("/bin").is_symlink() else [])])
+def test_a_volume_under_proc_sys_or_a_linked_folder_is_refused(engine: EngineRun, mount_path: str) -> None:
     put(engine.home, "files", a_txt="alpha")
     wf = engine.run(one_pod("echo never", volumes=[{"name": "cfg", "configMap": {"name": "files"}}],
                             volumeMounts=[{"name": "cfg", "mountPath": mount_path}]))
     assert pod(wf)["phase"] == "Error"
     assert f"volumeMounts.cfg.mountPath: {mount_path} is in a host folder the node cannot mount a volume in" in pod(
         wf)["message"]
+
+
+@pytest.mark.parametrize("mount_path", ["/etc/../tmp/x", "relative/cfg"])
+def test_a_mount_path_must_be_absolute_without_dot_dot(engine: EngineRun, mount_path: str) -> None:
+    put(engine.home, "files", a_txt="alpha")
+    wf = engine.run(one_pod("echo never", volumes=[{"name": "cfg", "configMap": {"name": "files"}}],
+                            volumeMounts=[{"name": "cfg", "mountPath": mount_path}]))
+    assert pod(wf)["phase"] == "Error"
+    assert f"volumeMounts.cfg.mountPath: {mount_path!r} must be an absolute path without '..'" in pod(wf)["message"]
 
 
 def test_empty_dir_is_an_empty_writable_folder_of_each_node(engine: EngineRun) -> None:

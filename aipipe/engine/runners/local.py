@@ -235,10 +235,10 @@ def _mount_plan(spec: ProcessSpec) -> tuple[list[Step], list[Path]]:
 def can_host_volumes(top: str) -> bool:
     """Whether volumes may mount below the host's system folder ``/top`` (``/etc``, ``/run``…): the node then sees it
     as a read-only copy-on-write overlay of its own, in which the mount points are made, so nothing is made on the
-    host. Not ``/dev``, ``/proc`` or ``/sys`` (the node's own), nor a folder with another filesystem mounted below it
-    (the overlay would hide it)."""
+    host. Not ``/dev``, ``/proc`` or ``/sys`` (the node's own), a link (``/bin`` to ``usr/bin``), nor a folder with
+    another filesystem mounted below it (the overlay would hide it)."""
     return (top not in ("dev", "proc", "sys") and top not in _folders_with_mounts_below()
-            and not _OVERLAY_UNSAFE & set(top) and os.path.isdir(f"/{top}"))
+            and not _OVERLAY_UNSAFE & set(top) and os.path.isdir(f"/{top}") and not os.path.islink(f"/{top}"))
 
 
 def _volumes_in_shared_folders(spec: ProcessSpec) -> dict[str, list[tuple[str, bool]]]:
