@@ -299,7 +299,7 @@ def argument_values(step: Mapping[str, Any], where: str) -> Iterator[Problem]:
         name = f"{where}.arguments.{param.get('name')}"
         if param.get("value") is None and not param.get("valueFrom"):
             yield name, f"{name}.value or {name}.valueFrom is required"
-        yield from workflow_argument_sources(param, name)
+        yield from argument_sources(param, name)
 
 
 def leaf_image(tmpl: Mapping[str, Any], defaults: Mapping[str, Any], where: str) -> Iterator[Problem]:
@@ -319,7 +319,7 @@ def http_url(tmpl: Mapping[str, Any], where: str) -> Iterator[Problem]:
         yield f"{where}.http.url", "is required: the URL the HTTP node requests"
 
 
-def workflow_argument_sources(param: Mapping[str, Any], where: str) -> Iterator[Problem]:
+def argument_sources(param: Mapping[str, Any], where: str) -> Iterator[Problem]:
     """An argument's ``valueFrom`` (the workflow's, a step's or a task's) reads a ConfigMap, an event or a supplied
     value (with a default), never a file, a JSON path, another parameter or an expression (Argo's
     validateArgumentsValues)."""

@@ -95,7 +95,7 @@ class _Linter:
         for param in (self.spec.get("arguments") or {}).get("parameters") or []:  # Argo checks these first
             if "value" not in param and not param.get("valueFrom") and not self.as_template:
                 self.fail(f"spec.arguments.{param.get('name')}.value", "is required (give it with -p name=value)")
-            self.fail_first(lintrules.workflow_argument_sources(param, f"spec.arguments.{param.get('name')}"))
+            self.fail_first(lintrules.argument_sources(param, f"spec.arguments.{param.get('name')}"))
             enum = param.get("enum")
             if enum is not None and not enum:
                 self.fail(f"spec.arguments.{param.get('name')}.enum", "enum should contain at least one value")

@@ -212,22 +212,18 @@ def _mount_plan(spec: ProcessSpec) -> tuple[list[Step], list[Path]]:
         plan.append(Step("bind", str(target).encode(), path.encode()))
         if kind == "ro":
             plan.append(Step("ro", str(target).encode()))
+    shared_sources = {str(Path("/", path)): source for mounts in in_shared.values() for path, source in mounts}
     for source, container_path in spec.binds:
         target = spec.host_path(container_path)
-        if target.is_relative_to(root):
-            _mount_point(target, True, made)
-        else:  # in a shared system folder: its mount point was made in the node's overlay of it (above)
+        if str(Path("/", container_path)) in shared_sources:  # its mount point is in the folder's overlay (above)
             target = root / container_path.lstrip("/")
-        plan.append(Step("bind", str(target).encode(), source.encode()))
-    staged = {str(Path("/", container_path)): source for source, container_path in spec.binds}
-    for container_path in spec.read_only_mounts:  # a mount of its own, then read-only (root cannot write it)
-        own = spec.host_path(container_path)
-        if not own.is_relative_to(root):
-            source = staged.get(str(Path("/", container_path)), "")
-            own, exists = root / container_path.lstrip("/"), bool(source) and os.path.exists(source)
         else:
-            exists = own.exists()
-        if exists:  # an optional volume that was absent left nothing to protect
+            _mount_point(target, True, made)
+        plan.append(Step("bind", str(target).encode(), source.encode()))
+    for container_path in spec.read_only_mounts:  # a mount of its own, then read-only (root cannot write it)
+        filled = shared_sources.get(str(Path("/", container_path)))
+        own = root / container_path.lstrip("/") if filled is not None else spec.host_path(container_path)
+        if os.path.exists(filled if filled is not None else own):  # an absent optional volume: nothing to protect
             plan += [Step("bind", str(own).encode(), str(own).encode()), Step("ro", str(own).encode())]
     return plan, made
 
@@ -241,18 +237,17 @@ def can_host_volumes(top: str) -> bool:
             and not _OVERLAY_UNSAFE & set(top) and os.path.isdir(f"/{top}") and not os.path.islink(f"/{top}"))
 
 
-def _volumes_in_shared_folders(spec: ProcessSpec) -> dict[str, list[tuple[str, bool]]]:
-    """Top-level folder -> (container path, is a folder) of each volume the node mounts in a host folder it shares
-    (not one of its private tops)."""
-    found: dict[str, list[tuple[str, bool]]] = {}
+def _volumes_in_shared_folders(spec: ProcessSpec) -> dict[str, list[tuple[str, str]]]:
+    """Top-level folder -> (container path, what is mounted there) of each volume the node mounts in a host folder
+    it shares (not one of its private tops)."""
+    found: dict[str, list[tuple[str, str]]] = {}
     for source, container_path in spec.binds:
         if not spec.host_path(container_path).is_relative_to(spec.root):
-            top = Path("/", container_path).parts[1]
-            found.setdefault(top, []).append((container_path, not os.path.isfile(source)))
+            found.setdefault(Path("/", container_path).parts[1], []).append((container_path, source))
     return found
 
 
-def _system_overlay_plan(host: str, target: Path, layer: Path, mounts: list[tuple[str, bool]]) -> list[Step]:
+def _system_overlay_plan(host: str, target: Path, layer: Path, mounts: list[tuple[str, str]]) -> list[Step]:
     """A system folder as an overlay of the node's own (its upper layer in the node's in-memory layers), the mount
     points of its volumes made in it, then read-only before anything is mounted there: the node reads the host's
     files, the engine never writes the host's folder. Without overlayfs the folder is the usual read-only bind and
@@ -261,8 +256,9 @@ def _system_overlay_plan(host: str, target: Path, layer: Path, mounts: list[tupl
     plan = [Step("dir", upper), Step("dir", work),
             Step("overlay", str(target).encode(), host.encode(),
                  b"lowerdir=%s,upperdir=%s,workdir=%s" % (host.encode(), upper, work))]
-    for container_path, is_dir in mounts:
-        plan.append(Step("dir" if is_dir else "file", str(target.parent / container_path.lstrip("/")).encode()))
+    for container_path, source in mounts:
+        point = str(target.parent / container_path.lstrip("/")).encode()
+        plan.append(Step("file" if os.path.isfile(source) else "dir", point))
     return [*plan, Step("ro", str(target).encode())]
 
 
