@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from aipipe.engine.dbfile import SqliteFile
 from aipipe.engine.names import generate_name, new_uid, now_rfc3339
 from aipipe.errors import ConflictError, NotFoundError, UserError
@@ -104,7 +106,16 @@ def serialize_workflow(workflow: dict[str, Any]) -> Snapshot:
     phase = workflow.get("status", {}).get("phase", "")
     stamped = {**workflow, "metadata": {**meta, "labels": _phase_labels(meta.get("labels"), phase)}}
     stamped["metadata"].pop("resourceVersion", None)
-    return Snapshot(meta["uid"], phase, json.dumps(stamped))
+    return Snapshot(meta["uid"], phase, dump_json(stamped))
+
+
+def dump_json(obj: Any) -> str:
+    """JSON text of a stored object: orjson (a run's whole tree is written after each change, so this is on every
+    node's path), or the standard library for what orjson refuses (an integer past 64 bits in a user's field)."""
+    try:
+        return orjson.dumps(obj).decode()
+    except TypeError:
+        return json.dumps(obj)
 
 
 def _phase_labels(labels: dict[str, str] | None, phase: str) -> dict[str, str]:
