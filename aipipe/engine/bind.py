@@ -108,10 +108,7 @@ def _parameter_value(spec: dict[str, Any], args: dict[str, dict[str, Any]], scop
         text = render(as_text(value), scope, f"inputs.parameters.{pname}")
     except TemplateError as exc:
         raise NodeFailure(str(exc), terminal=exc.absent) from exc
-    enum = spec.get("enum")
-    if enum and text not in [str(e) for e in enum]:
-        raise NodeFailure(f"inputs.parameters.{pname}: value {text!r} is not one of {enum}")
-    return text
+    return text  # an input's enum is for forms (the UI); Argo checks only arguments' enums, at submit
 
 
 def config_map_value(configmaps: ConfigMapStore, ref: dict[str, Any], default: Any, where: str, scope: Scope) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 from aipipe.engine.arguments import optional_inputs, render_arguments
 from aipipe.engine.calls import Call, NodeFailure, TemplateSet
 from aipipe.engine.control import TERMINATE
-from aipipe.engine.expr import ExprError, evaluate, evaluate_condition
+from aipipe.engine.expr import ExprError, evaluate, should_execute
 from aipipe.engine.manifest import Loop, StepSpec
 from aipipe.engine.noderef import NodeRef
 from aipipe.engine.nodes import node_id
@@ -72,9 +72,9 @@ class ChildRunner:
             except TemplateError as exc:
                 return self.rt.fail_node(ref, NodeFailure(str(exc), terminal=exc.absent), call)
             try:
-                proceed = evaluate_condition(rendered)
+                proceed = should_execute(rendered)
             except ExprError as exc:  # as Argo's shouldExecute: a Skipped-type node that ends Error
-                return self.rt.skip_node(ref, NodePhase.ERROR, f"Invalid 'when' expression '{rendered}': {exc}", call)
+                return self.rt.skip_node(ref, NodePhase.ERROR, str(exc), call)
             if not proceed:
                 return self.rt.skip_node(ref, NodePhase.SKIPPED, f"when '{rendered}' evaluated false", call)
         try:
@@ -121,6 +121,9 @@ class ChildRunner:
         """Start each expression hook whose expression is true now (each fires at most once); ``boundary`` is
         the id of the steps/DAG node a step's or task's hook belongs to ("" for the workflow's hooks)."""
         rt = self.rt
+        env = scope.env()
+        if boundary:  # a step's or task's hook is judged before operate() sets workflow.status (argo-workflows#11269)
+            env = {**env, "workflow": {k: v for k, v in (env.get("workflow") or {}).items() if k != "status"}}
         for hook_name, hook in hooks.items():
             if hook_name == "exit" or not hook.get("expression"):
                 continue
@@ -129,7 +132,7 @@ class ChildRunner:
             if self._fired(ref):
                 continue
             try:
-                fire = evaluate(str(hook["expression"]), scope.env()) is True
+                fire = evaluate(str(hook["expression"]), env) is True
             except ExprError:
                 fire = False
             if not fire:
@@ -253,7 +256,7 @@ class BadLoop(NodeFailure):
 def _decided_false(when: str | None, scope: Scope) -> bool:
     """Whether a step's ``when`` (before its loop expands, so without item variables) is false."""
     try:
-        return when is not None and not evaluate_condition(render(when, scope, "when"))
+        return when is not None and not should_execute(render(when, scope, "when"))
     except (TemplateError, ExprError):
         return False
 

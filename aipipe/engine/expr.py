@@ -1,4 +1,4 @@
-"""Expressions: expr-lang behind ``{{= …}}`` and the govaluate-style ``when`` conditions.
+"""Expressions: expr-lang behind ``{{= …}}`` and govaluate's ``when`` conditions (``should_execute``).
 
 The engine's entry points; the grammar (``grammar/argo.lark``), the tree builder and the evaluators
 live in ``aipipe.engine.grammar``. ``NIL`` stands for expr's ``nil`` (also the value of an absent
@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from aipipe.engine.grammar.condition import evaluate_condition
 from aipipe.engine.grammar.evaluate import Evaluator
+from aipipe.engine.grammar.govaluate import should_execute
 from aipipe.engine.grammar.parse import Node, parse
 from aipipe.engine.grammar.values import NIL, ExprError, to_text
 
-__all__ = ["NIL", "ExprError", "Node", "Parser", "evaluate", "evaluate_condition", "referenced_names",
-           "to_text"]
+__all__ = ["NIL", "ExprError", "Node", "Parser", "evaluate", "referenced_names", "should_execute", "to_text"]
 
 
 class Parser:

@@ -55,7 +55,7 @@ def named_list(items: Any, where: str, params: bool) -> Iterator[Problem]:
     for i, item in enumerate(items if isinstance(items, list) else []):
         name = str((item or {}).get("name") or "") if isinstance(item, Mapping) else ""
         if not name:
-            yield f"{where}[{i}].name", "is required"
+            yield f"{where}[{i}]", "name is required"
             return
         problem = param_name_problem(name) if params else field_name_problem(name)
         if problem:
@@ -280,28 +280,6 @@ def metadata_reference(tag: str, keys: Mapping[str, set[str]], where: str) -> It
             yield where, f"failed to resolve {{{{{tag}}}}}: the run has no {parts[1][:-1]} '{key}'"
 
 
-def argument_artifacts(step: Mapping[str, Any], where: str) -> Iterator[Problem]:
-    """Each artifact a step or task passes needs a source (Argo's validateArgumentsValues)."""
-    for art in (step.get("arguments") or {}).get("artifacts") or []:
-        if isinstance(art, Mapping) and not any(art.get(k) not in (None, "", {}) for k in ARTIFACT_SOURCES):
-            yield f"{where}.arguments.artifacts.{art.get('name')}", "from, artifact location, or key is required"
-        if isinstance(art, Mapping) and art.get("from") and art.get("fromExpression"):
-            yield (f"{where}.arguments.artifacts.{art.get('name')}",
-                   "shouldn't have both `from` and `fromExpression` in Artifact")
-
-
-def argument_values(step: Mapping[str, Any], where: str) -> Iterator[Problem]:
-    """Each parameter a step or task passes has a value or a valueFrom (Argo's validateArgumentsValues: a call
-    cannot leave a parameter to the callee's default by naming it without a value)."""
-    for param in (step.get("arguments") or {}).get("parameters") or []:
-        if not isinstance(param, Mapping):
-            continue
-        name = f"{where}.arguments.{param.get('name')}"
-        if param.get("value") is None and not param.get("valueFrom"):
-            yield name, f"{name}.value or {name}.valueFrom is required"
-        yield from argument_sources(param, name)
-
-
 def leaf_image(tmpl: Mapping[str, Any], defaults: Mapping[str, Any], where: str) -> Iterator[Problem]:
     """A container or script names its image, or ``templateDefaults`` gives one for that kind (Argo's
     validateLeaf)."""
@@ -317,18 +295,6 @@ def http_url(tmpl: Mapping[str, Any], where: str) -> Iterator[Problem]:
     body = tmpl.get("http")
     if isinstance(body, Mapping) and not str(body.get("url") or "").strip():
         yield f"{where}.http.url", "is required: the URL the HTTP node requests"
-
-
-def argument_sources(param: Mapping[str, Any], where: str) -> Iterator[Problem]:
-    """An argument's ``valueFrom`` (the workflow's, a step's or a task's) reads a ConfigMap, an event or a supplied
-    value (with a default), never a file, a JSON path, another parameter or an expression (Argo's
-    validateArgumentsValues)."""
-    value_from = param.get("valueFrom")
-    if not isinstance(value_from, Mapping):
-        return
-    if not any(value_from.get(k) not in (None, "") for k in ("configMapKeyRef", "event", "supplied")) or any(
-            value_from.get(k) not in (None, "") for k in ("path", "jsonPath", "parameter", "expression")):
-        yield f"{where}.valueFrom", "valueFrom only allows: default, configMapKeyRef and supplied"
 
 
 def _positive_or_variable(value: Any) -> bool:

@@ -95,16 +95,14 @@ class Outputs:
             value_from = spec.get("valueFrom") or {}
             default = value_from.get("default")
             value: Any = None
+            if not value_from:  # Argo's getTemplateOutputsFromScope: a literal `value` is for a pod's outputs only
+                raise NodeFailure("output parameters must have a valueFrom specified", terminal=True)
             try:
                 if "parameter" in value_from:
-                    raw = str(value_from["parameter"])
-                    ref = exact_reference(raw)
-                    value = ABSENT if ref is not None and scope.values.get(ref) is ABSENT else render(raw, scope)
+                    value = resolve_var(str(value_from["parameter"]), scope)
                 elif "expression" in value_from:  # nil (a skipped task's output) takes the default, if any
                     result = evaluate(str(value_from["expression"]), scope.env())
                     value = None if result is NIL and default is not None else to_text(result)
-                elif "value" in spec:
-                    value = render(as_text(spec["value"]), scope)
             except (TemplateError, ExprError) as exc:
                 if default is None:
                     raise NodeFailure(f"outputs.parameters.{spec['name']}: {exc}",
@@ -146,6 +144,25 @@ class Outputs:
         if artifacts:
             out["artifacts"] = artifacts
         return out or None
+
+
+def resolve_var(text: str, scope: Scope) -> Any:
+    """A steps/dag template's ``valueFrom.parameter`` as Argo's ResolveVar reads it: one leading ``{{`` and trailing
+    ``}}`` come off, ``=…`` is an expression, and anything else must be the whole name of one of the template's
+    inputs or of its steps'/tasks' outputs (so the bare ``inputs.parameters.x`` works). A tag naming an input or a
+    global was already substituted with the template, so its *value* is what gets looked up (and rarely found)."""
+    ref = exact_reference(text)
+    if ref is not None and ref.startswith(("inputs.", "workflow.")):
+        text = render(text, scope)
+    tag = text.removeprefix("{{").removesuffix("}}").strip()
+    if tag.startswith("="):
+        result = evaluate(tag[1:], scope.env())
+        if result is NIL:
+            raise TemplateError(f"Unable to resolve: {json.dumps(tag)}")
+        return to_text(result)
+    if tag.startswith(("inputs.", "steps.", "tasks.")) and tag in scope.values:
+        return scope.values[tag]
+    raise TemplateError(f"Unable to resolve: {json.dumps(tag)}")
 
 
 def _aggregated(values: list[str]) -> str:

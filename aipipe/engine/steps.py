@@ -8,6 +8,7 @@ from typing import Any
 
 from aipipe.engine.calls import Call, NodeFailure, TemplateSet
 from aipipe.engine.children import BadLoop, ChildRunner
+from aipipe.engine.expr import ExprError, should_execute
 from aipipe.engine.gate import FAIL_FAST_MESSAGE, ChildGate
 from aipipe.engine.handler import NodeResult
 from aipipe.engine.manifest import StepsBody, StepSpec
@@ -15,7 +16,7 @@ from aipipe.engine.noderef import NodeRef
 from aipipe.engine.nodes import node_id, outbound_nodes
 from aipipe.engine.phases import FAILED_PHASES, NOT_RUN, NodePhase, NodeType
 from aipipe.engine.runtime import NodeRecord, Runtime
-from aipipe.engine.template import Scope, item_label, item_scope
+from aipipe.engine.template import Scope, TemplateError, item_label, item_scope, render
 
 StepResults = list[tuple[StepSpec, list[NodeRecord]]]  # each step of a group with its nodes
 
@@ -46,6 +47,11 @@ class StepsHandler:
                 self._restart_daemons(group, gref, scope, call.tset, gate)
                 continue
             rt.tree.commit()
+            unevaluable = self._unevaluable_when(group, scope)
+            if unevaluable is not None:  # Argo's resolveReferences: the group errs before any of its steps starts
+                message = f"Failed to resolve references: {unevaluable}"
+                rt.finish_node(gid, NodePhase.ERROR, message)
+                return {"phase": NodePhase.FAILED, "message": message}
             results: StepResults = []
             threads: list[threading.Thread] = []
             group_lock = threading.Lock()
@@ -76,6 +82,21 @@ class StepsHandler:
             tree_nodes = dict(rt.tree.nodes)
         outbound = [o for child in last for o in outbound_nodes(tree_nodes, child)]
         return {"phase": NodePhase.SUCCEEDED, "outputs": outputs, "outboundNodes": outbound}
+
+    def _unevaluable_when(self, group: Sequence[StepSpec], scope: Scope) -> str | None:
+        """The error of the first unlooped step whose ``when`` govaluate cannot evaluate (a loop's is judged per item,
+        once expanded; a tag that cannot be resolved is the step's own failure)."""
+        scope = self.rt.with_global_outputs(scope)
+        for step in group:
+            if step.when is None or step.loop is not None:
+                continue
+            try:
+                should_execute(render(step.when, scope, f"{step.name}.when"))
+            except TemplateError:
+                continue
+            except ExprError as exc:
+                return str(exc)
+        return None
 
     def _controller_error(self, group: Sequence[StepSpec], failed: list[tuple[StepSpec, NodeRecord]]) -> str | None:
         """The group's message when a failed child's error was the controller's (the first such child in the

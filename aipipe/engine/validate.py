@@ -7,12 +7,13 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any, NoReturn
 
-from aipipe.engine import graph, lintrules
+from aipipe.engine import argrules, graph, lintrules
 from aipipe.engine.anystring import text_parameter_lookup, text_parameters
 from aipipe.engine.execution import TemplateLookup
 from aipipe.engine.gpu import request_problem
 from aipipe.engine.manifest import TEMPLATE_KINDS, is_dynamic_ref, kind_of
 from aipipe.engine.memospec import memoize_problems
+from aipipe.engine.refwalk import referenced_templates
 from aipipe.engine.resourcefield import check_resource_field
 from aipipe.engine.semaphores import sync_problems
 from aipipe.engine.wfref import resolve_workflow_spec
@@ -35,6 +36,7 @@ MAX_OBJECT_NAME = 63  # Argo's maxCharsInObjectName
 WORKFLOW_FIELDS = frozenset({"name", "namespace", "uid", "serviceAccountName", "mainEntrypoint", "parameters",
                              "priority", "labels", "annotations", "creationTimestamp", "duration", "status",
                              "failures", "outputs", "scheduledTime"})
+SIBLING_FIELDS = frozenset({"id", "startedAt", "finishedAt", "hostNodeName", "status", "ip", "exitCode"})
 POD_GC_STRATEGIES = (None, "", "OnPodCompletion", "OnPodSuccess", "OnWorkflowCompletion", "OnWorkflowSuccess")
 _OUTPUT_TAG = re.compile(r"(?:steps|tasks)\.[^.\s\[\]]+\.(?:outputs\.)?"
                          r"(result|exitCode|parameters\.|artifacts\.)([A-Za-z0-9_-]*)$")
@@ -76,7 +78,7 @@ class _Linter:
         names = [t.get("name") for t in self.spec.get("templates") or []]
         for i, name in enumerate(names):
             if not name:
-                self.fail(f"templates[{i}].name", "is required")
+                self.fail(f"templates[{i}]", "name is required")
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
             self.fail("spec.templates", f"duplicate template name(s) {dupes}")
@@ -95,13 +97,8 @@ class _Linter:
         for param in (self.spec.get("arguments") or {}).get("parameters") or []:  # Argo checks these first
             if "value" not in param and not param.get("valueFrom") and not self.as_template:
                 self.fail(f"spec.arguments.{param.get('name')}.value", "is required (give it with -p name=value)")
-            self.fail_first(lintrules.argument_sources(param, f"spec.arguments.{param.get('name')}"))
-            enum = param.get("enum")
-            if enum is not None and not enum:
-                self.fail(f"spec.arguments.{param.get('name')}.enum", "enum should contain at least one value")
-            if enum is not None and param.get("value") is not None and str(param["value"]) not in map(str, enum):
-                self.fail(f"spec.arguments.{param.get('name')}.value", f"{param['value']!r} should be present in "
-                          f"{param.get('name')}.enum list {list(enum)}")
+            self.fail_first(argrules.argument_sources(param, f"spec.arguments.{param.get('name')}"))
+            self.fail_first(argrules.argument_enum(param, f"spec.arguments.{param.get('name')}"))
         for field in ("entrypoint", "onExit"):
             if self.spec.get(field) and not self.as_template:  # both take the workflow's arguments
                 self.check_supplied(self.local[self.spec[field]], self.spec.get("arguments"), f"spec.{field}")
@@ -127,7 +124,7 @@ class _Linter:
                       "Argo instead")
         for i, p in enumerate((tmpl.get("inputs") or {}).get("parameters") or []):
             if not p.get("name"):
-                self.fail(f"{where}.inputs.parameters[{i}].name", "is required")
+                self.fail(f"{where}.inputs.parameters[{i}]", "name is required")
         self.fail_first(lintrules.template_fields(tmpl, where))  # names first, as Argo's validateInputs
         self.fail_first(lintrules.leaf_image(tmpl, self.spec.get("templateDefaults") or {}, where))
         self.fail_first(lintrules.http_url(tmpl, where))
@@ -151,8 +148,8 @@ class _Linter:
                         self.fail(f"{where}.steps[{gi}].name", f"name '{sname}' is invalid: {problem}")
                     seen.add(sname)
                     self.fail_first(lintrules.loop_fields(step, f"{where}.steps[{gi}].{sname}"))
-                    self.fail_first(lintrules.argument_artifacts(step, f"{where}.steps[{gi}].{sname}"))
-                    self.fail_first(lintrules.argument_values(step, f"{where}.steps[{gi}].{sname}"))
+                    self.fail_first(argrules.argument_artifacts(step, f"{where}.steps[{gi}].{sname}"))
+                    self.fail_first(argrules.argument_values(step, f"{where}.steps[{gi}].{sname}"))
                     self.fail_first(lintrules.item_references(step, f"{where}.steps[{gi}].{sname}"))
                     self.check_ref(step, local, f"{where}.steps[{gi}].{sname}")
             self.fail_first(lintrules.step_references(tmpl["steps"], where))
@@ -170,8 +167,8 @@ class _Linter:
                     self.fail(f"{where}.tasks.{tname}",
                               "cannot use both 'depends' and 'dependencies' in the same DAG template")
                 self.check_ref(task, local, f"{where}.tasks.{tname}")
-                self.fail_first(lintrules.argument_artifacts(task, f"{where}.tasks.{tname}"))
-                self.fail_first(lintrules.argument_values(task, f"{where}.tasks.{tname}"))
+                self.fail_first(argrules.argument_artifacts(task, f"{where}.tasks.{tname}"))
+                self.fail_first(argrules.argument_values(task, f"{where}.tasks.{tname}"))
                 self.fail_first(lintrules.item_references(task, f"{where}.tasks.{tname}"))
                 trees[tname] = graph.task_tree(task)
                 for dep in graph.deps_of(trees[tname]) if trees[tname] is not None else set():
@@ -220,6 +217,11 @@ class _Linter:
             if found and own is not None and found.group(1) == own and found.group(2) not in siblings[own]:
                 self.fail(where, f"failed to resolve {{{{{tag}}}}}: no {own[:-1]} named '{found.group(2)}'")
             if found and own is not None and found.group(1) == own:
+                rest = tag.strip()[found.end():]
+                if not _sibling_field(rest):
+                    self.fail(where, f"failed to resolve {{{{{tag}}}}}: a {own[:-1]} has no '{rest}' (its exit code is "
+                              f"{found.group(0)}exitCode, its outputs {found.group(0)}outputs.result, "
+                              f".outputs.parameters.NAME and .outputs.artifacts.NAME)")
                 callee = _callee(calls[own][found.group(2)], local)
                 self.check_output_tag(tag, callee, where)
                 if tag.strip().endswith(".ip") and isinstance(callee, Mapping) and not callee.get("daemon"):
@@ -261,7 +263,7 @@ class _Linter:
             # refused once every template's own checks have passed, as Argo resolves the tags last
             self.unpublished.setdefault(where, f"failed to resolve {{{{{tag}}}}}: no output artifact has globalName "
                                                f"'{published}'")
-        if tag == "workflow.failures" and not self.spec.get("onExit") and not self.spec.get("hooks"):
+        if tag == "workflow.failures" and not self.spec.get("onExit"):  # not hooks.exit (argo-workflows#12330)
             self.fail(where, "failed to resolve {{workflow.failures}}: it is set only in a workflow's exit handler "
                       "(spec.onExit)")
 
@@ -296,6 +298,8 @@ class _Linter:
         if ref.get("templateRef") and not (ref["templateRef"].get("name") and ref["templateRef"].get("template")):
             self.fail(f"{where}.templateRef", "resource name is required" if not ref["templateRef"].get("name")
                       else "template name is required")
+        if not given:  # Argo's template resolution has nothing to go on
+            self.fail(where, "failed to get a template: a step or task needs one of template, templateRef, inline")
         if len(given) != 1:
             self.fail(where, "needs exactly one of template, templateRef, inline")
         if ref.get("template") and ref["template"] not in local:
@@ -320,6 +324,12 @@ class _Linter:
             self.check_ref(hook, local, f"{where}.hooks.{hook_name}")
         if ref.get("onExit") and ref["onExit"] not in local:
             self.fail(f"{where}.onExit", f"template name '{ref['onExit']}' undefined")
+
+
+def _sibling_field(rest: str) -> bool:
+    """What may follow ``steps.NAME.`` or ``tasks.NAME.`` (Argo's addOutputsToScope and the status it adds)."""
+    return rest in SIBLING_FIELDS or rest in ("outputs.result", "outputs.parameters") or rest.startswith(
+        ("outputs.parameters.", "outputs.artifacts."))
 
 
 def _callee(call: Mapping[str, Any], local: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -358,6 +368,10 @@ def validate_workflow(workflow: Mapping[str, Any], templates: TemplateLookup, *,
         raise UserError(f"workflow name {name!r} must not be more than {MAX_OBJECT_NAME} characters long "
                         f"(currently {len(name)})", field="metadata.name")
     spec = resolve_workflow_spec(workflow, templates)
+    ref = (workflow.get("spec") or {}).get("workflowTemplateRef")
+    entry = spec.get("entrypoint")
+    if isinstance(ref, Mapping) and entry and entry not in {t.get("name") for t in spec.get("templates") or []}:
+        raise UserError(f"template reference {ref.get('name')}.{entry} not found", field="spec.entrypoint")
     if not isinstance(spec.get("templates") or [], list):
         raise UserError("must be a list", field="spec.templates")
     strategy = (spec.get("podGC") or {}).get("strategy") if isinstance(spec.get("podGC"), Mapping) else None
@@ -379,6 +393,14 @@ def validate_workflow(workflow: Mapping[str, Any], templates: TemplateLookup, *,
                              own=False, as_template=as_template, metadata=metadata)
             for tmpl in inner.get("templates") or []:
                 linter.check_template(tmpl, local, f"{kind}.{name}.templates.{tmpl.get('name')}")
+    if not as_template:  # what a referenced template reads of the workflow's parameters, the workflow must have
+        given = {str(p.get("name")) for p in (spec.get("arguments") or {}).get("parameters") or []} | {"json"}
+        for where, tmpl in referenced_templates(spec, templates):
+            for tag in _plain_tags(tmpl):
+                found = _GLOBAL_PARAM_TAG.fullmatch(tag.strip())
+                if found and found.group(1) not in given:
+                    raise UserError(f"failed to resolve {{{{{tag}}}}}: the workflow has no parameter "
+                                    f"'{found.group(1)}'", field=where)
 
 
 def refuse_unsupported(spec: Mapping[str, Any], where: str) -> None:

@@ -25,7 +25,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from croniter import croniter
 
-from aipipe.engine.expr import NIL, ExprError, evaluate, evaluate_condition
+from aipipe.engine.expr import NIL, ExprError, evaluate, should_execute
 from aipipe.engine.service import EngineService
 from aipipe.engine.store import COMPLETED_PHASES, CRON_WORKFLOW
 from aipipe.errors import ConflictError, NotFoundError, UserError
@@ -201,7 +201,7 @@ class CronController:
                 value = value.get(part, "") if isinstance(value, dict) else ""
             return "" if value is NIL else str(value)
 
-        return evaluate_condition(re.sub(r"\{\{\s*([\w.]+)\s*\}\}", plain, text))
+        return should_execute(re.sub(r"\{\{\s*([\w.]+)\s*\}\}", plain, text))
 
     @staticmethod
     def _count_finished(state: CronState, children: list[dict[str, Any]]) -> None:

@@ -139,18 +139,17 @@ def test_a_dag_task_the_controller_errors_says_so(engine: EngineRun) -> None:
 
 
 def test_a_when_that_cannot_be_evaluated_errors_the_step_group_with_its_words(engine: EngineRun) -> None:
-    """Argo's shouldExecute: the step is a Skipped-type node ended Error, its group errs with the same words, and the
-    steps node and the run fail with them; the next group never starts."""
+    """Argo's shouldExecute words, through resolveReferences: the group errs, the steps node and the run fail with
+    them, and the next group never starts."""
     main = {"name": "main", "steps": [[{"name": "first", "template": "ok", "when": "{{w}}"}],
                                       [{"name": "second", "template": "ok"}]]}
     out = engine.run(_wf("badwhen", "main", [main, _sh("ok", "true")]))
     assert out["status"]["phase"] == "Failed"
-    assert out["status"]["message"].startswith("Invalid 'when' expression '{{w}}': ")
-    [first] = nodes_by_display(out)["first"]
-    assert (first["type"], first["phase"]) == ("Skipped", "Error")
+    assert out["status"]["message"].startswith("Failed to resolve references: Invalid 'when' expression '{{w}}': ")
+    assert "first" not in nodes_by_display(out) and "second" not in nodes_by_display(out)
     assert _phases(out)["[0]"] == ["Error"] and "second" not in _phases(out)
     [group] = nodes_by_display(out)["[0]"]
-    assert group["message"] == first["message"] == out["status"]["message"]
+    assert group["message"] == out["status"]["message"]
 
 
 def test_a_with_param_that_is_no_json_list_errs_the_group_with_argos_words(engine: EngineRun) -> None:
@@ -378,3 +377,78 @@ def test_a_container_with_tty_has_a_terminal_on_stdin_and_one_without_has_none(e
     out = engine.run(_wf("tty", "main", [main, with_tty, without]))
     assert out["status"]["phase"] == "Succeeded", _phases(out)
     assert nodes_by_display(out)["with-tty"][0]["outputs"]["result"] == "terminal"
+
+
+def test_steps_outputs_resolve_as_argos_resolve_var(engine: EngineRun) -> None:
+    """valueFrom.parameter of a steps template: a bare `inputs.parameters.x` is looked up whole; a braced input
+    was substituted first, so its value is looked up and not found; a `value` without valueFrom errs; an
+    expression that does not compile takes its default."""
+    say = _sh("say", "echo hi")
+    check = _sh("check", "test '{{inputs.parameters.a}} {{inputs.parameters.b}}' = 'rc3 fallback'",
+                inputs={"parameters": [{"name": "a"}, {"name": "b"}]})
+
+    def inner(outputs: list[dict[str, Any]]) -> dict[str, Any]:
+        return {"name": "inner", "inputs": {"parameters": [{"name": "release"}]},
+                "steps": [[{"name": "s", "template": "say"}]], "outputs": {"parameters": outputs}}
+
+    def run(outputs: list[dict[str, Any]]) -> dict[str, Any]:
+        main = {"name": "main", "steps": [
+            [{"name": "in", "template": "inner",
+              "arguments": {"parameters": [{"name": "release", "value": "rc3"}]}}],
+            [{"name": "c", "template": "check", "arguments": {"parameters": [
+                {"name": "a", "value": "{{steps.in.outputs.parameters.a}}"},
+                {"name": "b", "value": "{{steps.in.outputs.parameters.b}}"}]}}]]}
+        return engine.run(_wf("outs", "main", [main, inner(outputs), say, check]))
+
+    good = run([{"name": "a", "valueFrom": {"parameter": "inputs.parameters.release"}},
+                {"name": "b", "valueFrom": {"expression": "{{steps.s.outputs.result}}", "default": "fallback"}}])
+    assert good["status"]["phase"] == "Succeeded", _phases(good)
+    braced = run([{"name": "a", "valueFrom": {"parameter": "{{inputs.parameters.release}}"}},
+                  {"name": "b", "valueFrom": {"parameter": "{{steps.s.outputs.result}}"}}])
+    assert _phases(braced)["in"] == ["Error"] and 'Unable to resolve: "rc3"' in _message(braced, "in")
+    literal = run([{"name": "a", "value": "rc3"}, {"name": "b", "value": "fallback"}])
+    assert _phases(literal)["in"] == ["Error"]
+    assert "output parameters must have a valueFrom specified" in _message(literal, "in")
+
+
+def _message(wf: dict[str, Any], display: str) -> str:
+    return next(str(n.get("message")) for n in wf["status"]["nodes"].values() if n["displayName"] == display)
+
+
+def test_a_templates_input_enum_is_not_checked_when_it_runs(engine: EngineRun) -> None:
+    """Argo checks enums on arguments at submit; a template input's enum only shapes the UI's form."""
+    show = _sh("show", "test '{{inputs.parameters.size}}' = huge",
+               inputs={"parameters": [{"name": "size", "enum": ["small", "large"]}]})
+    main = {"name": "main", "steps": [[{"name": "s", "template": "show", "arguments": {
+        "parameters": [{"name": "size", "value": "{{workflow.parameters.size}}"}]}}]]}
+    out = engine.run(_wf("enums", "main", [main, show], arguments={"parameters": [{"name": "size", "value": "huge"}]}))
+    assert out["status"]["phase"] == "Succeeded", _phases(out)
+
+
+def test_a_steps_hook_does_not_see_workflow_status(engine: EngineRun) -> None:
+    """Argo judges a step's hooks before it sets workflow.status (argo-workflows#11269): such a hook never fires."""
+    ok = _sh("ok", "sleep 1")
+    hooks = {"wf": {"expression": 'workflow.status == "Running"', "template": "ok"},
+             "own": {"expression": 'steps.s.status == "Succeeded"', "template": "ok"}}
+    main = {"name": "main", "steps": [[{"name": "s", "template": "ok", "hooks": hooks}]]}
+    out = engine.run(_wf("hookst", "main", [main, ok]))
+    names = {n["displayName"] for n in out["status"]["nodes"].values()}
+    assert "s.hooks.own" in names and "s.hooks.wf" not in names, names
+
+
+def test_a_steps_when_that_cannot_be_evaluated_errs_its_group_before_any_step(engine: EngineRun) -> None:
+    """Argo's resolveReferences judges every unlooped step's `when` of a group first: one it cannot evaluate errs
+    the group, and no step of the group gets a node; a loop item's bad `when` gets a Skipped-type Error node."""
+    ok = _sh("ok", "true")
+    main = {"name": "main", "steps": [
+        [{"name": "fine", "template": "ok", "when": "a == a"}, {"name": "bad", "template": "ok", "when": "5e0a == b"}],
+        [{"name": "after", "template": "ok"}]]}
+    out = engine.run(_wf("whenerr", "main", [main, ok]))
+    phases = _phases(out)
+    assert out["status"]["phase"] == "Failed" and "fine" not in phases and "bad" not in phases, phases
+    assert "Failed to resolve references: Invalid 'when' expression '5e0a == b'" in out["status"]["message"]
+    looped = {"name": "main", "steps": [[{"name": "each", "template": "ok", "when": "{{item}} != skip",
+                                          "withItems": ["a", "rc-2"]}]]}
+    out = engine.run(_wf("whenloop", "main", [looped, ok]))
+    phases = _phases(out)
+    assert phases["each(0:a)"] == ["Succeeded"] and phases["each(1:rc-2)"] == ["Error"], phases

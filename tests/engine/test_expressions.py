@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from aipipe.engine import graph
-from aipipe.engine.expr import NIL, ExprError, evaluate, evaluate_condition, to_text
+from aipipe.engine.expr import NIL, ExprError, evaluate, should_execute, to_text
 from aipipe.engine.retry import RetryStrategy, parse_duration
 from aipipe.engine.template import ABSENT, Scope, TemplateError, exact_reference, item_label, render
 from aipipe.errors import UserError
@@ -68,13 +68,13 @@ def test_to_text_matches_argo_rendering() -> None:
     ("!(1 == 2)", True),
 ])
 def test_govaluate_conditions(condition: str, expected: bool) -> None:
-    assert evaluate_condition(condition) is expected
+    assert should_execute(condition) is expected
 
 
 @pytest.mark.parametrize("condition", ["heads ==", "(a == a", "hello", "prod-eu == prod-eu", "heads =~ ^hea", "a in b"])
 def test_bad_conditions(condition: str) -> None:
     with pytest.raises(ExprError):
-        evaluate_condition(condition)
+        should_execute(condition)
 
 
 def test_render_known_unknown_and_absent() -> None:

@@ -6,14 +6,16 @@ Expected values follow expr-lang's and sprig's documented semantics (worked out 
 
 from __future__ import annotations
 
+import json
 import re
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from aipipe.engine import graph
-from aipipe.engine.expr import NIL, ExprError, Parser, evaluate, evaluate_condition, referenced_names, to_text
+from aipipe.engine.expr import NIL, ExprError, Parser, evaluate, referenced_names, should_execute, to_text
 from aipipe.errors import UserError
 
 ENV: dict[str, Any] = {
@@ -146,16 +148,17 @@ def test_parser_and_names() -> None:
     ("prod !~ dev", True),
     ("!( 2 < 10 )", False),
     ("tails < tails2", True),
+    ("a == b == c", False),  # (a == b) == c: govaluate groups comparisons from the left
 ])
 def test_when_golden(condition: str, expected: bool) -> None:
-    assert evaluate_condition(condition) is expected
+    assert should_execute(condition) is expected
 
 
-@pytest.mark.parametrize("condition", ["a == b == c", "( a == a ) )", "1 < tails", "&& a",
+@pytest.mark.parametrize("condition", ["( a == a ) )", "1 < tails", "&& a",
                                        "https://host/a=b == https://host/a=b", "v1.2.3 =~ ^v1"])
 def test_when_errors(condition: str) -> None:
     with pytest.raises(ExprError):
-        evaluate_condition(condition)
+        should_execute(condition)
 
 
 def test_depends_golden() -> None:
@@ -173,3 +176,61 @@ def test_depends_golden() -> None:
     for bad in ("A &", "(A || B", "A B", "!"):
         with pytest.raises(UserError, match=r"tasks\.t\.depends"):
             graph.parse_depends(bad, "tasks.t.depends")
+
+
+def test_braces_are_a_closure_only_as_a_functions_argument() -> None:
+    """expr-lang opens a map at `{` anywhere else, so an expression wrapped in {{…}} does not compile."""
+    env = {"steps": {"a": {"outputs": {"result": "x"}}}}
+    with pytest.raises(ExprError, match="unexpected token Bracket"):
+        evaluate("{{steps['a'].outputs.result}}", env)
+    with pytest.raises(ExprError, match="unexpected token Bracket"):
+        evaluate("{steps.a.outputs.result}", env)
+    assert evaluate("{k: 1}", {}) == {"k": 1}
+    assert evaluate("filter([1, 2, 3], {# > 1}) | map({# * 2})", {}) == [4, 6]
+
+
+GOVALUATE_GOLDEN = Path(__file__).parent / "golden" / "govaluate_when.jsonl"
+
+
+def test_when_matches_what_govaluate_answered() -> None:
+    """Each condition's result, or Argo's error words, as the real govaluate gave them through a copy of Argo's
+    shouldExecute (Knetic/govaluate 9aa4983, the commit Argo pins, built from Debian's
+    golang-github-knetic-govaluate-dev): the golden file was written by that program, not by this engine."""
+    rows = [json.loads(line) for line in GOVALUATE_GOLDEN.read_text().splitlines()]
+    assert len(rows) > 200
+    wrong = []
+    for row in rows:
+        try:
+            got: object = should_execute(row["when"])
+        except ExprError as exc:
+            got = str(exc)
+        want = row.get("error", row.get("result"))
+        if got != want:
+            wrong.append(f"{row['when']!r}: got {got!r}, govaluate {want!r}")
+    assert not wrong, "\n".join(wrong[:20])
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("date('2024-03-15').Year()", "2024"),
+    ("string(date('2024-03-15').Weekday())", "Friday"),
+    ("date('2024-03-15').Weekday()", "5"),
+    ("(date('2024-03-01') - date('2024-02-01')).Hours() / 24", "29"),
+    ("(date('2024-01-31') + duration('36h')).Format('2006-01-02 15:04')", "2024-02-01 12:00"),
+    ("string(date('15/03/2024', '02/01/2006').Month())", "March"),
+    ("date('2024-03-15T10:00:00+02:00').Hour()", "8"),
+    ("duration('90s')", "90000000000"),
+    ("string(duration('90s'))", "1m30s"),
+    ("string(duration('1.5h'))", "1h30m0s"),
+    ("string(duration('250ms'))", "250ms"),
+    ("now() - duration('1h') < now()", "true"),
+    ("type(fromJSON('1'))", "float"),
+    ("type(fromJSON('null'))", "nil"),
+    ("string(fromJSON('1000000'))", "1e+06"),
+    ("let n = 42; if n > 100 { 'large' } else if n > 10 { 'medium' } else { 'small' }", "medium"),
+    ("'ignored'; 'last'", "last"),
+    ("40 /* base */ + 2 // answer", "42"),
+])
+def test_go_times_durations_and_expr_117(text: str, expected: str) -> None:
+    """expr-lang v1.17.8 as Argo v4.1.2 runs it: Go's time.Time and time.Duration, json numbers as floats,
+    if/else, sequences and comments."""
+    assert to_text(evaluate(text, {})) == expected

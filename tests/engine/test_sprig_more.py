@@ -71,3 +71,14 @@ EXPR = {
 def test_expr_builtin(expression: str, want: Any) -> None:
     """expr-lang builtins that were missing: median, splitAfter and the bit operations."""
     assert evaluate(expression, {}) == want
+
+
+@pytest.mark.parametrize(("expression", "want"), [
+    ("sprig.regexSplit('(\\n|,)', 'a,b\\nc', -1)", ["a", "b", "c"]),  # a group adds nothing, as in Go
+    ("sprig.regexSplit('z+', 'pizza', -1)", ["pi", "a"]),
+    ("sprig.regexSplit('z+', 'pizza', 1)", ["pizza"]),
+    ("sprig.regexSplit('z+', 'pizza', 0)", []),
+    ("sprig.regexSplit(',', '', -1)", [""]),
+])
+def test_regex_split_is_gos(expression: str, want: Any) -> None:
+    assert evaluate(expression, {}) == want

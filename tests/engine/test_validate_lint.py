@@ -94,7 +94,7 @@ def test_workflow_argument_outside_its_enum_is_refused() -> None:
     echo = {"name": "main", "container": {"image": "alpine", "command": ["echo"]}}
     wf = workflow(echo, arguments={"parameters": [{"name": "size", "value": "huge", "enum": ["small", "large"]}]})
     err = refused(wf)
-    assert err.field == "spec.arguments.size.value" and "should be present in size.enum list" in str(err)
+    assert err.field == "spec.arguments.size.value" and "should be present in spec.arguments.size.enum list" in str(err)
     wf["spec"]["arguments"]["parameters"][0]["value"] = "large"
     validate_workflow(wf, no_templates)
 
@@ -280,3 +280,70 @@ def test_a_workflow_hooks_template_is_not_resolved_at_submit() -> None:
                                arguments={"parameters": [{"name": "message", "value": "hi"}]}), no_templates)
     assert "Expression required" in str(refused(workflow(SAY, entry="say", hooks={"running": {"template": "say"}},
                                                  arguments={"parameters": [{"name": "message", "value": "hi"}]})))
+
+
+def test_a_steps_argument_outside_its_own_enum_is_refused() -> None:
+    """Argo checks an argument's enum (the workflow's or a step's/task's), never the enum of a template's input."""
+    step = {"name": "a", "template": "say", "arguments": {"parameters": [
+        {"name": "message", "value": "huge", "enum": ["small", "large"]}]}}
+    wf = workflow({"name": "main", "steps": [[step]]}, SAY)
+    err = refused(wf)
+    assert "templates.main.steps[0].a.arguments.message.value should be present in" in str(err)
+    step["arguments"]["parameters"][0]["value"] = "large"
+    validate_workflow(wf, no_templates)
+
+
+def test_a_step_output_is_named_as_argo_names_it() -> None:
+    """A step's exit code is steps.X.exitCode; steps.X.outputs.exitCode (or steps.X.result) resolves to nothing."""
+    run = {"name": "run", "container": {"image": "alpine", "command": ["true"]}}
+    for tag, ok in (("steps.a.exitCode", True), ("steps.a.outputs.result", True), ("steps.a.status", True),
+                    ("steps.a.outputs.exitCode", False), ("steps.a.result", False)):
+        main = {"name": "main", "steps": [[{"name": "a", "template": "run"}],
+                                          [{"name": "b", "template": "run", "when": f"{{{{{tag}}}}} == 0"}]]}
+        if ok:
+            validate_workflow(workflow(main, run), no_templates)
+        else:
+            assert f"failed to resolve {{{{{tag}}}}}" in str(refused(workflow(main, run)))
+
+
+def test_a_template_reached_through_two_template_refs_reads_only_the_workflows_parameters() -> None:
+    """Argo's validation follows every templateRef with the workflow's own global parameters."""
+    printer = {"kind": "WorkflowTemplate", "metadata": {"name": "printer"}, "spec": {"templates": [
+        {"name": "print", "steps": [[{"name": "p", "template": "echo"}]]},
+        {"name": "echo", "container": {"image": "alpine", "command": ["echo", "{{workflow.parameters.who}}"]}}]}}
+    relay = {"kind": "WorkflowTemplate", "metadata": {"name": "relay"}, "spec": {"templates": [
+        {"name": "hop", "steps": [[{"name": "h", "templateRef": {"name": "printer", "template": "print"}}]]}]}}
+    stored = {("WorkflowTemplate", "printer"): printer, ("WorkflowTemplate", "relay"): relay}
+    wf = workflow({"name": "main", "steps": [[{"name": "a", "templateRef": {"name": "relay", "template": "hop"}}]]},
+                  arguments={"parameters": [{"name": "other", "value": "x"}]})
+    with pytest.raises(UserError) as info:
+        validate_workflow(wf, lambda kind, name: stored.get((kind, name)))
+    assert "failed to resolve {{workflow.parameters.who}}" in str(info.value)
+    assert info.value.field == "WorkflowTemplate.printer.templates.echo"
+    wf["spec"]["arguments"]["parameters"].append({"name": "who", "value": "me"})
+    validate_workflow(wf, lambda kind, name: stored.get((kind, name)))
+
+
+def test_workflow_failures_needs_on_exit_not_an_exit_hook() -> None:
+    """Argo adds workflow.failures to the globals only for spec.onExit (argo-workflows#12330)."""
+    main = {"name": "main", "container": {"image": "alpine", "command": ["true"]}}
+    report = {"name": "report", "container": {"image": "alpine", "command": ["echo", "{{workflow.failures}}"]}}
+    assert "failed to resolve {{workflow.failures}}" in str(
+        refused(workflow(main, report, hooks={"exit": {"template": "report"}})))
+    validate_workflow(workflow(main, report, onExit="report"), no_templates)
+
+
+def test_an_entrypoint_a_referenced_workflow_template_lacks_is_named_as_argo_does() -> None:
+    library = {"kind": "WorkflowTemplate", "metadata": {"name": "lib"}, "spec": {"templates": [
+        {"name": "run", "container": {"image": "alpine", "command": ["true"]}}]}}
+    wf = {"kind": "Workflow", "metadata": {"name": "w"},
+          "spec": {"entrypoint": "lib", "workflowTemplateRef": {"name": "lib"}}}
+    with pytest.raises(UserError, match=r"template reference lib\.lib not found"):
+        validate_workflow(wf, lambda kind, name: library if name == "lib" else None)
+    wf["spec"]["entrypoint"] = "run"
+    validate_workflow(wf, lambda kind, name: library if name == "lib" else None)
+
+
+def test_a_task_naming_no_template_says_so_in_argos_words() -> None:
+    wf = workflow({"name": "main", "dag": {"tasks": [{"name": "t", "container": {"image": "alpine"}}]}})
+    assert "failed to get a template" in str(refused(wf))

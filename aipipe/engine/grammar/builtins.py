@@ -8,9 +8,10 @@ import math
 import re
 import statistics
 from collections.abc import Callable
+from decimal import Decimal
 from typing import Any
 
-from aipipe.engine.grammar.gotime import now
+from aipipe.engine.grammar.gotime import NANOS, GoDuration, GoTime, now, parse_date
 from aipipe.engine.grammar.values import (
     NIL,
     ExprError,
@@ -41,25 +42,26 @@ def jsonpath(doc: Any, path: str) -> Any:
 
 
 def from_json(value: Any) -> Any:
-    """``fromJSON``: parse text as JSON."""
+    """``fromJSON``: parse text as JSON; numbers are floats, as Go's json.Unmarshal gives them to expr."""
     try:
-        return json.loads(str(value))
+        return json.loads(str(value), parse_int=float)
     except json.JSONDecodeError as exc:
         raise ExprError(f"fromJson: not JSON: {value!r}") from exc
 
 
 _DURATION = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|\u00b5s|ms|s|m|h)")
-_DURATION_UNITS = {"ns": 1e-9, "us": 1e-6, "\u00b5s": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+_DURATION_UNITS = {"ns": 1, "us": 1000, "\u00b5s": 1000, "ms": 1_000_000, "s": NANOS, "m": 60 * NANOS,
+                   "h": 3600 * NANOS}
 
 
-def duration(text: Any) -> float:
-    """Go's ``time.ParseDuration`` ("1h30m", "-90s"), in seconds: the unit ``now()`` counts in."""
+def duration(text: Any) -> GoDuration:
+    """Go's ``time.ParseDuration`` ("1h30m", "-90s", "1.5h"), in whole nanoseconds as Go keeps it."""
     raw = str(text).strip()
-    sign, body = (-1.0, raw[1:]) if raw.startswith("-") else (1.0, raw.lstrip("+"))
+    sign, body = (-1, raw[1:]) if raw.startswith("-") else (1, raw.lstrip("+"))
     parts = _DURATION.findall(body)
     if not body or "".join(n + u for n, u in parts) != body:
         raise ExprError(f"duration(): invalid duration {raw!r}")
-    return sign * sum(float(n) * _DURATION_UNITS[u] for n, u in parts)
+    return GoDuration(sign * sum(int(Decimal(n) * _DURATION_UNITS[u]) for n, u in parts))
 
 
 def _numbers(name: str, args: tuple[Any, ...]) -> list[Any]:
@@ -88,8 +90,10 @@ def _split_after(text: str, sep: str, n: int) -> list[str]:
 
 
 def _type(value: Any) -> str:
-    if value is NIL:
+    if value is NIL or value is None:
         return "nil"
+    if isinstance(value, (GoTime, GoDuration)):
+        return "time" if isinstance(value, GoTime) else "duration"
     names = {bool: "bool", int: "int", float: "float", str: "string", list: "array", dict: "map"}
     return names.get(type(value), "unknown")
 
@@ -140,6 +144,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "flatten": _flatten,
     "now": now,
     "duration": duration,
+    "date": parse_date,
     "bitand": lambda a, b: as_int(a) & as_int(b), "bitor": lambda a, b: as_int(a) | as_int(b),
     "bitxor": lambda a, b: as_int(a) ^ as_int(b), "bitnand": lambda a, b: as_int(a) & ~as_int(b),
     "bitnot": lambda a: ~as_int(a), "bitshl": lambda a, b: as_int(a) << as_int(b),

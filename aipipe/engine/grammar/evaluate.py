@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from aipipe.engine.grammar.builtins import FUNCTIONS
-from aipipe.engine.grammar.gotime import GoTime
+from aipipe.engine.grammar.gotime import GoDuration, GoTime
 from aipipe.engine.grammar.parse import Node
 from aipipe.engine.grammar.sprig import SPRIG
 from aipipe.engine.grammar.values import NIL, ExprError, as_int, equal, num, to_text, truthy
@@ -52,6 +52,13 @@ class Evaluator:
             return self.eval(body)
         finally:
             self.scopes.pop()
+
+    def _sequence(self, *steps: Node) -> Any:
+        """expr's ``a; b``: each in turn, the last one's value."""
+        value: Any = NIL
+        for step in steps:
+            value = self.eval(step)
+        return value
 
     def _pointer(self, name: str) -> Any:
         if not self.pointers:
@@ -177,7 +184,7 @@ class Evaluator:
             return self._invoke(f"sprig.{name}", func, [self.eval(a) for a in args])
         if optional and obj is NIL:
             return NIL
-        method = obj.method(name) if isinstance(obj, GoTime) else None
+        method = obj.method(name) if isinstance(obj, (GoTime, GoDuration)) else None
         if method is not None:
             return self._invoke(name, method, [self.eval(a) for a in args])
         raise ExprError(f"cannot call {name}() on {type(obj).__name__}")

@@ -1,4 +1,4 @@
-"""Parses the three languages of ``argo.lark`` into small frozen trees (one LALR parser, built once)."""
+"""Parses the languages of ``argo.lark`` (expr-lang, ``depends``) into small frozen trees (one parser, built once)."""
 
 from __future__ import annotations
 
@@ -132,6 +132,12 @@ class _Build(Transformer[Token, Any]):
     def let(self, a: list[Any]) -> Node:
         return Node("let", (str(a[0]), a[1], a[2]))
 
+    def sequence(self, a: list[Any]) -> Node:
+        return Node("sequence", tuple(a))
+
+    def if_else(self, a: list[Any]) -> Node:
+        return Node("ternary", (a[0], a[1], a[2]))
+
     def ternary(self, a: list[Any]) -> Node:
         return Node("ternary", (a[0], a[1], a[2]))
 
@@ -170,43 +176,6 @@ class _Build(Transformer[Token, Any]):
     def sign(self, a: list[Any]) -> Node:
         return Node("unary", (str(a[0]), a[1]))
 
-    # ---- govaluate
-    def gv_string(self, a: list[Any]) -> Node:
-        return Node("lit", (str(a[0])[1:-1],))
-
-    def gv_word(self, a: list[Any]) -> Node:
-        word = str(a[0])
-        return Node("lit", (word == "true",)) if word in ("true", "false") else Node("lit", (word,))
-
-    def gv_number(self, a: list[Any]) -> Node:
-        try:
-            return Node("lit", (float(str(a[0])),))
-        except ValueError:
-            raise ExprError(f"{str(a[0])!r} is not a number") from None
-
-    def gv_compare(self, a: list[Any]) -> Node:
-        return _binary(str(a[1]), a[0], a[2])
-
-    def gv_arith(self, a: list[Any]) -> Node:
-        return _binary(str(a[1]), a[0], a[2])
-
-    def gv_sign(self, a: list[Any]) -> Node:
-        return Node("unary", (str(a[0]), a[1]))
-
-    def gv_in(self, a: list[Any]) -> Node:
-        if str(a[1]) != "in":
-            raise ExprError(f"{str(a[1])!r} is not an operator of a `when` condition")
-        return Node("in", (a[0], tuple(a[2:])))
-
-    def gv_and(self, a: list[Any]) -> Node:
-        return _binary("&&", a[0], a[-1])
-
-    def gv_or(self, a: list[Any]) -> Node:
-        return _binary("||", a[0], a[-1])
-
-    def gv_not(self, a: list[Any]) -> Node:
-        return Node("unary", ("!", a[-1]))
-
     # ---- depends
     def dep(self, a: list[Any]) -> Dep:
         name, dot, result = str(a[0]).rpartition(".")
@@ -226,7 +195,7 @@ class _Build(Transformer[Token, Any]):
 def _parser() -> Lark:
     """The LALR parser, built on first use (~80 ms). lark's table cache is a pickle, so none is kept."""
     return Lark((Path(__file__).parent / "argo.lark").read_text(), parser="lalr", maybe_placeholders=True,
-                start=["expr", "condition", "depends"], transformer=_Build())
+                start=["expr", "depends"], transformer=_Build())
 
 
 def _describe(exc: UnexpectedInput, text: str) -> str:
@@ -243,10 +212,27 @@ def _describe(exc: UnexpectedInput, text: str) -> str:
 
 @lru_cache(maxsize=4096)
 def parse(text: str, start: str) -> Any:
-    """Parse ``text`` as ``expr``, ``condition`` or ``depends``; ExprError names the spot that fails."""
+    """Parse ``text`` as ``expr`` or ``depends``; ExprError names the spot that fails."""
     try:
-        return _parser().parse(text, start=start)
+        tree = _parser().parse(text, start=start)
     except UnexpectedInput as exc:
         raise ExprError(_describe(exc, text)) from None
     except LarkError as exc:
         raise ExprError(f"cannot parse {text!r}: {exc}") from None
+    if start == "expr":
+        _closures_as_arguments(tree, text)
+    return tree
+
+
+def _closures_as_arguments(node: Any, text: str, argument: bool = False) -> None:
+    """expr-lang reads ``{…}`` as a closure only as a function's argument (``filter(xs, {# > 1})``); anywhere else
+    it opens a map, so a brace-wrapped ``{{steps.a.outputs.result}}`` does not parse."""
+    if isinstance(node, tuple):
+        for item in node:
+            _closures_as_arguments(item, text, argument)
+    elif isinstance(node, Node):
+        if node.op == "closure" and not argument:
+            raise ExprError(f'a map key must be a quoted string, a number, a identifier, or an expression enclosed '
+                            f'in parentheses (unexpected token Bracket("{{")) in {text!r}')
+        for arg in node.args:
+            _closures_as_arguments(arg, text, node.op == "call" and isinstance(arg, tuple))

@@ -42,6 +42,27 @@ def _regex_replace_all(rx: Any, s: Any, repl: Any) -> str:
     return re.sub(go_sprint(rx), lambda m: go_expand(m, go_sprint(repl)), go_sprint(s))
 
 
+def _regex_split(pattern: str, text: str, n: int) -> list[str]:
+    """Go's Regexp.Split (sprig's ``regexSplit``): the text between matches, a group in the pattern adding nothing
+    (unlike Python's re.split); at most ``n`` parts, all when ``n`` < 0, none when 0."""
+    if n == 0:
+        return []
+    if pattern and not text:
+        return [""]
+    parts: list[str] = []
+    begin = end = 0
+    for found in re.finditer(pattern, text):
+        if n > 0 and len(parts) == n - 1:
+            break
+        end = found.start()
+        if found.end() != 0:
+            parts.append(text[begin:end])
+        begin = found.end()
+    if end != len(text):
+        parts.append(text[begin:])
+    return parts
+
+
 def _words(s: Any) -> list[str]:
     return _WORDS.findall(go_sprint(s))
 
@@ -115,7 +136,7 @@ MORE: dict[str, Callable[..., Any]] = {
     "regexReplaceAll": _regex_replace_all,
     "regexReplaceAllLiteral": lambda rx, s, repl: re.sub(go_sprint(rx), lambda _: go_sprint(repl), go_sprint(s)),
     "regexFindAll": lambda rx, s, n: re.findall(go_sprint(rx), go_sprint(s))[:None if int(n) < 0 else int(n)],
-    "regexSplit": lambda rx, s, n: re.split(go_sprint(rx), go_sprint(s), maxsplit=max(int(n) - 1, 0)),
+    "regexSplit": lambda rx, s, n: _regex_split(go_sprint(rx), go_sprint(s), int(n)),
     "abbrev": _abbrev,
     "abbrevboth": lambda left, width, s: _abbrev(width, ("..." + go_sprint(s)[int(left):])
                                                  if int(left) > 0 else go_sprint(s)),

@@ -47,6 +47,8 @@ def to_json(value: Any) -> str:
     value = NIL if value is None else value
     if value is NIL:
         return "null"
+    if hasattr(value, "go_json"):  # a time: RFC 3339, as Go writes one
+        return to_json(value.go_json())
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
@@ -92,16 +94,41 @@ def go_float(value: float) -> str:
     return format(Decimal(repr(value)).normalize(), "f") if value else "0"
 
 
+def go_float_v(value: float) -> str:
+    """strconv's shortest 'g' form, as fmt's %v prints a float64: exponent form below 1e-4 and from 1e+06 on."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "+Inf" if value > 0 else "-Inf"
+    if value == 0:
+        return "-0" if math.copysign(1, value) < 0 else "0"
+    _, digit_tuple, exp = Decimal(repr(abs(value))).as_tuple()
+    assert isinstance(exp, int)
+    point = len(digit_tuple) + exp  # value = 0.DIGITS x 10^point
+    digits = "".join(map(str, digit_tuple)).rstrip("0") or "0"
+    sign = "-" if value < 0 else ""
+    exponent = point - 1
+    if exponent < -4 or exponent >= 6:
+        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        return f"{sign}{mantissa}e{'-' if exponent < 0 else '+'}{abs(exponent):02d}"
+    if point <= 0:
+        return f"{sign}0.{'0' * -point}{digits}"
+    whole, frac = digits[:point].ljust(point, "0"), digits[point:]
+    return sign + whole + ("." + frac if frac else "")
+
+
 def go_sprint(value: Any) -> str:
-    """Go's ``fmt.Sprint`` of a value (sprig's ``toString``, ``cat``, ``join``)."""
+    """Go's ``fmt.Sprint`` of a value (sprig's ``toString``, ``cat``, ``join``; expr's ``string()``)."""
     if isinstance(value, str):
         return value
+    if hasattr(value, "go_string"):  # a time, duration, weekday or month: its String()
+        return str(value.go_string())
     if value is NIL or value is None:
         return "<nil>"
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
-        return str(int(value))
+    if isinstance(value, float):
+        return go_float_v(value)
     if isinstance(value, (list, tuple)):
         return "[" + " ".join(go_sprint(v) for v in value) + "]"
     if isinstance(value, dict):
