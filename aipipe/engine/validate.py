@@ -368,12 +368,13 @@ def validate_workflow(workflow: Mapping[str, Any], templates: TemplateLookup, *,
         raise UserError(f"workflow name {name!r} must not be more than {MAX_OBJECT_NAME} characters long "
                         f"(currently {len(name)})", field="metadata.name")
     spec = resolve_workflow_spec(workflow, templates)
-    ref = (workflow.get("spec") or {}).get("workflowTemplateRef")
-    entry = spec.get("entrypoint")
-    if isinstance(ref, Mapping) and entry and entry not in {t.get("name") for t in spec.get("templates") or []}:
-        raise UserError(f"template reference {ref.get('name')}.{entry} not found", field="spec.entrypoint")
     if not isinstance(spec.get("templates") or [], list):
         raise UserError("must be a list", field="spec.templates")
+    ref = (workflow.get("spec") or {}).get("workflowTemplateRef")
+    entry = spec.get("entrypoint")
+    names = {t.get("name") for t in spec.get("templates") or [] if isinstance(t, Mapping)}
+    if isinstance(ref, Mapping) and entry and entry not in names:  # Argo resolves the entrypoint in the template
+        raise UserError(f"template reference {ref.get('name')}.{entry} not found", field="spec.entrypoint")
     strategy = (spec.get("podGC") or {}).get("strategy") if isinstance(spec.get("podGC"), Mapping) else None
     if strategy not in POD_GC_STRATEGIES:
         raise UserError(f"podGC.strategy unknown strategy '{strategy}'", field="spec.podGC.strategy")
