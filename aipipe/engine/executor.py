@@ -26,6 +26,7 @@ from aipipe.engine.control import STOP, TERMINATE, shutdown_message
 from aipipe.engine.execution import ExecutionContext
 from aipipe.engine.gpu import counted_inventory, detect_inventory
 from aipipe.engine.gpupool import RunGpus
+from aipipe.engine.grammar.values import go_json_text
 from aipipe.engine.invoke import Invoker
 from aipipe.engine.locks import MutexRegistry
 from aipipe.engine.manifest import RunSpec
@@ -261,7 +262,10 @@ class WorkflowExecutor:
         return node.get("phase") == NodePhase.ERROR and node.get("id") in self.rt.controller_errors
 
     def _failures_json(self) -> str:
-        return json.dumps(self._failures(), separators=(",", ":"))
+        """The failed nodes as Argo's operate() hands them to templates: their JSON, then quoted once more
+        (``strconv.Quote``, "so that the escaped quotes are not removed during parameter substitution"), so a
+        template sees ``"[{\\"displayName\\":…}]"`` and decodes it twice."""
+        return json.dumps(go_json_text(self._failures()), ensure_ascii=False)
 
     def _failures(self) -> list[dict[str, Any]]:
         with self.rt.tree.lock:

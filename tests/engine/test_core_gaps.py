@@ -452,3 +452,13 @@ def test_a_steps_when_that_cannot_be_evaluated_errs_its_group_before_any_step(en
     out = engine.run(_wf("whenloop", "main", [looped, ok]))
     phases = _phases(out)
     assert phases["each(0:a)"] == ["Succeeded"] and phases["each(1:rc-2)"] == ["Error"], phases
+
+
+def test_workflow_failures_reach_a_template_quoted_once_more(engine: EngineRun) -> None:
+    """Argo's operate() hands templates strconv.Quote of the failures' JSON, so a template decodes it twice."""
+    check = {"name": "check", "container": {"image": "python:3.11", "command": ["python3", "-c",
+             "import json, sys; f = json.loads(json.loads(sys.argv[1])); "
+             "assert sys.argv[1].startswith('\"[{') and f[-1]['templateName'] == 'breaks', sys.argv[1]",
+             "{{workflow.failures}}"]}}
+    out = engine.run(_wf("failq", "breaks", [_sh("breaks", "exit 3"), check], onExit="check"))
+    assert _phases(out)["failq.onExit"] == ["Succeeded"], _phases(out)

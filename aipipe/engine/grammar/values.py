@@ -64,6 +64,12 @@ def to_json(value: Any) -> str:
     return to_json(str(value))
 
 
+def go_json_text(value: Any) -> str:
+    """``json.Marshal`` of plain data keeping its key order (a Go struct's field order), compact, ``<``, ``>``,
+    ``&`` escaped as Go escapes them."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).translate(_HTML_ESCAPES)
+
+
 def to_json_indented(value: Any, depth: int = 0) -> str:
     """JSON as Go's ``json.MarshalIndent(v, "", "  ")`` writes it (expr-lang's ``toJSON``): :func:`to_json`'s
     values, each member of a non-empty object or array on a line of its own, two spaces a level."""
