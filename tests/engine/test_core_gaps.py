@@ -296,7 +296,7 @@ def test_the_runs_hooks_read_workflow_failures(engine: EngineRun) -> None:
                          "arguments": {"parameters": [{"name": "m", "value": "{{workflow.failures}}"}]}}}
     out = engine.run(_wf("failhook", "main", [_sh("main", "exit 1"), notify], hooks=hooks))
     [hook] = nodes_by_display(out)["failhook.hooks.failure"]
-    assert hook["phase"] == "Succeeded" and '"displayName":"failhook"' in hook["outputs"]["result"]
+    assert hook["phase"] == "Succeeded" and '\\"displayName\\":\\"failhook\\"' in hook["outputs"]["result"]
 
 
 def test_a_templateref_named_by_tags_resolves_when_each_step_runs(engine: EngineRun) -> None:
