@@ -56,7 +56,7 @@ def parse_time(text: str) -> Moment | None:
             if not 0 <= hour <= 12:
                 continue
             hour = hour % 12 + (12 if parts["ampm"] == "PM" else 0)
-        if not (1 <= month <= 12 and 1 <= day <= _days_in(year, month) and hour < 24 and minute < 60
+        if not (1 <= month <= 12 and 1 <= day <= days_in(year, month) and hour < 24 and minute < 60
                 and second < 60):
             continue
         offset = _offset(parts.get("z"))
@@ -72,7 +72,7 @@ def _zone(offset: int) -> str:
     return f"{'-' if offset < 0 else '+'}{abs(offset) // 3600:02d}{abs(offset) % 3600 // 60:02d}"
 
 
-def _days_in(year: int, month: int) -> int:
+def days_in(year: int, month: int) -> int:
     if month == 2:
         return 29 if year % 4 == 0 and (year % 100 != 0 or year % 400 == 0) else 28
     return 30 if month in (4, 6, 9, 11) else 31

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from aipipe.engine.grammar.godates import epoch_seconds
+from aipipe.engine.grammar.godates import days_in, epoch_seconds
 
 NANOS = 1_000_000_000
 # Go layout elements, longest first where one is a prefix of another: (element, strftime, pattern for parsing)
@@ -100,7 +100,7 @@ def _stamp(parts: dict[str, str | None]) -> float | None:
     if parts.get("hour12"):
         hour = int(parts["hour12"] or 0) % 12 + (12 if parts.get("ampm") == "PM" else 0)
     minute, second = int(parts.get("minute") or 0), int(parts.get("second") or 0)
-    if not (1 <= month <= 12 and 1 <= day <= calendar.monthrange(year or 2000, month)[1] and hour < 24
+    if not (1 <= month <= 12 and 1 <= day <= days_in(year, month) and hour < 24
             and minute < 60 and second < 60):
         return None
     stamp = float(epoch_seconds(year, month, day, hour, minute, second))

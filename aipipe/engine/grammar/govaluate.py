@@ -214,10 +214,9 @@ def _number(reader: _Reader, char: str) -> Token:
                 raise ExprError(f"Unable to parse hex value '{digits}' to uint64\n") from None
         reader.pos -= 1
     text = reader.word(lambda c: _is_digit(c) or c == ".")
-    try:
-        return Token("NUMERIC", float(text) if re.fullmatch(r"\d+(\.\d*)?", text) else float("x"))
-    except ValueError:
-        raise ExprError(f"Unable to parse numeric value '{text}' to float64\n") from None
+    if not re.fullmatch(r"\d+(\.\d*)?", text):  # what Go's ParseFloat takes of digits and dots
+        raise ExprError(f"Unable to parse numeric value '{text}' to float64\n")
+    return Token("NUMERIC", float(text))
 
 
 def _word(text: str) -> Token:
