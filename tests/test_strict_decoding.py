@@ -133,3 +133,14 @@ def test_run_refuses_an_unknown_field_before_anything_is_stored(tmp_path: Path) 
     listed = subprocess.run([sys.executable, "-m", "aipipe.cli.main", "list", "-o", "name"], capture_output=True,
                             text=True, cwd=REPO, timeout=120, env=env)
     assert listed.returncode == 0 and listed.stdout.strip() == ""
+
+
+def test_first_unknown_field_is_the_one_go_meets_first() -> None:
+    """The CLI turns YAML into JSON through Go maps (keys sorted), so `spec.inputs` is met before a field inside
+    `spec.templates`, wherever each stands in the file."""
+    doc = copy.deepcopy(WORKFLOW)
+    doc["spec"]["templates"][0]["arguments"] = {}
+    doc["spec"]["inputs"] = {}
+    with pytest.raises(UserError) as info:
+        refuse_undeclared(doc)
+    assert info.value.field == "spec.inputs"

@@ -63,8 +63,10 @@ def _declared(model: type[BaseModel]) -> dict[str, Any]:
 
 
 def _walk(model: type[BaseModel], node: dict[str, Any], path: FieldPath) -> Iterator[tuple[FieldPath, str]]:
+    """The object's problems in the order Go's decoder meets them: the CLI turns YAML into JSON through Go maps, whose
+    keys come out sorted, and the decoder reports the first problem it meets."""
     fields = _declared(model)
-    for key, value in node.items():
+    for key, value in sorted(node.items(), key=lambda pair: str(pair[0])):
         if key not in fields:
             yield [*path, key], f"unknown field {key!r}"
         else:

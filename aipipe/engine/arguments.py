@@ -1,15 +1,15 @@
 """A step's or task's arguments rendered for the template it calls, and a template's own input artifacts.
 
 As Argo: ``from: "{{inputs.artifacts.X}}"`` passes the calling template's input artifact on; an artifact
-argument that cannot be resolved is dropped when it (or the called template's input) is ``optional``.
+argument that cannot be resolved is dropped when it is ``optional``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from aipipe.engine.calls import Call, NodeFailure, as_text
+from aipipe.engine.calls import NodeFailure, as_text
 from aipipe.engine.expr import ExprError, evaluate
 from aipipe.engine.template import ABSENT, Scope, TemplateError, exact_reference, render, render_deep
 
@@ -17,11 +17,10 @@ from aipipe.engine.template import ABSENT, Scope, TemplateError, exact_reference
 _LOCATIONS = ("raw", "s3", "http", "git", "hdfs", "artifactory", "azure", "gcs", "oss", "plugin")
 
 
-def render_arguments(arguments: Mapping[str, Any], scope: Scope, where: str,
-                     optional: Collection[str] = ()) -> dict[str, Any]:
+def render_arguments(arguments: Mapping[str, Any], scope: Scope, where: str) -> dict[str, Any]:
     """Render arguments; a parameter that is exactly an absent reference becomes ABSENT, and an artifact
-    that cannot be resolved is left out when it or the called template's input (named in ``optional``)
-    is optional."""
+    argument that cannot be resolved is left out when the argument itself is ``optional`` (Argo's
+    resolveReferences reads the argument's flag, not the called template's input's)."""
     out: dict[str, Any] = {}
     params = [_render_parameter(dict(p), scope, where) for p in arguments.get("parameters") or []]
     if params:
@@ -31,7 +30,7 @@ def render_arguments(arguments: Mapping[str, Any], scope: Scope, where: str,
         try:
             arts.append(_render_artifact(art, scope, where))
         except NodeFailure:
-            if art.get("optional") or art.get("name") in optional:
+            if art.get("optional"):
                 continue
             raise
     if arts:
@@ -82,23 +81,18 @@ def _render_artifact(art: Mapping[str, Any], scope: Scope, where: str) -> dict[s
 
 
 def input_artifact_source(spec: Mapping[str, Any], source: Mapping[str, Any] | None,
-                          path: str | None) -> dict[str, Any] | None:
+                          path: str | None) -> dict[str, Any]:
     """What ``{{inputs.artifacts.X}}`` names inside the template: the input with its location (the argument
-    it received, else a location of its own); None when it has none (an optional input nobody supplied)."""
+    it received, else a location of its own); an optional input nobody supplied is the bare artifact, with no
+    location (as Argo's scope holds every declared input), which an optional input it is passed to skips."""
     located = source if source is not None else spec
     if not any(located.get(k) for k in _LOCATIONS):
-        return None
+        return {"name": spec["name"]}
     record = {k: v for k, v in located.items() if k not in ("from", "fromExpression", "optional")}
     record["name"] = spec["name"]
     if path:
         record["path"] = path
     return record
-
-
-def optional_inputs(call: Call) -> frozenset[str]:
-    """Names of the called template's optional input artifacts."""
-    return frozenset(str(a.get("name")) for a in (call.template.get("inputs") or {}).get("artifacts") or []
-                     if a.get("optional"))
 
 
 def recorded_input(artifact: dict[str, Any]) -> dict[str, Any]:

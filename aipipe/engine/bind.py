@@ -74,10 +74,8 @@ def bind_inputs(call: Call, outer: Scope, base: Scope,
     if artifacts_in:
         inputs["artifacts"] = [recorded_input(a) for a in artifacts_in]
     for art in artifacts_in:  # {{inputs.artifacts.X}}: passed on with from: by steps and dag templates
-        record = input_artifact_source(art, art.get("_source"),
-                                       scope.values.get(f"inputs.artifacts.{art['name']}.path"))
-        if record is not None:
-            scope.set_artifact(f"inputs.artifacts.{art['name']}", record)
+        scope.set_artifact(f"inputs.artifacts.{art['name']}", input_artifact_source(
+            art, art.get("_source"), scope.values.get(f"inputs.artifacts.{art['name']}.path")))
     scope.raw["__input_artifacts__"] = artifacts_in
     return inputs, scope
 

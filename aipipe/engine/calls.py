@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import json
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -53,25 +52,6 @@ class Call:
     def head(self) -> TemplateHead:
         """The template's kind, retries, locks and fan-out settings."""
         return TemplateHead.of(self.template)
-
-
-class Slots:
-    """A template's ``parallelism``: at most ``n`` children at once (None = unbounded)."""
-
-    def __init__(self, n: int | None, cancelled: threading.Event) -> None:
-        self.sem = threading.BoundedSemaphore(n) if n else None
-        self.cancelled = cancelled
-
-    def acquire(self) -> None:
-        if self.sem is not None:
-            while not self.sem.acquire(timeout=0.5):
-                if self.cancelled.is_set():
-                    self.sem.acquire()
-                    return
-
-    def release(self) -> None:
-        if self.sem is not None:
-            self.sem.release()
 
 
 def as_text(value: Any) -> str:

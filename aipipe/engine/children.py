@@ -8,7 +8,7 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from aipipe.engine.arguments import optional_inputs, render_arguments
+from aipipe.engine.arguments import render_arguments
 from aipipe.engine.calls import Call, NodeFailure, TemplateSet
 from aipipe.engine.control import TERMINATE
 from aipipe.engine.expr import ExprError, evaluate, should_execute
@@ -78,7 +78,7 @@ class ChildRunner:
             if not proceed:
                 return self.rt.skip_node(ref, NodePhase.SKIPPED, f"when '{rendered}' evaluated false", call)
         try:
-            call.arguments = render_arguments(step.arguments, scope, ref.display, optional_inputs(call))
+            call.arguments = render_arguments(step.arguments, scope, ref.display)
         except NodeFailure as exc:
             return self.rt.fail_node(ref, exc, call)
         if step.expression_hooks:
@@ -110,7 +110,7 @@ class ChildRunner:
         self.rt.exit_nodes.add(ref.id)  # a Stop still runs it (and what it calls)
         try:
             call = self.rt.resolve_call(hook, tset)
-            call.arguments = render_arguments(hook.get("arguments") or {}, scope, ref.display, optional_inputs(call))
+            call.arguments = render_arguments(hook.get("arguments") or {}, scope, ref.display)
         except NodeFailure as exc:
             self.rt.fail_node(ref, exc)
             return

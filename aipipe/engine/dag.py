@@ -49,18 +49,22 @@ class _DagRun:
             self.targets = [t for t in self.tasks if not any(t in graph.deps_of(self.trees[o]) for o in self.tasks
                                                              if self.trees[o] is not None)]
             self.wanted = set(self.tasks)
-        self.gate = ChildGate(call.head, scope, rt.cancelled)
+        self.gate = ChildGate(call.head, scope)
         self.scope = scope.child()
         self.cond = threading.Condition()
         self.states: dict[str, graph.TaskState] = {}
         self.running: set[str] = set()
         self.never: set[str] = set()  # held back by the template's failFast
         self.order = [t for t in self.tasks if t in self.wanted]
+        self.positions = {t: i for i, t in enumerate(self.tasks)}
         self.view = reconcile.DagView(self.order, self.trees, frozenset(self.wanted))
 
-    def task_ref(self, label: str, parent: str | None = None) -> NodeRef:
-        """The node of a task (or of one of its loop items, under the TaskGroup ``parent``)."""
-        return self.rt.ref(f"{self.node.name}.{label}", label, parent or self.node.id, self.node.id)
+    def task_ref(self, label: str, parent: str | None = None, item: int | None = None) -> NodeRef:
+        """The node of a task (or of its loop item ``item``, labelled ``label``, under the TaskGroup ``parent``); in
+        the walk, the tasks come in the order the template lists them."""
+        task = label if item is None else label[:label.rindex("(")]
+        place = (*self.node.order, self.positions[task], *(() if item is None else (item,)))
+        return self.rt.ref(f"{self.node.name}.{label}", label, parent or self.node.id, self.node.id, place)
 
     def deps(self, tname: str) -> set[str]:
         tree = self.trees[tname]
@@ -161,7 +165,8 @@ class _DagRun:
             phase=node.get("phase", NodePhase.ERROR), continue_failed=task.continue_on.failed,
             continue_error=task.continue_on.error,
             any_succeeded=any(p == NodePhase.SUCCEEDED for p in child_phases),
-            all_failed=all(p in FAILED_PHASES for p in child_phases), daemoned=bool(node.get("daemoned")))
+            all_failed=all(p == NodePhase.FAILED for p in child_phases),  # as Argo: an Error item is not Failed
+            daemoned=bool(node.get("daemoned")))
         self.children.outputs.register(f"tasks.{tname}", task, children or [node], self.scope, self.call.tset,
                                        group=node if task.loop is not None else None)
         with self.cond:
@@ -207,7 +212,7 @@ class _DagRun:
             self._finish(tname, self.children.skip_empty_loop(task, ref, self.call.tset), [])
             return
         if items is None:
-            if not self.gate.enter():  # failFast: it never starts (and has no node), as in Argo
+            if not self.gate.enter(ref.order):  # failFast: it never starts (and has no node), as in Argo
                 with self.cond:
                     self.running.discard(tname)
                     self.never.add(tname)
@@ -235,15 +240,14 @@ class _DagRun:
         for i, item in enumerate(items):
             vals, raw = item_scope(item)
             child_scope = self.scope.child(vals, raw=raw)
-            label = f"{tname}({i}:{item_label(item)})"
-            if not self.gate.enter():
+            child_ref = self.task_ref(f"{tname}({i}:{item_label(item)})", group_id, i)
+            if not self.gate.enter(child_ref.order):
                 break
 
-            def work(label: str = label, child_scope: Scope = child_scope) -> None:
+            def work(child_ref: NodeRef = child_ref, child_scope: Scope = child_scope) -> None:
                 node = None
                 try:
-                    node = self.children.run(self.tasks[tname], self.task_ref(label, group_id), child_scope,
-                                             self.call.tset, "tasks")
+                    node = self.children.run(self.tasks[tname], child_ref, child_scope, self.call.tset, "tasks")
                     with lock:
                         children.append(node)
                 finally:

@@ -20,7 +20,7 @@ from typing import Any
 from aipipe.engine.anystring import text_parameter_lookup, text_parameters
 from aipipe.engine.arguments import render_arguments
 from aipipe.engine.bind import config_map_value
-from aipipe.engine.calls import STEP_DEADLINE, USER_STOP, Call, NodeFailure, Slots
+from aipipe.engine.calls import STEP_DEADLINE, USER_STOP, Call, NodeFailure
 from aipipe.engine.configmaps import ConfigMapStore
 from aipipe.engine.control import STOP, TERMINATE, shutdown_message
 from aipipe.engine.execution import ExecutionContext
@@ -35,7 +35,8 @@ from aipipe.engine.phases import FAILED_PHASES, PASSED_PHASES, NodePhase, plain
 from aipipe.engine.pod import PodRunner
 from aipipe.engine.retry import parse_duration
 from aipipe.engine.runtime import Runtime
-from aipipe.engine.template import Scope
+from aipipe.engine.slots import Slots
+from aipipe.engine.template import Scope, TemplateError, render_deep
 from aipipe.engine.validate import validate_workflow
 from aipipe.engine.wfref import resolve_workflow_spec
 
@@ -75,12 +76,12 @@ class WorkflowExecutor:
         rt, ctx = self.rt, self.ctx
         validate_workflow(rt.workflow, ctx.templates)
         rt.spec = resolve_workflow_spec(rt.workflow, ctx.templates)
+        unresolved = self._artifact_repository_problem()
+        if unresolved is not None:  # as Argo's operate(): the run errs before any node
+            return self._end_before_any_node(NodePhase.ERROR, f"failed to resolve artifact repository: {unresolved}")
         unset = self._read_config_map_parameters()
         if unset is not None:  # as Argo's setGlobalParameters: the run fails before any node
-            now = now_iso()
-            rt.set_status(phase=NodePhase.FAILED, message=f"failed to set global parameters: {unset}",
-                          startedAt=rt.status.get("startedAt") or now, finishedAt=now)
-            return rt.snapshot(dict(rt.tree.nodes))
+            return self._end_before_any_node(NodePhase.FAILED, f"failed to set global parameters: {unset}")
         self.run_spec = spec = RunSpec.of(rt.spec)
         settings = ctx.settings
         pods = PodRunner(ctx, rt.name, settings.images,
@@ -93,7 +94,7 @@ class WorkflowExecutor:
         pods.check_available()
         pods.spared = rt.spared
         rt.kill_all = pods.kill_all
-        self.invoker = Invoker(rt, pods, Slots(spec.parallelism, rt.cancelled),
+        self.invoker = Invoker(rt, pods, Slots(spec.parallelism),
                                MutexRegistry(settings.state_dir / "locks", rt.cancelled))
         watcher = threading.Thread(target=self._watch_stop, args=(stop,), daemon=True) if stop else None
         if watcher:
@@ -113,7 +114,7 @@ class WorkflowExecutor:
     def _run_to_end(self, invoker: Invoker, deadline: threading.Timer | None) -> dict[str, Any]:
         rt = self.rt
         try:
-            wf_lock = invoker.acquire_sync(self.run_spec.synchronization, None)
+            wf_lock = invoker.acquire_sync(self._workflow_synchronization(), None)
         except NodeFailure as exc:
             rt.set_status(phase=NodePhase.FAILED, message=str(exc), finishedAt=now_iso())
             return rt.snapshot(dict(rt.tree.nodes))
@@ -140,6 +141,17 @@ class WorkflowExecutor:
         if rt.tree.errors:
             raise rt.tree.errors[0]
         return rt.snapshot(dict(rt.tree.nodes))
+
+    def _workflow_synchronization(self) -> Mapping[str, Any] | None:
+        """``spec.synchronization`` with the workflow's variables substituted (Argo substitutes the global parameters
+        in the spec before it takes the workflow's locks); a tag that does not resolve stays as written."""
+        sync = self.run_spec.synchronization
+        if not sync:
+            return sync
+        try:
+            return render_deep(dict(sync), self.rt.workflow_scope(), "spec.synchronization")
+        except TemplateError:
+            return sync
 
     def _watch_stop(self, stop: threading.Event) -> None:
         while not stop.wait(0.2):
@@ -193,6 +205,26 @@ class WorkflowExecutor:
         if self._controller_errored(node):
             return phase, f"{ENTRY_ERROR}{node.get('message')}"
         return phase, node.get("message")
+
+    def _end_before_any_node(self, phase: NodePhase, message: str) -> dict[str, Any]:
+        now = now_iso()
+        self.rt.set_status(phase=phase, message=message, startedAt=self.rt.status.get("startedAt") or now,
+                           finishedAt=now)
+        return self.rt.snapshot(dict(self.rt.tree.nodes))
+
+    def _artifact_repository_problem(self) -> str | None:
+        """Why ``spec.artifactRepositoryRef``'s ConfigMap (or its key) cannot be found in the local store (None: no
+        reference, or found). The engine's own repository then holds the run's artifacts, as the README says."""
+        ref = self.rt.spec.get("artifactRepositoryRef")
+        if not isinstance(ref, Mapping):
+            return None
+        name = str(ref.get("configMap") or "artifact-repositories")  # Argo's default ConfigMap name
+        found = ConfigMapStore.from_home(self.ctx.settings.state_dir).data(name)
+        if found is None:
+            return f"configmap {name!r} not found"
+        if ref.get("key") and str(ref["key"]) not in found:
+            return f"configmap {name!r} has no key {str(ref['key'])!r}"
+        return None
 
     def _read_config_map_parameters(self) -> str | None:
         """``spec.arguments.parameters`` given by ``valueFrom.configMapKeyRef`` take the key's value (Argo's

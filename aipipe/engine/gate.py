@@ -6,9 +6,10 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from aipipe.engine.calls import Slots, int_or_none
+from aipipe.engine.calls import int_or_none
 from aipipe.engine.manifest import TemplateHead
 from aipipe.engine.phases import NodePhase
+from aipipe.engine.slots import Slots, WalkOrder
 from aipipe.engine.template import Scope, render
 
 FAIL_FAST_MESSAGE = "template has failed or errored children and failFast enabled"  # Argo's words
@@ -18,16 +19,16 @@ class ChildGate:
     """At most ``parallelism`` children at once; with ``failFast: true`` on the template, no child starts
     after one has failed or errored (those already running finish)."""
 
-    def __init__(self, template: TemplateHead, scope: Scope, cancelled: threading.Event) -> None:
-        self.slots = Slots(int_or_none(render(template.parallelism, scope)), cancelled)
+    def __init__(self, template: TemplateHead, scope: Scope) -> None:
+        self.slots = Slots(int_or_none(render(template.parallelism, scope)))
         self.fail_fast = template.fail_fast
         self.tripped = threading.Event()
 
-    def enter(self) -> bool:
-        """Wait for a slot; False (holding none) when the child must not start."""
+    def enter(self, order: WalkOrder) -> bool:
+        """Wait for a slot (children in walk order ``order``); False (holding none) when the child must not start."""
         if self.tripped.is_set():
             return False
-        self.slots.acquire()
+        self.slots.acquire(order)
         if self.tripped.is_set():
             self.slots.release()
             return False

@@ -8,7 +8,7 @@ from typing import Any
 
 from aipipe.engine.bind import bind_inputs
 from aipipe.engine.bounds import MAX_DEPTH_MESSAGE, MAX_STACK_DEPTH, OverBudget
-from aipipe.engine.calls import Call, NodeFailure, Slots
+from aipipe.engine.calls import Call, NodeFailure
 from aipipe.engine.children import ChildRunner
 from aipipe.engine.configmaps import ConfigMapStore
 from aipipe.engine.dag import DagHandler
@@ -21,12 +21,14 @@ from aipipe.engine.manifest import LEAF_KINDS
 from aipipe.engine.memo import Memoizer
 from aipipe.engine.names import pod_name
 from aipipe.engine.noderef import NodeRef
+from aipipe.engine.nodes import iso_epoch
 from aipipe.engine.outputs import Outputs
 from aipipe.engine.phases import PASSED_PHASES, NodePhase, NodeType
 from aipipe.engine.pod import PodRunner
-from aipipe.engine.retry import RetryStrategy, render_strategy
+from aipipe.engine.retry import RetryStrategy, parse_duration, render_strategy
 from aipipe.engine.retrynode import RetryNode, RetryRun
 from aipipe.engine.runtime import NodeRecord, Runtime
+from aipipe.engine.slots import Slots
 from aipipe.engine.steps import StepsHandler
 from aipipe.engine.suspend import SuspendHandler
 from aipipe.engine.template import Scope, TemplateError, render
@@ -157,7 +159,7 @@ class Invoker:
         ``fields`` go into the node's record when it is created."""
         if call.head.kind not in LEAF_KINDS:
             return self._execute_node(call, ref, scope, inputs, fields)
-        self.pod_slots.acquire()
+        self.pod_slots.acquire(ref.order)
         try:
             return self._execute_node(call, ref, scope, inputs, fields)
         finally:
@@ -194,7 +196,7 @@ class Invoker:
         up again; a NodeFailure becomes the result it words."""
         kind = call.head.kind
         try:
-            lock.extend(self.acquire_sync(call.head.synchronization, nid))
+            lock.extend(self.acquire_sync(call.head.synchronization, nid, self._timeout_at(call, scope, nid)))
             hit = self.memos.look_again(call, ref, scope) if lock and fields.get("memoizationStatus") else None
             handler = self.handlers.get(kind)
             if hit is not None and hit.hit:  # another node with its key ran while this one waited for the lock
@@ -211,6 +213,18 @@ class Invoker:
             if kind in ("steps", "dag"):  # as Argo's killDaemonedChildren: its daemons end with it
                 self.pods.daemons.release(nid)
 
+    def _timeout_at(self, call: Call, scope: Scope, nid: str) -> float | None:
+        """When the template's ``timeout`` runs out (epoch seconds): counted from the node's creation, so time spent
+        waiting for a lock counts (None: no timeout, or one the pod's own check reports)."""
+        text = call.template.get("timeout")
+        started = iso_epoch((self.rt.tree.get(nid) or {}).get("startedAt"))
+        if text in (None, "") or started is None:
+            return None
+        try:
+            return started + parse_duration(render(str(text), scope, "timeout"), "timeout")
+        except (TemplateError, UserError):
+            return None
+
     def _finish(self, nid: str, result: NodeResult) -> NodeRecord:
         """End the node with what its handler reported."""
         rt = self.rt
@@ -223,14 +237,17 @@ class Invoker:
             phase, message = NodePhase.FAILED, rt.abort_reason or message
         return rt.finish_node(nid, phase, message, **result)
 
-    def acquire_sync(self, sync: Mapping[str, Any] | None, nid: str | None) -> list[Any]:
+    def acquire_sync(self, sync: Mapping[str, Any] | None, nid: str | None, until: float | None = None) -> list[Any]:
         """Hold the mutexes and ConfigMap semaphores ``sync`` names (waiting as Argo shows it); ``nid`` None
-        for the workflow's own ``spec.synchronization``."""
+        for the workflow's own ``spec.synchronization``; a node still waiting at the epoch ``until`` (its template's
+        ``timeout``) fails "timeout", as Argo's checkTemplateTimeout fails a Pending node."""
         if not sync:
             return []
         rt = self.rt
         try:
-            return self.mutexes.acquire_sync(sync, SyncSite(rt.workflow, rt.tree, rt.status, nid))
+            return self.mutexes.acquire_sync(sync, SyncSite(rt.workflow, rt.tree, rt.status, nid), until)
+        except TimeoutError as exc:
+            raise NodeFailure(str(exc), NodePhase.FAILED, terminal=True) from exc
         except InterruptedError as exc:
             raise NodeFailure(rt.stop_reason, NodePhase.FAILED) from exc
         except SyncError as exc:

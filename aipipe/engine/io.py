@@ -180,7 +180,7 @@ def load_input(artifact: Mapping[str, Any], source: Mapping[str, Any] | None, de
         if other:
             raise ArtifactError(f"input artifact {name!r}: {other[0]} artifacts are not supported by the embedded "
                                 "engine (use raw, from, or a key in the default repository)")
-        raise ArtifactError(f"input artifact {name!r} has no source (give from, raw or s3.key)")
+        raise ArtifactError(f"required artifact {name!r} not supplied")  # Argo's executor words
     sub_path = str((source or {}).get("subPath") or artifact.get("subPath") or "").strip("/")
     uri = key_uri(root_uri, key) if key is not None else ""
     # a subPath is taken inside what was fetched, except from an unpacked folder in the store

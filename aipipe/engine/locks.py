@@ -11,6 +11,7 @@ and limits are :mod:`aipipe.engine.semaphores`.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -142,9 +143,10 @@ class MutexRegistry:
         self.poll = poll
         self.store = store or ConfigMapStore.from_home(root.parent)
 
-    def acquire_sync(self, sync: Mapping[str, Any], site: SyncSite) -> list[Held]:
-        """Hold every lock of ``sync`` for ``site``: waits while any is busy (``InterruptedError`` when cancelled);
-        ``SyncError`` when a semaphore's limit cannot be read the first time (Argo's initialization error)."""
+    def acquire_sync(self, sync: Mapping[str, Any], site: SyncSite, until: float | None = None) -> list[Held]:
+        """Hold every lock of ``sync`` for ``site``: waits while any is busy (``InterruptedError`` when cancelled,
+        ``TimeoutError`` once the epoch ``until`` has passed); ``SyncError`` when a semaphore's limit cannot be read
+        the first time (Argo's initialization error)."""
         try:
             refs = lock_refs(sync, site.namespace)
         except SyncError as exc:
@@ -166,6 +168,8 @@ class MutexRegistry:
                 if (ref.lock_name, message, holders) != shown:  # Argo refreshes the holders at every try
                     site.waiting(ref, message, holders, refs)
                     shown = (ref.lock_name, message, holders)
+                if until is not None and time.time() >= until:
+                    raise TimeoutError("timeout")
                 if self.cancelled.wait(self.poll):
                     raise InterruptedError("stopped while waiting for a synchronization lock")
         finally:

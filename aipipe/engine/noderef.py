@@ -13,7 +13,8 @@ class NodeRef:
     display name, parent node id and boundary node id.
 
     ``parent`` is the node that starts this one (a step group, a DAG, a retry node); ``boundary`` is the
-    steps/DAG node whose template this node belongs to (Argo's ``boundaryID``; "" at the top).
+    steps/DAG node whose template this node belongs to (Argo's ``boundaryID``; "" at the top); ``order`` is where
+    Argo's walk of the run meets it (:data:`aipipe.engine.slots.WalkOrder`), which decides who gets a free slot.
     """
 
     workflow: str
@@ -21,6 +22,7 @@ class NodeRef:
     display: str
     parent: str | None = None
     boundary: str = ""
+    order: tuple[int, ...] = field(default=(), compare=False)
     id: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -28,12 +30,14 @@ class NodeRef:
 
     def sibling(self, name: str, display: str) -> NodeRef:
         """A node with the same parent and boundary (a step's exit handler)."""
-        return NodeRef(self.workflow, name, display, self.parent, self.boundary)
+        return NodeRef(self.workflow, name, display, self.parent, self.boundary, self.order)
 
     def attempt(self, n: int) -> NodeRef:
         """Attempt ``n`` of this retry node: a child of it, in the same boundary."""
-        return NodeRef(self.workflow, f"{self.name}({n})", f"{self.display}({n})", self.id, self.boundary)
+        return NodeRef(self.workflow, f"{self.name}({n})", f"{self.display}({n})", self.id, self.boundary,
+                       (*self.order, n))
 
-    def child(self, name: str, display: str, boundary: str | None = None) -> NodeRef:
-        """A node this one starts (``boundary`` defaults to this node's)."""
-        return NodeRef(self.workflow, name, display, self.id, self.boundary if boundary is None else boundary)
+    def child(self, name: str, display: str, boundary: str | None = None, place: tuple[int, ...] = ()) -> NodeRef:
+        """A node this one starts (``boundary`` defaults to this node's), ``place`` in this node's walk."""
+        return NodeRef(self.workflow, name, display, self.id, self.boundary if boundary is None else boundary,
+                       (*self.order, *place))

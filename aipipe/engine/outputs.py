@@ -61,14 +61,18 @@ class Outputs:
         failed = any(n.get("phase") in (NodePhase.FAILED, NodePhase.ERROR) for n in ordered)
         scope.set(f"{prefix}.status", (NodePhase.FAILED if failed else NodePhase.SUCCEEDED).value)
 
+    def _declared_outputs(self, step: StepSpec, tset: TemplateSet) -> Mapping[str, Any]:
+        """The ``outputs`` the step's template declares (none when it cannot be found)."""
+        try:
+            return self.rt.resolve_call(step.source, tset).template.get("outputs") or {}
+        except NodeFailure:
+            return {}
+
     def _node_outputs_into(self, prefix: str, node: Mapping[str, Any], step: StepSpec, scope: Scope,
                            tset: TemplateSet) -> None:
         outputs = node.get("outputs") or {}
+        declared = self._declared_outputs(step, tset)
         if node.get("phase") in (NodePhase.SKIPPED, NodePhase.OMITTED):
-            try:
-                declared = self.rt.resolve_call(step.source, tset).template.get("outputs") or {}
-            except NodeFailure:
-                declared = {}
             for spec in declared.get("parameters") or []:
                 default = (spec.get("valueFrom") or {}).get("default")
                 scope.set(f"{prefix}.outputs.parameters.{spec['name']}",
@@ -80,6 +84,10 @@ class Outputs:
             return
         for p in outputs.get("parameters") or []:
             scope.set(f"{prefix}.outputs.parameters.{p['name']}", p.get("value", ""))
+        saved = {a["name"] for a in outputs.get("artifacts") or []}
+        for spec in declared.get("artifacts") or []:  # an optional one the node did not make: the bare artifact
+            if spec.get("optional") and spec.get("name") not in saved:
+                scope.set_artifact(f"{prefix}.outputs.artifacts.{spec['name']}", {"name": spec["name"]})
         for a in outputs.get("artifacts") or []:
             scope.set_artifact(f"{prefix}.outputs.artifacts.{a['name']}", a)
         if "result" in outputs:

@@ -30,6 +30,12 @@ def referenced_templates(spec: Mapping[str, Any], templates: TemplateLookup) -> 
             todo.append((manifest, found))
 
 
+def referenced_template(call: Mapping[str, Any], templates: TemplateLookup) -> Mapping[str, Any] | None:
+    """The stored template a call site's static ``templateRef`` names (None: no such reference, or nothing stored)."""
+    target = _target(call, None, templates) if isinstance(call.get("templateRef"), Mapping) else None
+    return None if target is None else target[2]
+
+
 def _target(call: Mapping[str, Any], home: Mapping[str, Any] | None,
             templates: TemplateLookup) -> tuple[tuple[str, str, str], Mapping[str, Any], Mapping[str, Any]] | None:
     """The manifest template a call site names: through its templateRef, or by name inside ``home`` (the

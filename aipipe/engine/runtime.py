@@ -140,8 +140,9 @@ class Runtime:
         """The message a node cut short by the run's end carries."""
         return self.abort_reason or USER_STOP
 
-    def ref(self, name: str, display: str, parent: str | None = None, boundary: str = "") -> NodeRef:
-        return NodeRef(self.name, name, display, parent, boundary)
+    def ref(self, name: str, display: str, parent: str | None = None, boundary: str = "",
+            order: tuple[int, ...] = ()) -> NodeRef:
+        return NodeRef(self.name, name, display, parent, boundary, order)
 
     # ------------------------------------------------------------------ scope
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -16,7 +17,7 @@ from aipipe.engine.noderef import NodeRef
 from aipipe.engine.nodes import node_id, outbound_nodes
 from aipipe.engine.phases import FAILED_PHASES, NOT_RUN, NodePhase, NodeType
 from aipipe.engine.runtime import NodeRecord, Runtime
-from aipipe.engine.template import Scope, TemplateError, item_label, item_scope, render
+from aipipe.engine.template import ABSENT, Scope, TemplateError, exact_reference, item_label, item_scope, render
 
 StepResults = list[tuple[StepSpec, list[NodeRecord]]]  # each step of a group with its nodes
 
@@ -30,11 +31,11 @@ class StepsHandler:
 
     def run(self, call: Call, node: NodeRef, scope: Scope) -> NodeResult:
         rt = self.rt
-        gate = ChildGate(call.head, scope, rt.cancelled)
+        gate = ChildGate(call.head, scope)
         scope = scope.child()
         groups = StepsBody.of(call.template).groups
         for gi, group in enumerate(groups):
-            gref = node.child(f"{node.name}[{gi}]", f"[{gi}]", boundary=node.id)
+            gref = node.child(f"{node.name}[{gi}]", f"[{gi}]", boundary=node.id, place=(gi,))
             if gi:  # Argo chains the groups: the previous group's steps (their outbound nodes) lead to this one
                 prev = node_id(rt.name, f"{node.name}[{gi - 1}]")
                 rt.edges.after(gref.name, self._group_members(prev) or [prev], node.id)
@@ -48,16 +49,18 @@ class StepsHandler:
                 continue
             rt.tree.commit()
             unevaluable = self._unevaluable_when(group, scope)
-            if unevaluable is not None:  # Argo's resolveReferences: the group errs before any of its steps starts
-                message = f"Failed to resolve references: {unevaluable}"
+            unresolved = None if unevaluable is not None else self._unresolvable_artifact(group, scope)
+            if unevaluable is not None or unresolved is not None:  # Argo's resolveReferences: the group errs
+                message = f"Failed to resolve references: {unevaluable}" if unevaluable is not None else (
+                    f"unable to resolve references: Unable to resolve: {unresolved}")  # before any step starts
                 rt.finish_node(gid, NodePhase.ERROR, message)
                 return {"phase": NodePhase.FAILED, "message": message}
             results: StepResults = []
             threads: list[threading.Thread] = []
             group_lock = threading.Lock()
             on_done = self._sibling_hooks(group, gref, scope, group_lock)
-            for step in group:
-                self._launch_step(step, gref, scope, call.tset, gate, results, threads, group_lock, on_done)
+            for si, step in enumerate(group):
+                self._launch_step(step, si, gref, scope, call.tset, gate, results, threads, group_lock, on_done)
             for thread in threads:
                 thread.join()
             failed = [(s, n) for s, ns in results for n in ns if s.continue_on.fails_parent(n.get("phase"))]
@@ -96,6 +99,20 @@ class StepsHandler:
                 continue
             except ExprError as exc:
                 return str(exc)
+        return None
+
+    def _unresolvable_artifact(self, group: Sequence[StepSpec], scope: Scope) -> str | None:
+        """The quoted reference of the first artifact argument of an unlooped step that will run whose ``from`` names
+        no artifact (a producer that did not make a non-optional one, or was skipped) and that is not itself
+        ``optional``: Argo's resolveReferences errs the group with it (a loop's are resolved per item)."""
+        for step in group:
+            if step.loop is not None or _decided_not_to_run(step, scope):
+                continue
+            for art in step.arguments.get("artifacts") or []:
+                ref = exact_reference(str(art.get("from") or ""))
+                if ref is not None and not art.get("optional") and ref.startswith("steps.") and \
+                        scope.artifacts.get(ref) in (None, ABSENT):
+                    return json.dumps(ref)
         return None
 
     def _controller_error(self, group: Sequence[StepSpec], failed: list[tuple[StepSpec, NodeRecord]]) -> str | None:
@@ -155,21 +172,21 @@ class StepsHandler:
         results: StepResults = []
         threads: list[threading.Thread] = []
         lock = threading.Lock()
-        for step in group:
+        for si, step in enumerate(group):
             base = f"{gref.name}.{step.name}"
             if any(name == base or name.startswith(base + "(") for name in serving):
-                self._launch_step(step, gref, scope, tset, gate, results, threads, lock, lambda _s, _n: None,
+                self._launch_step(step, si, gref, scope, tset, gate, results, threads, lock, lambda _s, _n: None,
                                   only=lambda ref: ref.id in serving.values())
         for thread in threads:
             thread.join()
 
-    def _launch_step(self, step: StepSpec, group: NodeRef, scope: Scope, tset: TemplateSet, gate: ChildGate,
+    def _launch_step(self, step: StepSpec, index: int, group: NodeRef, scope: Scope, tset: TemplateSet, gate: ChildGate,
                      results: StepResults, threads: list[threading.Thread], group_lock: threading.Lock,
                      on_done: Callable[[StepSpec, NodeRecord], None],
                      only: Callable[[NodeRef], bool] | None = None) -> None:
-        """Start one step of a group (each loop item in a thread of its own), adding its nodes to ``results``;
+        """Start the group's step ``index`` (each loop item in a thread of its own), adding its nodes to ``results``;
         with ``only``, just the nodes it holds for."""
-        base = group.child(f"{group.name}.{step.name}", step.name, boundary=group.boundary)
+        base = group.child(f"{group.name}.{step.name}", step.name, boundary=group.boundary, place=(index,))
         try:
             items = self.children.expand_items(step, scope, base.name)
         except BadLoop as exc:  # Argo's expandStep: a Skipped-type node ended Error, whose group errs with it
@@ -185,12 +202,12 @@ class StepsHandler:
         results.append((step, collected))
         targets: list[tuple[NodeRef, Scope]] = [(base, scope)] if items is None else [
             (group.child(f"{base.name}({i}:{item_label(it)})", f"{step.name}({i}:{item_label(it)})",
-                         boundary=group.boundary), _item_child(scope, it))
+                         boundary=group.boundary, place=(index, i)), _item_child(scope, it))
             for i, it in enumerate(items)]
         for ref, child_scope in targets:
             if only is not None and not only(ref):
                 continue
-            if not gate.enter():
+            if not gate.enter(ref.order):
                 return  # failFast: nothing more starts once a child failed
 
             def work(ref: NodeRef = ref, child_scope: Scope = child_scope) -> None:
@@ -214,6 +231,16 @@ class StepsHandler:
         nodes = [n for n in (self.rt.tree.get(c) for c in kept.get("children", []))
                  if n and (n.get("name") == base or str(n.get("name", "")).startswith(base + "("))]
         self.children.outputs.register(f"steps.{step.name}", step, nodes, scope, tset)
+
+
+def _decided_not_to_run(step: StepSpec, scope: Scope) -> bool:
+    """Whether the step's ``when`` reads false now (one that cannot be read yet is left to the step)."""
+    if step.when is None:
+        return False
+    try:
+        return not should_execute(render(step.when, scope, f"{step.name}.when"))
+    except (TemplateError, ExprError):
+        return False
 
 
 def _item_child(scope: Scope, item: Any) -> Scope:

@@ -263,3 +263,18 @@ def test_secret_keys_follow_kubernetes_rules(engine: EngineRun, tmp_path: Path) 
     for key in ("..hidden", "a/b", ".", ""):
         with pytest.raises(UserError, match="invalid secret reference"):
             SecretStore(tmp_path).get("registry", key)
+
+
+def test_artifact_repository_ref_to_a_missing_config_map_errs_the_run_before_any_node(engine: EngineRun) -> None:
+    wf = one_pod("echo never")
+    wf["spec"]["artifactRepositoryRef"] = {"configMap": "team-repo", "key": "s3-v1"}
+    out = engine.run(wf)
+    assert out["status"]["phase"] == "Error"
+    assert out["status"]["message"] == "failed to resolve artifact repository: configmap 'team-repo' not found"
+    assert not out["status"].get("nodes")
+    put(engine.home, "team-repo", other="x")
+    out = engine.run(wf)
+    assert out["status"]["message"] == "failed to resolve artifact repository: configmap 'team-repo' has no key 's3-v1'"
+    put(engine.home, "team-repo", **{"s3-v1": "s3: {bucket: team}"})
+    out = engine.run(wf)
+    assert out["status"]["phase"] == "Succeeded", out["status"].get("message")

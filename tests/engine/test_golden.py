@@ -91,6 +91,17 @@ def test_workflow_parallelism(engine: EngineRun) -> None:
     assert max_overlap(spans(out, "work(")) == 3
 
 
+def test_workflow_parallelism_starts_pods_in_walk_order(engine: EngineRun) -> None:
+    wf, _ = load("parallelism-order.yaml")
+    out = engine.run(wf)
+    assert out["status"]["phase"] == "Succeeded"
+    pods = [n for n in out["status"]["nodes"].values() if n["type"] == "Pod"]
+    started = [n["name"].removeprefix("golden-parallelism-order") for n in
+               sorted(pods, key=lambda n: float(n["outputs"]["result"]))]
+    walk = [f"[0].outer({i}:{item})[0].leaf({j}:{j})" for i, item in enumerate("abc") for j in range(3)]
+    assert started == walk + [f"[1].fan.d{k}" for k in range(1, 5)]
+
+
 def test_retry_backoff_grows_by_factor(engine: EngineRun) -> None:
     wf, _ = load("retry-backoff.yaml")
     out = engine.run(wf)
@@ -255,7 +266,8 @@ def test_missing_required_artifact_passed_on_still_fails(engine: EngineRun) -> N
     out = engine.run(wf)
     assert out["status"]["phase"] == "Failed"
     [failed] = [n for n in out["status"]["nodes"].values() if n["name"].endswith("without[0].read")]
-    assert "cannot resolve {{inputs.artifacts.data}}" in failed["message"]
+    # as Argo: the unsupplied optional input passes on as a bare artifact, which a required input refuses
+    assert "required artifact 'data' not supplied" in failed["message"]
 
 
 @pytest.mark.parametrize(("retry_on", "attempts"), [("3", 3), ("4", 1)])

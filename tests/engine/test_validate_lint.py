@@ -347,3 +347,19 @@ def test_an_entrypoint_a_referenced_workflow_template_lacks_is_named_as_argo_doe
 def test_a_task_naming_no_template_says_so_in_argos_words() -> None:
     wf = workflow({"name": "main", "dag": {"tasks": [{"name": "t", "container": {"image": "alpine"}}]}})
     assert "failed to get a template" in str(refused(wf))
+
+
+def test_output_of_a_template_ref_must_be_declared_by_the_stored_template() -> None:
+    stored = {"kind": "WorkflowTemplate", "metadata": {"name": "lib"},
+              "spec": {"templates": [{"name": "train", "outputs": {"parameters": [{"name": "score",
+                                                                                    "value": "1"}]},
+                                      "container": {"image": "alpine", "command": ["true"]}}]}}
+    main = {"name": "main", "steps": [
+        [{"name": "train", "templateRef": {"name": "lib", "template": "train"}}],
+        [{"name": "gate", "template": "say", "arguments": {"parameters": [
+            {"name": "message", "value": "{{steps.train.outputs.parameters.verdict}}"}]}}]]}
+    with pytest.raises(UserError) as info:
+        validate_workflow(workflow(main, SAY), dict_templates([stored]))
+    assert "failed to resolve {{steps.train.outputs.parameters.verdict}}" in str(info.value)
+    main["steps"][1][0]["arguments"]["parameters"][0]["value"] = "{{steps.train.outputs.parameters.score}}"
+    validate_workflow(workflow(main, SAY), dict_templates([stored]))  # a declared one passes

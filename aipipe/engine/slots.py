@@ -1,0 +1,48 @@
+"""A ``parallelism``: at most ``n`` holders at once, a freed slot going to the waiter first in the run's walk order."""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import threading
+
+# Where a node sits in Argo's walk of the run: the indexes of its step group, step or task, and loop item, from the
+# top (``NodeRef.order``). Tuples compare as the walk meets their nodes.
+WalkOrder = tuple[int, ...]
+
+
+class Slots:
+    """A template's or the workflow's ``parallelism`` (None or 0: unbounded).
+
+    Argo's controller starts the nodes waiting for a slot in the order each reconcile walks them (a nested loop's
+    pods one by one, item 0 first), not in the order they began to wait; so a freed slot is handed to the waiter
+    with the smallest walk order (ties: the earliest), and never to whoever grabs it first.
+    """
+
+    def __init__(self, n: int | None) -> None:
+        self.free = n or None
+        self.lock = threading.Lock()
+        self.waiting: list[tuple[WalkOrder, int, threading.Event]] = []
+        self.arrivals = itertools.count()
+
+    def acquire(self, order: WalkOrder = ()) -> None:
+        """Wait for a slot; the slot is this caller's once it returns."""
+        if self.free is None:
+            return
+        with self.lock:
+            if self.free > 0:  # a free slot means nobody waits: release hands slots to waiters
+                self.free -= 1
+                return
+            handed = threading.Event()
+            heapq.heappush(self.waiting, (order, next(self.arrivals), handed))
+        handed.wait()
+
+    def release(self) -> None:
+        """Give the slot back: to the first waiter in walk order, if any."""
+        if self.free is None:
+            return
+        with self.lock:
+            if self.waiting:
+                heapq.heappop(self.waiting)[2].set()
+            else:
+                self.free += 1
