@@ -25,6 +25,7 @@ class AipipeError(Exception):
 
     def __init__(self, message: str, *, field: str | None = None) -> None:
         self.field = field
+        self.reason = message  # the message without its field
         super().__init__(f"{field}: {message}" if field else message)
 
 

@@ -14,7 +14,7 @@ import yaml
 
 from aipipe.compile.diagnostics import format_path
 from aipipe.compile.lint import lint_documents
-from aipipe.compile.strict import refuse_undeclared, undeclared_fields
+from aipipe.compile.strict import refuse_misshapen, refuse_undeclared, undeclared_fields
 from aipipe.errors import UserError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -76,12 +76,12 @@ def test_an_undeclared_field_is_found_by_its_path(where: tuple[str | int, ...], 
 
 
 @pytest.mark.parametrize(("where", "value", "words"), [
-    (("spec", "templates", 2, "container", "command"), "echo hi", "cannot decode a string as a list"),
-    (("spec", "templates", 2, "retryStrategy"), [2], "cannot decode a list as an object"),
-    (("spec", "templates", 0, "steps"), {"a": 1}, "cannot decode an object as a list"),
-    (("spec", "templates", 0, "parallelism"), "{{workflow.parameters.p}}", "cannot decode a string as an integer"),
-    (("spec", "parallelism"), True, "cannot decode a boolean as an integer"),
-    (("spec", "templates", 2, "daemon"), "true", "cannot decode a string as a boolean"),
+    (("spec", "templates", 2, "container", "command"), "echo hi", "cannot unmarshal a string into a list"),
+    (("spec", "templates", 2, "retryStrategy"), [2], "cannot unmarshal a list into an object"),
+    (("spec", "templates", 0, "steps"), {"a": 1}, "cannot unmarshal an object into a list"),
+    (("spec", "templates", 0, "parallelism"), "{{workflow.parameters.p}}", "cannot unmarshal a string into an integer"),
+    (("spec", "parallelism"), True, "cannot unmarshal a boolean into an integer"),
+    (("spec", "templates", 2, "daemon"), "true", "cannot unmarshal a string into a boolean"),
 ])
 def test_a_value_of_the_wrong_shape_is_refused(where: tuple[str | int, ...], value: Any, words: str) -> None:
     """Go's decoding refuses a string for a []string, as for the command a user wrote as one string, and a string for
@@ -144,3 +144,13 @@ def test_first_unknown_field_is_the_one_go_meets_first() -> None:
     with pytest.raises(UserError) as info:
         refuse_undeclared(doc)
     assert info.value.field == "spec.inputs"
+
+
+def test_the_server_refuses_a_wrong_shape_but_drops_an_unknown_field() -> None:
+    doc = copy.deepcopy(WORKFLOW)
+    doc["spec"]["inputs"] = {}  # dropped, as the API drops an unknown field
+    refuse_misshapen(doc)
+    doc["spec"]["templates"][0]["steps"] = [{"name": "a", "template": "leaf"}]  # a flat list, not groups
+    with pytest.raises(UserError, match="cannot unmarshal an object into a list") as info:
+        refuse_misshapen(doc)
+    assert info.value.field == "spec.templates[0].steps[0]"

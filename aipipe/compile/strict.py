@@ -31,6 +31,8 @@ ADDED_IN_4_1: dict[str, tuple[str, ...]] = {
     "WorkflowSpec": ("executorPlugins", "podResources", "resourceClaims"),
 }
 UNDECLARED_REASON = "Argo v4's types refuse it: `argo submit` and `argo lint` do not decode it"
+MISSHAPEN = "cannot unmarshal"  # Go's decoder, on a value of the wrong shape
+MISSHAPEN_REASON = "Argo's server cannot decode it into its types"
 
 
 @cache
@@ -53,6 +55,15 @@ def refuse_undeclared(*docs: dict[str, Any]) -> None:
     for doc in docs:
         for path, problem in undeclared_fields(doc):
             raise UserError(f"{problem} ({UNDECLARED_REASON})", field=format_path(path))
+
+
+def refuse_misshapen(*docs: dict[str, Any]) -> None:
+    """Raise :class:`UserError` naming the first value of the wrong shape in ``docs``, as Argo's server decodes a
+    request's body into its types: a string where they want a list is refused, while an unknown field is dropped."""
+    for doc in docs:
+        for path, problem in undeclared_fields(doc):
+            if problem.startswith(MISSHAPEN):
+                raise UserError(f"{problem} ({MISSHAPEN_REASON})", field=format_path(path))
 
 
 @cache
@@ -81,11 +92,11 @@ def _walk_value(annotation: Any, value: Any, path: FieldPath) -> Iterator[tuple[
         members = [m for m in get_args(annotation) if m is not type(None)]
         accepted = next((m for m in members if _accepts(m, value)), None)
         if accepted is None:
-            yield path, f"cannot decode {_shape(value)} as {_shape_of(members[0])}"
+            yield path, f"{MISSHAPEN} {_shape(value)} into {_shape_of(members[0])}"
         else:
             yield from _walk_value(accepted, value, path)
     elif not _accepts(annotation, value):
-        yield path, f"cannot decode {_shape(value)} as {_shape_of(annotation)}"
+        yield path, f"{MISSHAPEN} {_shape(value)} into {_shape_of(annotation)}"
     elif origin is list:
         [item] = get_args(annotation)
         for i, element in enumerate(value):

@@ -8,7 +8,7 @@ from typing import Any
 from aipipe.engine.arguments import input_artifact_source, recorded_input
 from aipipe.engine.calls import Call, NodeFailure, as_text
 from aipipe.engine.configmaps import ConfigMapStore
-from aipipe.engine.template import ABSENT, Scope, TemplateError, render
+from aipipe.engine.template import ABSENT, Scope, TemplateError, render, render_deep
 from aipipe.errors import UserError
 
 
@@ -52,6 +52,10 @@ def bind_inputs(call: Call, outer: Scope, base: Scope,
         if spec.get("path"):
             scope_vals[f"inputs.artifacts.{spec['name']}.path"] = spec["path"]
         source = arg_arts.get(spec["name"])
+        if source is None and spec.get("raw") and call.head.kind in ("steps", "dag"):
+            # a steps or dag template's own raw input, passed on with from: its tags read as Argo substituted them in
+            # the whole template (a leaf's is rendered with its pod)
+            spec = {**spec, "raw": render_deep(spec["raw"], base.child(values), "inputs.artifacts", lenient=True)}
         artifacts_in.append({**spec, **({"_source": source} if source is not None else {})})
     outputs = tmpl.get("outputs") or {}
     for spec in outputs.get("parameters") or []:

@@ -7,7 +7,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeGuard
 
 from aipipe.engine.manifest import TemplateHead
 from aipipe.engine.nodes import iso_epoch
@@ -88,11 +88,24 @@ def node_duration(node: Mapping[str, Any]) -> float:
     return end - start if start is not None and end is not None else 0.0
 
 
-def merge_defaults(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+def strategic_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    """``over`` on ``base`` as Argo's strategic merge patches (JoinWorkflowSpec, templateDefaults' MergeTo): objects
+    join field by field, lists whose items all have a ``name`` (env, volumes, hooks' arguments…) join item by item,
+    anything else is ``over``'s. Neither input is changed."""
+    out = copy.deepcopy(dict(base))
     for key, value in over.items():
-        if isinstance(value, Mapping) and isinstance(base.get(key), dict):
-            base[key] = merge_defaults(base[key], value)
+        under = out.get(key)
+        if isinstance(under, Mapping) and isinstance(value, Mapping):
+            out[key] = strategic_merge(under, value)
+        elif _named_list(under) and _named_list(value):
+            items = {item["name"]: item for item in under}
+            for item in value:
+                items[item["name"]] = strategic_merge(items.get(item["name"], {}), item)
+            out[key] = list(items.values())
         else:
-            base[key] = copy.deepcopy(value)
-    return base
+            out[key] = copy.deepcopy(value)
+    return out
 
+
+def _named_list(value: Any) -> TypeGuard[list[Mapping[str, Any]]]:
+    return isinstance(value, list) and bool(value) and all(isinstance(i, Mapping) and i.get("name") for i in value)

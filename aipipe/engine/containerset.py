@@ -84,9 +84,22 @@ class ContainerNodes:
             tree.add_child(pod_id, cid)
         tree.commit()
 
+    @classmethod
+    def of_set(cls, tree: NodeTree, pod_id: str, tmpl: Mapping[str, Any], main: Mapping[str, Any],
+               others: list[dict[str, Any]]) -> ContainerNodes | None:
+        """A containerSet's Container nodes, Pending (None for other templates)."""
+        if tmpl.get("containerSet") is None:
+            return None
+        return cls(tree, pod_id, [*(str(c.get("name")) for c in others), str(main.get("name") or "main")])
+
     def running(self, name: str) -> None:
         self.tree.put(self.ids[name], phase=NodePhase.RUNNING, startedAt=now_iso())
         self.tree.commit()
+
+    def fail_all(self, message: str) -> None:
+        """The pod failed before its containers ran (an init container failed): every container node fails."""
+        for name in self.ids:
+            self.ended(name, NodePhase.FAILED, message)
 
     def ended(self, name: str, phase: NodePhase, message: str | None = None) -> None:
         record = self.tree.get(self.ids[name]) or {}

@@ -38,7 +38,9 @@ from aipipe.engine.runtime import Runtime
 from aipipe.engine.slots import Slots
 from aipipe.engine.template import Scope, TemplateError, render_deep
 from aipipe.engine.validate import validate_workflow
+from aipipe.engine.wfmeta import with_workflow_metadata
 from aipipe.engine.wfref import resolve_workflow_spec
+from aipipe.errors import UserError
 
 # Argo's operate() words an error the entry or exit template's execution returns (its space before the colon kept)
 ENTRY_ERROR = "error in entry template execution: "
@@ -76,6 +78,10 @@ class WorkflowExecutor:
         rt, ctx = self.rt, self.ctx
         validate_workflow(rt.workflow, ctx.templates)
         rt.spec = resolve_workflow_spec(rt.workflow, ctx.templates)
+        try:  # as Argo's controller sets workflowMetadata when it first runs the workflow
+            with_workflow_metadata(rt.workflow, rt.spec)
+        except UserError as exc:
+            return self._end_before_any_node(NodePhase.ERROR, exc.reason)
         unresolved = self._artifact_repository_problem()
         if unresolved is not None:  # as Argo's operate(): the run errs before any node
             return self._end_before_any_node(NodePhase.ERROR, f"failed to resolve artifact repository: {unresolved}")

@@ -326,12 +326,15 @@ class PodRunner:
                                on_stderr=err.feed, readonly=self.readonly + mps_folders(env), hidden=self.hidden(env),
                                security=security, tty=body.get("tty") is True)
             extras = ExtraContainers(self, nid, tmpl, body, spec, fields)
+            set_nodes = ContainerNodes.of_set(tree, nid, tmpl, body, in_set)  # as Argo, created with the pod
             problem = run_init(extras.build(inits, "initContainers"), self.runner, lambda h: self._track(nid, h),
                                cancelled.is_set)
-            if problem is not None:
+            if problem is not None:  # the pod failed before its containers: so do their nodes (argo-workflows#14510)
+                if set_nodes is not None:
+                    set_nodes.fail_all(problem)
                 return {"phase": NodePhase.FAILED, "message": problem}
             side = Sidecars(extras.build(sidecars, "sidecars"), self.runner)
-            graph = self._start_set(nid, tmpl, body, in_set, extras, tree, cancelled)
+            graph = self._start_set(nid, tmpl, body, in_set, extras, set_nodes, cancelled)
             if graph is not None and not graph.wait_for(graph.main):
                 graph.nodes.ended(graph.main, NodePhase.FAILED, "a container it depends on did not succeed")
                 side.stop()
@@ -429,13 +432,13 @@ class PodRunner:
     # ------------------------------------------------------------------ pieces
 
     def _start_set(self, nid: str, tmpl: Mapping[str, Any], main: Mapping[str, Any], others: list[dict[str, Any]],
-                   extras: ExtraContainers, tree: NodeTree, cancelled: Cancellation) -> ContainerGraph | None:
-        """A containerSet's Container nodes, and its containers other than main, started as their
-        dependencies allow (None for other templates)."""
-        if tmpl.get("containerSet") is None:
+                   extras: ExtraContainers, nodes: ContainerNodes | None,
+                   cancelled: Cancellation) -> ContainerGraph | None:
+        """A containerSet's containers other than main, started as their dependencies allow (None for other
+        templates)."""
+        if nodes is None:
             return None
         name = str(main.get("name") or "main")
-        nodes = ContainerNodes(tree, nid, [*(str(c.get("name")) for c in others), name])
         deps = {str(c.get("name")): [str(d) for d in c.get("dependencies") or []] for c in [*others, main]}
         graph = ContainerGraph(extras.build(others, "containerSet.containers"), deps, name, self.runner, nodes,
                                lambda container, handle: self._track(f"{nid}/{container}", handle),

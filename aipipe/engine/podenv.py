@@ -17,6 +17,7 @@ from aipipe.engine.names import pod_name
 from aipipe.engine.nodes import NodeTree
 from aipipe.engine.resourcefield import resource_field_value
 from aipipe.engine.template import Scope
+from aipipe.engine.validate import METADATA_KEY_FIELD
 from aipipe.errors import UserError
 
 PROGRESS_FILE = "/argo/progress"
@@ -24,15 +25,23 @@ PROGRESS_FILE = "/argo/progress"
 
 def pod_fields(nid: str, tmpl: Mapping[str, Any], scope: Scope, tree: NodeTree) -> dict[str, str]:
     """What ``valueFrom.fieldRef`` reads for this node (:data:`~aipipe.engine.validate.LOCAL_POD_FIELDS`):
-    Argo's pod name for the node, the run's namespace and service account, this host."""
+    Argo's pod name for the node, the run's namespace and service account, this host, and the pod's labels and
+    annotations (``metadata.labels['k']``: the ones Argo's controller puts on the pod, then the template's own)."""
     node = tree.get(nid) or {}
     workflow = str(scope.values.get("workflow.name") or "")
     template = str(node.get("templateName") or tmpl.get("name") or "")
+    own = tmpl.get("metadata") or {}
+    labels = {"workflows.argoproj.io/workflow": workflow, "workflows.argoproj.io/completed": "false",
+              **(own.get("labels") or {})}
+    annotations = {"workflows.argoproj.io/node-name": str(node.get("name") or ""),
+                   "workflows.argoproj.io/node-id": nid, **(own.get("annotations") or {})}
     return {"metadata.name": pod_name(workflow, str(node.get("name") or nid), template),
             "metadata.namespace": str(scope.values.get("workflow.namespace") or ""),
             "spec.nodeName": socket.gethostname(),
             "spec.serviceAccountName": str(scope.values.get("workflow.serviceAccountName") or ""),
-            "status.podIP": "127.0.0.1", "status.hostIP": "127.0.0.1"}
+            "status.podIP": "127.0.0.1", "status.hostIP": "127.0.0.1",
+            **{f"metadata.labels['{k}']": str(v) for k, v in labels.items()},
+            **{f"metadata.annotations['{k}']": str(v) for k, v in annotations.items()}}
 
 
 class ContainerEnv:
@@ -80,8 +89,9 @@ class ContainerEnv:
             ref = source["configMapKeyRef"]
             return self.configmaps.get(str(ref.get("name")), str(ref.get("key")), bool(ref.get("optional")),
                                        field=f"env {name}: valueFrom.configMapKeyRef")
-        if source.get("fieldRef"):  # other fields are refused at submit
-            return pod_fields.get(str(source["fieldRef"].get("fieldPath") or ""))
+        if source.get("fieldRef"):  # other fields are refused at submit; a label the pod lacks reads empty
+            path = str(source["fieldRef"].get("fieldPath") or "")
+            return pod_fields.get(path, "" if METADATA_KEY_FIELD.fullmatch(path) else None)
         if source.get("resourceFieldRef"):
             return resource_field_value(source["resourceFieldRef"], body, self.ctx.work_dir)
         return None

@@ -90,6 +90,7 @@ class RunControl:
             0.0, parse_duration(duration, "suspend.duration") - (time.time() - started))
         declared = [{k: v for k, v in p.items() if k in ("name", "valueFrom", "globalName")}
                     for p in (template.get("outputs") or {}).get("parameters") or [] if p.get("valueFrom")]
+        declared = render_deep(declared, scope, "outputs.parameters", lenient=True)  # a default may read the inputs
         if declared:
             self.tree.put(nid, outputs={"parameters": declared})
         self.tree.commit()

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from aipipe.engine.bounds import OverBudget, node_cap_message
-from aipipe.engine.calls import USER_STOP, Call, NodeFailure, TemplateSet, merge_defaults
+from aipipe.engine.calls import USER_STOP, Call, NodeFailure, TemplateSet, strategic_merge
 from aipipe.engine.control import STOP
 from aipipe.engine.edges import Edges
 from aipipe.engine.execution import ExecutionContext
@@ -203,7 +203,7 @@ class Runtime:
             return tmpl
         kind = kind_of(tmpl)
         applicable = {k: v for k, v in defaults.items() if k not in TEMPLATE_KINDS or k == kind}
-        return merge_defaults(copy.deepcopy(applicable), tmpl)
+        return strategic_merge(applicable, tmpl)
 
     # ------------------------------------------------------------------ nodes
 

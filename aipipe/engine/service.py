@@ -33,7 +33,7 @@ from aipipe.engine.store import (
     WORKFLOW_TEMPLATE,
     RunStore,
 )
-from aipipe.engine.wfmeta import with_workflow_metadata
+from aipipe.engine.wfmeta import submitted_with_metadata
 from aipipe.engine.wfref import resolve_workflow_spec
 from aipipe.errors import AipipeError, ConflictError, NotFoundError, UserError
 
@@ -89,12 +89,14 @@ class EngineService:
     def validate(self, workflow: dict[str, Any], namespace: str | None = None, *, as_template: bool = False) -> None:
         """Refuse a spec the executor would reject, before anything runs (UserError naming the reason);
         ``as_template``: a WorkflowTemplate's spec, whose arguments come at submit."""
+        from aipipe.compile.strict import refuse_misshapen
         from aipipe.engine.validate import validate_workflow
 
         if not isinstance(workflow, dict) or workflow.get("kind", "Workflow") != "Workflow":
             raise UserError("expected a Workflow manifest", field="kind")
         if not isinstance(workflow.get("spec"), dict):
             raise UserError("a Workflow needs a spec", field="spec")
+        refuse_misshapen(workflow)  # as Argo's server decodes the body: a value of the wrong shape is refused
         validate_workflow(workflow, self.template_lookup(namespace or self.default_namespace), as_template=as_template)
 
     def submit(self, workflow: dict[str, Any], namespace: str | None = None, *,
@@ -107,8 +109,8 @@ class EngineService:
             self.register_templates(manifests, namespace)
         self.validate(workflow, namespace)
         # spec.workflowMetadata (labels, annotations, labelsFrom): set at submit, where Argo's controller
-        # sets them when it first sees the run
-        workflow = with_workflow_metadata(workflow, resolve_workflow_spec(workflow, self.template_lookup(namespace)))
+        # sets them when it first sees the run (one it cannot set errs the run when it starts)
+        workflow = submitted_with_metadata(workflow, resolve_workflow_spec(workflow, self.template_lookup(namespace)))
         workflow.pop("status", None)
         if dry_run:
             workflow.setdefault("metadata", {})["namespace"] = namespace

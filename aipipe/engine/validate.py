@@ -24,6 +24,7 @@ LOCAL_KINDS = ("container", "script", "containerSet", "steps", "dag", "suspend",
 # the pod fields a node's env can take with valueFrom.fieldRef (aipipe.engine.pod gives their local values)
 LOCAL_POD_FIELDS = ("metadata.name", "metadata.namespace", "spec.nodeName", "spec.serviceAccountName",
                     "status.podIP", "status.hostIP")
+METADATA_KEY_FIELD = re.compile(r"metadata\.(labels|annotations)\['[^']+'\]")  # one label or annotation
 # Volume kinds a node can mount here (aipipe.engine.volumes); the others need a cluster.
 LOCAL_VOLUMES = ("emptyDir", "configMap", "secret", "persistentVolumeClaim")
 _PLAIN_TAG = re.compile(r"\{\{\s*([^=}\s][^}]*?)\s*\}\}")  # {{...}} but not an {{= expression}}
@@ -417,14 +418,16 @@ def refuse_unsupported(spec: Mapping[str, Any], where: str) -> None:
 
 
 def _refuse_env_sources(env: Any, where: str) -> None:
-    """``valueFrom`` sources a node cannot have: a ``fieldRef`` outside :data:`LOCAL_POD_FIELDS`, and
+    """``valueFrom`` sources a node cannot have: a ``fieldRef`` outside :data:`LOCAL_POD_FIELDS` and one label or
+    annotation, and
     a ``resourceFieldRef`` Kubernetes would refuse."""
     for i, item in enumerate(env if isinstance(env, list) else []):
         source = (item.get("valueFrom") or {}) if isinstance(item, Mapping) else {}
         path = str((source.get("fieldRef") or {}).get("fieldPath") or "") if source.get("fieldRef") else None
-        if path is not None and path not in LOCAL_POD_FIELDS:
+        if path is not None and path not in LOCAL_POD_FIELDS and not METADATA_KEY_FIELD.fullmatch(path):
             raise UserError(f"fieldRef {path!r} has no value in the embedded engine (it gives "
-                            f"{', '.join(LOCAL_POD_FIELDS)}); give a value, or submit this workflow to Argo",
+                            f"{', '.join(LOCAL_POD_FIELDS)}, metadata.labels['KEY'] and "
+                            "metadata.annotations['KEY']); give a value, or submit this workflow to Argo",
                             field=f"{where}[{i}].valueFrom.fieldRef.fieldPath")
         if source.get("resourceFieldRef"):
             check_resource_field(source["resourceFieldRef"], f"{where}[{i}].valueFrom.resourceFieldRef")

@@ -90,15 +90,29 @@ def label_value_problem(value: str) -> str | None:
     return None
 
 
+def submitted_with_metadata(workflow: Mapping[str, Any], spec: Mapping[str, Any]) -> dict[str, Any]:
+    """What a submit stores: ``workflow`` with its ``workflowMetadata`` set, or as it came when that cannot be set
+    (Argo's controller sets it when it first runs the workflow, and errs the run then: the executor does the same)."""
+    try:
+        return with_workflow_metadata(workflow, spec)
+    except UserError:
+        return copy.deepcopy(dict(workflow))
+
+
 def with_workflow_metadata(workflow: Mapping[str, Any], spec: Mapping[str, Any]) -> dict[str, Any]:
     """A copy of ``workflow`` with ``spec.workflowMetadata``'s labels, annotations and ``labelsFrom`` set
-    (``spec`` is the effective spec: a ``workflowTemplateRef``'s merged with the workflow's own). A
-    ``labelsFrom`` expression that fails, or gives no string or an invalid label value, is a UserError."""
+    (``spec`` is the effective spec: a ``workflowTemplateRef``'s merged with the workflow's own). An invalid label
+    value, or a ``labelsFrom`` expression that fails or gives no string, is a UserError."""
     out = copy.deepcopy(dict(workflow))
     wanted = spec.get("workflowMetadata") or {}
     if not wanted:
         return out
     meta = out.setdefault("metadata", {})
+    for key, value in (wanted.get("labels") or {}).items():
+        problem = label_value_problem(str(value))
+        if problem:  # Argo's updateWorkflowMetadata words
+            raise UserError(f"invalid label value {json.dumps(str(value))} for label {json.dumps(key)}: {problem}",
+                            field=f"spec.workflowMetadata.labels.{key}")
     labels = {**(meta.get("labels") or {}), **(wanted.get("labels") or {})}
     annotations = {**(meta.get("annotations") or {}), **(wanted.get("annotations") or {})}
     env = Scope(workflow_variables({**out, "metadata": {**meta, "labels": labels, "annotations": annotations}},
@@ -117,7 +131,8 @@ def with_workflow_metadata(workflow: Mapping[str, Any], spec: Mapping[str, Any])
                             field=field)
         problem = label_value_problem(value)
         if problem:
-            raise UserError(f"{expression!r} gave {value!r}, not a valid label value: {problem}", field=field)
+            raise UserError(f"invalid label value {json.dumps(value)} for label {json.dumps(key)} and expression "
+                            f"{json.dumps(expression)}: {problem}", field=field)
         labels[key] = value
     if labels:
         meta["labels"] = labels

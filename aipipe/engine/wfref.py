@@ -1,5 +1,6 @@
-"""The spec a Workflow runs: a ``workflowTemplateRef``'s WorkflowTemplate under the workflow's own fields, its
-arguments merged by name as Argo merges them."""
+"""The spec a Workflow runs: a ``workflowTemplateRef``'s WorkflowTemplate under the workflow's own fields, joined as
+Argo's JoinWorkflowSpec joins them (a strategic merge: objects field by field, lists of named items by name), its
+arguments merged by name."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
+from aipipe.engine.calls import strategic_merge
 from aipipe.engine.execution import TemplateLookup
 from aipipe.errors import UserError
 
@@ -37,14 +39,15 @@ def resolve_workflow_spec(workflow: Mapping[str, Any], templates: TemplateLookup
             merged[item["name"]] = {**_overridden(merged.get(item["name"], {}), item), **item}
         if merged:
             base.setdefault("arguments", {})[section] = list(merged.values())
-    base.update(own)
-    return base
+    return strategic_merge(base, own)
 
 
 def _overridden(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
     """The template's argument under the workflow's: its other fields stay, but where the workflow gives a
-    ``value`` the template's ``valueFrom`` goes, and the other way round (Argo's fix for issue 14426)."""
-    drop = {"valueFrom"} if "value" in override else {"value"} if "valueFrom" in override else set()
+    ``value`` the template's ``valueFrom`` goes, and the other way round (Argo's fix for issue 14426); and its
+    ``enum`` goes, as Argo's validation takes the workflow's parameter whole (MergeParameters), so the template's
+    enum never binds a value the workflow gives (argo-workflows#14704)."""
+    drop = {"enum"} | ({"valueFrom"} if "value" in override else {"value"} if "valueFrom" in override else set())
     return {k: v for k, v in base.items() if k not in drop}
 
 

@@ -123,7 +123,7 @@ def test_labels_from_expressions(expression: str, expected: str) -> None:
 @pytest.mark.parametrize(("expression", "problem"), [
     ("workflow.parameters.foo +", "failed to evaluate"),
     ("1 + 2", "gave a int"),
-    ("workflow.parameters.foo + ' has spaces'", "not a valid label value"),
+    ("workflow.parameters.foo + ' has spaces'", "invalid label value"),
 ])
 def test_labels_from_that_cannot_be_a_label_is_refused(expression: str, problem: str) -> None:
     spec = meta_spec(expression)

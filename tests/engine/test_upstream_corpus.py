@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 import yaml
 
-from aipipe.compile.strict import refuse_undeclared
+from aipipe.compile.strict import refuse_misshapen, refuse_undeclared
 from aipipe.engine.context import dict_templates
-from aipipe.engine.wfmeta import with_workflow_metadata
+from aipipe.engine.wfmeta import submitted_with_metadata
 from aipipe.engine.wfref import resolve_workflow_spec
 from aipipe.errors import UserError
 from tests.engine.conftest import EngineRun, nodes_by_display
@@ -77,7 +77,8 @@ def judge(name: str, home: Path) -> str | None:
     try:  # as the engine service submits: workflowMetadata (labels, labelsFrom) first, then the run
         if expected.get("via") == ARGO_SUBMIT:  # the CLI decodes strictly before anything is sent
             refuse_undeclared(workflow, *templates)
-        workflow = with_workflow_metadata(workflow, resolve_workflow_spec(workflow, dict_templates(templates)))
+        refuse_misshapen(workflow)  # the server decodes the body: a wrong shape is refused, an unknown field dropped
+        workflow = submitted_with_metadata(workflow, resolve_workflow_spec(workflow, dict_templates(templates)))
         wf = engine.run(workflow, templates, stop=stop)
     except UserError as exc:
         if expected["phase"] != "rejected":

@@ -1,9 +1,15 @@
-"""The documented ``workflow.*`` variables (docs/variables.md, "Global") that wfmeta computes for a run."""
+"""The documented ``workflow.*`` variables (docs/variables.md, "Global") that wfmeta computes for a run, and the
+workflowMetadata it sets."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
+
 from aipipe.engine.template import Scope
-from aipipe.engine.wfmeta import creation_variables, with_workflow_metadata, workflow_variables
+from aipipe.engine.wfmeta import creation_variables, submitted_with_metadata, with_workflow_metadata, workflow_variables
+from tests.engine.conftest import EngineRun
 
 WF = {"metadata": {"name": "n", "uid": "u-1", "labels": {"b": "2", "a": "1"}, "annotations": {"note": "x"},
                    "creationTimestamp": "2024-03-05T06:07:08Z"},
@@ -37,3 +43,19 @@ def test_expressions_still_see_the_creation_time_as_text() -> None:
         "year": {"expression": "sprig.date('2006', workflow.creationTimestamp)"},
         "team": {"expression": "workflow.labels.a"}}}}}
     assert with_workflow_metadata(wf, wf["spec"])["metadata"]["labels"]["team"] == "1"
+
+
+@pytest.mark.parametrize(("metadata", "words"), [
+    ({"labels": {"channel": "nightly-"}}, 'invalid label value "nightly-" for label "channel"'),
+    ({"labelsFrom": {"release": {"expression": "'Spring Release'"}}},
+     'invalid label value "Spring Release" for label "release" and expression "\'Spring Release\'"'),
+])
+def test_a_label_argo_cannot_set_errs_the_run_before_any_node(engine: EngineRun, metadata: dict[str, Any],
+                                                              words: str) -> None:
+    wf = {"apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow", "metadata": {"name": "badlabel"},
+          "spec": {"entrypoint": "main", "workflowMetadata": metadata,
+                   "templates": [{"name": "main", "container": {"image": "alpine", "command": ["true"]}}]}}
+    stored = submitted_with_metadata(wf, wf["spec"])  # the submit is not refused
+    out = engine.run(stored)
+    assert out["status"]["phase"] == "Error" and out["status"]["message"].startswith(words)
+    assert not out["status"].get("nodes")
