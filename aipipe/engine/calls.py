@@ -88,24 +88,33 @@ def node_duration(node: Mapping[str, Any]) -> float:
     return end - start if start is not None and end is not None else 0.0
 
 
+# The patch merge key of the lists Kubernetes' types merge by something other than ``name``
+_MERGE_KEYS = {"volumeMounts": "mountPath", "volumeDevices": "devicePath", "ports": "containerPort"}
+
+
 def strategic_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
     """``over`` on ``base`` as Argo's strategic merge patches (JoinWorkflowSpec, templateDefaults' MergeTo): objects
-    join field by field, lists whose items all have a ``name`` (env, volumes, hooks' arguments…) join item by item,
-    anything else is ``over``'s. Neither input is changed."""
+    join field by field, lists of items keyed by their merge key (``name``: env, volumes, DAG tasks…; ``mountPath``
+    for volumeMounts) join item by item, anything else is ``over``'s. Neither input is changed."""
     out = copy.deepcopy(dict(base))
     for key, value in over.items():
         under = out.get(key)
+        merge_key = _MERGE_KEYS.get(key, "name")
         if isinstance(under, Mapping) and isinstance(value, Mapping):
             out[key] = strategic_merge(under, value)
-        elif _named_list(under) and _named_list(value):
-            items = {item["name"]: item for item in under}
+        elif _keyed_list(under, merge_key) and _keyed_list(value, merge_key):
+            items = {item[merge_key]: item for item in under}
             for item in value:
-                items[item["name"]] = strategic_merge(items.get(item["name"], {}), item)
+                items[item[merge_key]] = strategic_merge(items.get(item[merge_key], {}), item)
             out[key] = list(items.values())
         else:
             out[key] = copy.deepcopy(value)
     return out
 
 
-def _named_list(value: Any) -> TypeGuard[list[Mapping[str, Any]]]:
-    return isinstance(value, list) and bool(value) and all(isinstance(i, Mapping) and i.get("name") for i in value)
+def _keyed_list(value: Any, merge_key: str) -> TypeGuard[list[Mapping[str, Any]]]:
+    """A non-empty list of objects that each have a different ``merge_key``."""
+    if not isinstance(value, list) or not value or not all(isinstance(i, Mapping) for i in value):
+        return False
+    keys = [i.get(merge_key) for i in value]
+    return all(k not in (None, "") for k in keys) and len(set(map(str, keys))) == len(keys)

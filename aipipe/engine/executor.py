@@ -225,7 +225,10 @@ class WorkflowExecutor:
         if not isinstance(ref, Mapping):
             return None
         name = str(ref.get("configMap") or "artifact-repositories")  # Argo's default ConfigMap name
-        found = ConfigMapStore.from_home(self.ctx.settings.state_dir).data(name)
+        try:
+            found = ConfigMapStore.from_home(self.ctx.settings.state_dir).data(name)
+        except UserError as exc:  # a name no ConfigMap can have
+            return exc.reason
         if found is None:
             return f"configmap {name!r} not found"
         if ref.get("key") and str(ref["key"]) not in found:

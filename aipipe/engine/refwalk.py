@@ -30,9 +30,15 @@ def referenced_templates(spec: Mapping[str, Any], templates: TemplateLookup) -> 
             todo.append((manifest, found))
 
 
-def referenced_template(call: Mapping[str, Any], templates: TemplateLookup) -> Mapping[str, Any] | None:
-    """The stored template a call site's static ``templateRef`` names (None: no such reference, or nothing stored)."""
-    target = _target(call, None, templates) if isinstance(call.get("templateRef"), Mapping) else None
+def called_template(call: Mapping[str, Any], local: Mapping[str, Any],
+                    templates: TemplateLookup) -> Mapping[str, Any] | None:
+    """The template a step or task runs: by name among ``local``, inline, or the stored one its static templateRef
+    names (as Argo's validateSteps resolves it before adding its outputs to the scope); None when not found."""
+    if call.get("template"):
+        return local.get(call["template"])
+    if not isinstance(call.get("templateRef"), Mapping):
+        return call.get("inline")
+    target = _target(call, None, templates)
     return None if target is None else target[2]
 
 

@@ -13,7 +13,7 @@ from aipipe.engine.execution import TemplateLookup
 from aipipe.engine.gpu import request_problem
 from aipipe.engine.manifest import TEMPLATE_KINDS, is_dynamic_ref, kind_of
 from aipipe.engine.memospec import memoize_problems
-from aipipe.engine.refwalk import referenced_template, referenced_templates
+from aipipe.engine.refwalk import called_template, referenced_templates
 from aipipe.engine.resourcefield import check_resource_field
 from aipipe.engine.semaphores import sync_problems
 from aipipe.engine.wfref import resolve_workflow_spec
@@ -223,7 +223,7 @@ class _Linter:
                     self.fail(where, f"failed to resolve {{{{{tag}}}}}: a {own[:-1]} has no '{rest}' (its exit code is "
                               f"{found.group(0)}exitCode, its outputs {found.group(0)}outputs.result, "
                               f".outputs.parameters.NAME and .outputs.artifacts.NAME)")
-                callee = _callee(calls[own][found.group(2)], local, self.lookup)
+                callee = called_template(calls[own][found.group(2)], local, self.lookup)
                 self.check_output_tag(tag, callee, where)
                 if tag.strip().endswith(".ip") and isinstance(callee, Mapping) and not callee.get("daemon"):
                     self.fail(where, f"failed to resolve {{{{{tag}}}}}: only a daemon step or task has an ip")
@@ -331,14 +331,6 @@ def _sibling_field(rest: str) -> bool:
     """What may follow ``steps.NAME.`` or ``tasks.NAME.`` (Argo's addOutputsToScope and the status it adds)."""
     return rest in SIBLING_FIELDS or rest in ("outputs.result", "outputs.parameters") or rest.startswith(
         ("outputs.parameters.", "outputs.artifacts."))
-
-
-def _callee(call: Mapping[str, Any], local: Mapping[str, Any], templates: TemplateLookup) -> Mapping[str, Any] | None:
-    """The template a step or task runs: by name, inline, or the stored one its templateRef names (as Argo's
-    validateSteps resolves it before adding its outputs to the scope); None when it cannot be found."""
-    if call.get("template"):
-        return local.get(call["template"])
-    return referenced_template(call, templates) if call.get("templateRef") else call.get("inline")
 
 
 def _plain_tags(value: Any) -> Iterator[str]:

@@ -39,3 +39,12 @@ def test_workflow_template_ref_joins_hooks_and_drops_the_enum_of_an_overridden_a
     tier, keep = spec["arguments"]["parameters"]
     assert tier == {"name": "tier", "value": "platinum"}
     assert keep["enum"] == ["k"]  # one the workflow does not give keeps the template's enum
+
+
+def test_volume_mounts_join_by_mount_path_and_a_list_with_repeated_keys_is_replaced() -> None:
+    defaults = {"volumeMounts": [{"name": "data", "mountPath": "/a"}], "env": [{"name": "A", "value": "1"}]}
+    own = {"volumeMounts": [{"name": "data", "mountPath": "/b", "subPath": "x"}],
+           "env": [{"name": "B", "value": "2"}, {"name": "B", "value": "3"}]}
+    joined = strategic_merge(defaults, own)
+    assert [m["mountPath"] for m in joined["volumeMounts"]] == ["/a", "/b"]  # one volume at two paths
+    assert joined["env"] == own["env"]  # repeated names: nothing to merge by, the template's list stands
