@@ -161,8 +161,22 @@ def test_field_refs_give_the_node_its_pod_name_namespace_and_address(engine: Eng
     assert (namespace, ip, host) == ("team-a", "127.0.0.1", socket.gethostname())
 
 
+def test_field_refs_read_the_pods_labels_and_annotations(engine: EngineRun) -> None:
+    """The labels Argo's controller puts on a pod, then the template's own; a key the pod lacks reads empty."""
+    env = [{"name": n, "valueFrom": {"fieldRef": {"fieldPath": p}}} for n, p in (
+        ("RUN", "metadata.labels['workflows.argoproj.io/workflow']"), ("TEAM", "metadata.labels['team']"),
+        ("NOTE", "metadata.annotations['note']"), ("GONE", "metadata.labels['absent']"))]
+    wf = workflow({"name": "leaf", "metadata": {"labels": {"team": "vision"}, "annotations": {"note": "n1"}},
+                   "container": {"image": "busybox", "command": ["sh", "-c", 'echo "$RUN|$TEAM|$NOTE|${GONE-unset}"'],
+                                 "env": env}})
+    out = engine.run(wf)
+    assert out["status"]["phase"] == "Succeeded", out["status"].get("message")
+    [node] = [n for n in out["status"]["nodes"].values() if n["type"] == "Pod"]
+    assert node["outputs"]["result"] == "wf|vision|n1|"
+
+
 def test_a_field_ref_without_a_local_value_is_refused() -> None:
-    source = {"fieldRef": {"fieldPath": "metadata.labels['app']"}}
+    source = {"fieldRef": {"fieldPath": "metadata.uid"}}
     wf = workflow({"name": "leaf", "container": {**ECHO, "env": [{"name": "X", "valueFrom": source}]}})
     with pytest.raises(UserError) as caught:
         validate_workflow(wf, no_templates)
