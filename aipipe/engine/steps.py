@@ -48,11 +48,8 @@ class StepsHandler:
                 self._restart_daemons(group, gref, scope, call.tset, gate)
                 continue
             rt.tree.commit()
-            unevaluable = self._unevaluable_when(group, scope)
-            unresolved = None if unevaluable is not None else self._unresolvable_artifact(group, scope)
-            if unevaluable is not None or unresolved is not None:  # Argo's resolveReferences: the group errs
-                message = f"Failed to resolve references: {unevaluable}" if unevaluable is not None else (
-                    f"unable to resolve references: Unable to resolve: {unresolved}")  # before any step starts
+            message = self._unresolved_reference(group, scope)
+            if message is not None:  # Argo's resolveReferences: the group errs before any of its steps starts
                 rt.finish_node(gid, NodePhase.ERROR, message)
                 return {"phase": NodePhase.FAILED, "message": message}
             results: StepResults = []
@@ -86,33 +83,28 @@ class StepsHandler:
         outbound = [o for child in last for o in outbound_nodes(tree_nodes, child)]
         return {"phase": NodePhase.SUCCEEDED, "outputs": outputs, "outboundNodes": outbound}
 
-    def _unevaluable_when(self, group: Sequence[StepSpec], scope: Scope) -> str | None:
-        """The error of the first unlooped step whose ``when`` govaluate cannot evaluate (a loop's is judged per item,
-        once expanded; a tag that cannot be resolved is the step's own failure)."""
+    def _unresolved_reference(self, group: Sequence[StepSpec], scope: Scope) -> str | None:
+        """Argo's resolveReferences over the group's unlooped steps, in order (a loop's are judged per item, once
+        expanded): the message of the first ``when`` govaluate cannot evaluate, or, for a step that will run, of the
+        first artifact argument whose ``from`` names no artifact (a producer that did not make a non-optional one, or
+        was skipped) and that is not itself ``optional``. A tag that cannot be resolved is the step's own failure."""
         scope = self.rt.with_global_outputs(scope)
         for step in group:
-            if step.when is None or step.loop is not None:
+            if step.loop is not None:
                 continue
-            try:
-                should_execute(render(step.when, scope, f"{step.name}.when"))
-            except TemplateError:
-                continue
-            except ExprError as exc:
-                return str(exc)
-        return None
-
-    def _unresolvable_artifact(self, group: Sequence[StepSpec], scope: Scope) -> str | None:
-        """The quoted reference of the first artifact argument of an unlooped step that will run whose ``from`` names
-        no artifact (a producer that did not make a non-optional one, or was skipped) and that is not itself
-        ``optional``: Argo's resolveReferences errs the group with it (a loop's are resolved per item)."""
-        for step in group:
-            if step.loop is not None or _decided_not_to_run(step, scope):
-                continue
+            if step.when is not None:
+                try:
+                    if not should_execute(render(step.when, scope, f"{step.name}.when")):
+                        continue
+                except TemplateError:
+                    pass
+                except ExprError as exc:
+                    return f"Failed to resolve references: {exc}"
             for art in step.arguments.get("artifacts") or []:
                 ref = exact_reference(str(art.get("from") or ""))
                 if ref is not None and not art.get("optional") and ref.startswith("steps.") and \
                         scope.artifacts.get(ref) in (None, ABSENT):
-                    return json.dumps(ref)
+                    return f"unable to resolve references: Unable to resolve: {json.dumps(ref)}"
         return None
 
     def _controller_error(self, group: Sequence[StepSpec], failed: list[tuple[StepSpec, NodeRecord]]) -> str | None:
@@ -231,16 +223,6 @@ class StepsHandler:
         nodes = [n for n in (self.rt.tree.get(c) for c in kept.get("children", []))
                  if n and (n.get("name") == base or str(n.get("name", "")).startswith(base + "("))]
         self.children.outputs.register(f"steps.{step.name}", step, nodes, scope, tset)
-
-
-def _decided_not_to_run(step: StepSpec, scope: Scope) -> bool:
-    """Whether the step's ``when`` reads false now (one that cannot be read yet is left to the step)."""
-    if step.when is None:
-        return False
-    try:
-        return not should_execute(render(step.when, scope, f"{step.name}.when"))
-    except (TemplateError, ExprError):
-        return False
 
 
 def _item_child(scope: Scope, item: Any) -> Scope:
