@@ -46,8 +46,8 @@ def _render_parameter(param: dict[str, Any], scope: Scope, where: str) -> dict[s
     if ref is not None and scope.values.get(ref) is ABSENT:
         param["value"] = ABSENT
         return param
-    try:
-        param["value"] = render(raw, scope, f"{where}.arguments.parameters.{param.get('name')}")
+    try:  # as Argo's resolveReferences: a tag nothing resolves stays as written
+        param["value"] = render(raw, scope, f"{where}.arguments.parameters.{param.get('name')}", lenient=True)
     except TemplateError as exc:
         raise NodeFailure(str(exc), terminal=exc.absent) from exc
     return param

@@ -106,8 +106,8 @@ def _parameter_value(spec: dict[str, Any], args: dict[str, dict[str, Any]], scop
                           "has no default", terminal=True)
     else:
         raise NodeFailure(f"inputs.parameters.{pname} was not supplied")
-    try:
-        text = render(as_text(value), scope, f"inputs.parameters.{pname}")
+    try:  # as Argo's SubstituteParams: a tag nothing resolves stays as written
+        text = render(as_text(value), scope, f"inputs.parameters.{pname}", lenient=True)
     except TemplateError as exc:
         raise NodeFailure(str(exc), terminal=exc.absent) from exc
     return text  # an input's enum is for forms (the UI); Argo checks only arguments' enums, at submit

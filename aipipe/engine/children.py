@@ -12,7 +12,9 @@ from aipipe.engine.arguments import render_arguments
 from aipipe.engine.calls import Call, NodeFailure, TemplateSet
 from aipipe.engine.control import TERMINATE
 from aipipe.engine.expr import ExprError, evaluate, should_execute
-from aipipe.engine.manifest import Loop, StepSpec
+from aipipe.engine.items import parse_param_items
+from aipipe.engine.lintrules import ITEM_TAG, text_without
+from aipipe.engine.manifest import LOOP_KEYS, Loop, StepSpec
 from aipipe.engine.noderef import NodeRef
 from aipipe.engine.nodes import node_id
 from aipipe.engine.outputs import Outputs
@@ -38,10 +40,16 @@ class ChildRunner:
         # step or task node id -> why its exit hook's expression could not be evaluated: Argo's runOnExitNode
         # returns that error, which errors the step group or the DAG instead of creating the hook's node
         self.hook_errors: dict[str, str] = {}
+        # a step's or task's lifecycle hook whose expression cannot be evaluated: owner node id -> why
+        self.lifecycle_errors: dict[str, str] = {}
 
     def hook_error(self, nodes: Iterable[NodeRecord]) -> str | None:
         """The first of ``nodes`` whose exit hook's expression could not be evaluated: why (None: none)."""
         return next((self.hook_errors[n["id"]] for n in nodes if n.get("id") in self.hook_errors), None)
+
+    def lifecycle_error(self, nodes: Iterable[NodeRecord]) -> str | None:
+        """The first of ``nodes`` whose lifecycle hook's expression could not be evaluated: why (None: none)."""
+        return next((self.lifecycle_errors[n["id"]] for n in nodes if n.get("id") in self.lifecycle_errors), None)
 
     def skip_empty_loop(self, step: StepSpec, ref: NodeRef, tset: TemplateSet) -> NodeRecord:
         """The node of a step or task whose withItems/withParam/withSequence has no items."""
@@ -88,7 +96,11 @@ class ChildRunner:
         if step.hooks:
             after = scope.child()
             self.outputs.register(f"{prefix}.{step.name}", step, [node], after, tset)
-            self.fire_hooks(step.hooks, after, ref.name, ref.parent, ref.boundary)
+            # a step's hook expressions read its status, not its outputs: Argo's executeStepGroup evaluates them
+            # before the group's outputs join the scope (argo-workflows#11273); the hooks' arguments read both
+            judged_by = None if prefix == "tasks" else scope.child(
+                {f"{prefix}.{step.name}.status": str(node.get("phase", ""))})
+            self.fire_hooks(step.hooks, after, ref.name, ref.parent, ref.boundary, judged_by)
             if step.hooks.get("exit"):
                 self._run_exit(step.hooks["exit"], ref, after, tset)
         return node
@@ -117,11 +129,12 @@ class ChildRunner:
         self.invoke(call, ref, scope)
 
     def fire_hooks(self, hooks: Mapping[str, Any], scope: Scope, owner_name: str, parent: str | None,
-                   boundary: str = "") -> None:
+                   boundary: str = "", judged_by: Scope | None = None) -> None:
         """Start each expression hook whose expression is true now (each fires at most once); ``boundary`` is
-        the id of the steps/DAG node a step's or task's hook belongs to ("" for the workflow's hooks)."""
+        the id of the steps/DAG node a step's or task's hook belongs to ("" for the workflow's hooks). The
+        expressions read ``judged_by`` when given, the hooks' arguments ``scope``."""
         rt = self.rt
-        env = scope.env()
+        env = (judged_by or scope).env()
         if boundary:  # a step's or task's hook is judged before operate() sets workflow.status (argo-workflows#11269)
             env = {**env, "workflow": {k: v for k, v in (env.get("workflow") or {}).items() if k != "status"}}
         for hook_name, hook in hooks.items():
@@ -133,7 +146,9 @@ class ChildRunner:
                 continue
             try:
                 fire = evaluate(str(hook["expression"]), env) is True
-            except ExprError:
+            except ExprError as exc:  # Argo's executeTmplLifeCycleHook returns it: the step group or DAG errs
+                if boundary:
+                    self.lifecycle_errors.setdefault(node_id(rt.name, owner_name), str(exc))
                 fire = False
             if not fire:
                 continue
@@ -228,6 +243,7 @@ class ChildRunner:
         scope = self.rt.with_global_outputs(scope)
         try:
             items = _loop_items(step.loop, scope, where)
+            _item_tags_resolve(step, items)
         except BadLoop:
             if _decided_false(step.when, scope):  # as Argo's expandStep/expandTask: a step that will not run
                 return []
@@ -253,6 +269,18 @@ class BadLoop(NodeFailure):
     expandTask, the step or task becomes a Skipped-type node ended Error with these words."""
 
 
+def _item_tags_resolve(step: StepSpec, items: list[Any]) -> None:
+    """Each ``{{item…}}`` tag of the step names what every item has: ``item``, and a map item's top-level keys
+    (Argo's processItem substitutes the expanded step refusing unresolved tags, so ``{{item.a.b}}`` or a key one
+    item lacks fails the expansion)."""
+    tags = {t.strip() for t in ITEM_TAG.findall(text_without(step.source, ("inline", *LOOP_KEYS)))}
+    for item in items:
+        keys = {f"item.{k}" for k in item} if isinstance(item, Mapping) else set()
+        missing = sorted(t for t in tags if t != "item" and t not in keys)
+        if missing:
+            raise BadLoop(f"failed to resolve {{{{{missing[0]}}}}}")
+
+
 def _decided_false(when: str | None, scope: Scope) -> bool:
     """Whether a step's ``when`` (before its loop expands, so without item variables) is false."""
     try:
@@ -274,7 +302,7 @@ def _loop_items(loop: Loop, scope: Scope, where: str) -> list[Any]:
         except TemplateError as exc:
             raise NodeFailure(str(exc), terminal=exc.absent) from exc
         try:
-            items = json.loads(text)
+            items = parse_param_items(text)
         except json.JSONDecodeError as exc:
             raise BadLoop(f"withParam value could not be parsed as a JSON list: {text.strip()}: {exc}") from exc
         if not isinstance(items, list):

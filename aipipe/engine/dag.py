@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
-from aipipe.engine import graph, reconcile
+from aipipe.engine import graph, reconcile, settle
 from aipipe.engine.calls import Call, NodeFailure
 from aipipe.engine.children import BadLoop, ChildRunner
 from aipipe.engine.gate import FAIL_FAST_MESSAGE, ChildGate
 from aipipe.engine.handler import NodeResult
+from aipipe.engine.items import item_label, item_scope
 from aipipe.engine.manifest import DagBody, StepSpec
 from aipipe.engine.noderef import NodeRef
 from aipipe.engine.nodes import outbound_nodes
 from aipipe.engine.phases import DONE_PHASES, FAILED_PHASES, NodePhase, NodeType
 from aipipe.engine.runtime import NodeRecord, Runtime
-from aipipe.engine.template import Scope, item_label, item_scope, render
+from aipipe.engine.template import Scope, render
 
 
 class DagHandler:
@@ -79,12 +81,17 @@ class _DagRun:
                     continue
                 if not self.running:
                     break
+                settle.settled()  # the DAG waits for its tasks: Argo's walk moves on
                 self.cond.wait()
         if self.gate.tripped.is_set():
             return {"phase": NodePhase.FAILED, "message": FAIL_FAST_MESSAGE}
         if self.rt.cancelled.is_set():
             return {"phase": NodePhase.FAILED, "message": self.rt.abort_reason}
-        hook_error = self.children.hook_error(self.rt.tree.get(self.task_ref(t).id) or {} for t in self.order)
+        task_nodes = [self.rt.tree.get(self.task_ref(t).id) or {} for t in self.order]
+        lifecycle_error = self.children.lifecycle_error(task_nodes)
+        if lifecycle_error is not None:  # as Argo's executeDAG: a task's hook it cannot evaluate errors the DAG
+            return {"phase": NodePhase.ERROR, "message": lifecycle_error}
+        hook_error = self.children.hook_error(task_nodes)
         if hook_error is not None:  # as Argo's executeDAG: an exit hook that could not be evaluated errors the DAG
             return {"phase": NodePhase.ERROR, "message": hook_error}
         # As Argo's assessDAGPhase: only the target tasks' branches decide (a failure no target's branch carries,
@@ -120,8 +127,20 @@ class _DagRun:
                 self.states[tname] = graph.TaskState(phase=NodePhase.OMITTED)
             elif not self._holding() or tname in unfinished:  # failFast may have tripped during this pass
                 self.running.add(tname)
-                threading.Thread(target=self._launch, args=(tname,), daemon=True).start()
+                self._start_task(tname)
         return bool(actions)
+
+    def _start_task(self, tname: str) -> None:
+        """Under ``cond``: start the task's thread; in walk order, ``cond`` is free while it settles (its end takes
+        ``cond``)."""
+        if not self.rt.walk_in_order:
+            settle.start(partial(self._launch, tname), False)
+            return
+        self.cond.release()
+        try:
+            settle.start(partial(self._launch, tname), True)
+        finally:
+            self.cond.acquire()
 
     def _holding(self) -> bool:
         """Whether no task may start now: failFast tripped, or the run ended (a shut-down run's tasks still
@@ -253,9 +272,9 @@ class _DagRun:
                 finally:
                     self.gate.leave(node)
 
-            thread = threading.Thread(target=work, daemon=True)
-            threads.append(thread)
-            thread.start()
+            threads.append(settle.start(work, self.rt.walk_in_order))
+        if any(thread.is_alive() for thread in threads):
+            settle.settled()  # the task group waits for its items: Argo's walk moves on
         for thread in threads:
             thread.join()
         bad = [c for c in children if c.get("phase") in FAILED_PHASES]

@@ -100,6 +100,7 @@ class WorkflowExecutor:
         pods.check_available()
         pods.spared = rt.spared
         rt.kill_all = pods.kill_all
+        rt.walk_in_order = spec.parallelism is not None
         self.invoker = Invoker(rt, pods, Slots(spec.parallelism),
                                MutexRegistry(settings.state_dir / "locks", rt.cancelled))
         watcher = threading.Thread(target=self._watch_stop, args=(stop,), daemon=True) if stop else None
@@ -125,14 +126,16 @@ class WorkflowExecutor:
             rt.set_status(phase=NodePhase.FAILED, message=str(exc), finishedAt=now_iso())
             return rt.snapshot(dict(rt.tree.nodes))
         try:
-            phase, message = self._run_entry(invoker)
+            phase, message, entry_errored = self._run_entry(invoker)
         finally:
             invoker.mutexes.release_all(wf_lock)
             if deadline:
                 deadline.cancel()
         invoker.pods.daemons.release(None)  # daemons still running end with the run's body (and its exit handler)
-        self._run_workflow_hooks(invoker, phase)
-        exit_phase, exit_message, exit_errored = self._run_exit_handler(invoker, phase)
+        exit_phase, exit_message, exit_errored = None, None, False
+        if not entry_errored:  # Argo's operate returns at an entry template's error: no hook, no exit handler runs
+            self._run_workflow_hooks(invoker, phase)
+            exit_phase, exit_message, exit_errored = self._run_exit_handler(invoker, phase)
         invoker.pods.daemons.release(None)
         for thread in list(invoker.children.hook_threads):
             thread.join()
@@ -180,6 +183,7 @@ class WorkflowExecutor:
         if seconds is None:
             return None
         remaining = parse_duration(seconds, "spec.activeDeadlineSeconds") - self._already_elapsed()
+        self.rt.deadline_at = time.time() + remaining
         timer = threading.Timer(max(remaining, 0.0), self.rt.abort, args=(STEP_DEADLINE,))
         timer.daemon = True
         timer.start()
@@ -196,7 +200,9 @@ class WorkflowExecutor:
         """The call of the entrypoint or the exit handler: ``target`` names a ``template`` or a ``templateRef``."""
         return self.rt.resolve_call({**target, "arguments": dict(arguments)}, self.rt.root_tset())
 
-    def _run_entry(self, invoker: Invoker) -> tuple[str, str | None]:
+    def _run_entry(self, invoker: Invoker) -> tuple[str, str | None, bool]:
+        """The body's phase and message, and whether it ended in an error of the controller's (Argo's
+        executeTemplate returning one to operate)."""
         rt = self.rt
         call = self._entry_call({"template": self.run_spec.entrypoint}, self._spec_arguments())
         invoker.memos.save_missing_entries()
@@ -204,13 +210,15 @@ class WorkflowExecutor:
         self._run_workflow_hooks(invoker, NodePhase.RUNNING)
         node = invoker.execute(call, rt.ref(rt.name, rt.name), rt.workflow_scope())
         phase = node.get("phase", NodePhase.ERROR)
+        if rt.abort_reason == STEP_DEADLINE and node.get("message") and phase in FAILED_PHASES:
+            return phase, node.get("message"), False  # Argo's operate: a failed run says what its entry node says
         if rt.abort_reason is not None:
-            return rt.abort_phase, rt.abort_reason
+            return rt.abort_phase, rt.abort_reason, False
         if phase in PASSED_PHASES:
-            return NodePhase.SUCCEEDED, None
+            return NodePhase.SUCCEEDED, None, False
         if self._controller_errored(node):
-            return phase, f"{ENTRY_ERROR}{node.get('message')}"
-        return phase, node.get("message")
+            return phase, f"{ENTRY_ERROR}{node.get('message')}", True
+        return phase, node.get("message"), False
 
     def _end_before_any_node(self, phase: NodePhase, message: str) -> dict[str, Any]:
         now = now_iso()

@@ -30,6 +30,7 @@ from aipipe.engine.handler import NodeResult
 from aipipe.engine.noderef import NodeRef
 from aipipe.engine.phases import NodePhase
 from aipipe.engine.runtime import Runtime
+from aipipe.engine.settle import settled
 from aipipe.engine.template import Scope, TemplateError, render_deep
 from aipipe.errors import UserError
 
@@ -72,6 +73,7 @@ class HttpHandler:
         worker = threading.Thread(target=work, daemon=True, name=f"http-{node.id}")
         deadline = time.monotonic() + request.timeout_s  # the whole exchange, as Go's context timeout bounds it
         worker.start()
+        settled()  # the request is on its way: Argo's walk moves on
         while worker.is_alive():  # a request cut short here is left to its own socket timeouts
             worker.join(CANCEL_POLL_S)
             if not worker.is_alive():

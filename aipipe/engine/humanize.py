@@ -1,7 +1,10 @@
 """Durations in words as Argo's controller writes them into node messages (its ``util/humanize.Duration``, which
-go-humanize's relative-time table truncates): "1 second", "30 seconds", "1 minute 30 seconds", "2 hours 0 minutes"."""
+go-humanize's relative-time table truncates): "1 second", "30 seconds", "1 minute 30 seconds", "2 hours 0 minutes";
+and a time as Go prints one into a message."""
 
 from __future__ import annotations
+
+import time
 
 _MINUTE, _HOUR, _DAY = 60, 3600, 86400
 _WEEK, _MONTH = 7 * _DAY, 30 * _DAY
@@ -24,6 +27,11 @@ def truncated(seconds: float) -> str:
         if seconds < below:
             return words.format(n=int(seconds // unit))
     return "a long while"
+
+
+def go_time(epoch: float) -> str:
+    """A UTC time as Go's ``time.Time.String()`` prints it (``2026-11-30 22:30:04 +0000 UTC``), to the second."""
+    return time.strftime("%Y-%m-%d %H:%M:%S +0000 UTC", time.gmtime(epoch))
 
 
 def duration(seconds: float) -> str:

@@ -164,19 +164,20 @@ def load_input(artifact: Mapping[str, Any], source: Mapping[str, Any] | None, de
                root_uri: str, secrets: SecretStore) -> bool:
     """Materialise one input artifact at ``dest`` (host path); False when optional and missing."""
     name = artifact["name"]
-    raw = (source or {}).get("raw") or artifact.get("raw")
+    located = source if source is not None else artifact  # as Argo's ProcessArgs: an argument replaces a default
+    raw = located.get("raw")
     if raw is not None:
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_text(str(raw.get("data", "")))
         _apply_mode(artifact, dest)
         return True
-    location = http_location(source or {}) or http_location(artifact)
-    key = artifact_key(source or {}) or artifact_key(artifact)
+    location = http_location(located)
+    key = artifact_key(located)
     if key is None and location is None:
         if artifact.get("optional"):
             return False
         kinds = ("git", "hdfs", "artifactory", "azure", "gcs", "oss")
-        other = [k for k in kinds if (source or artifact).get(k)]
+        other = [k for k in kinds if located.get(k)]
         if other:
             raise ArtifactError(f"input artifact {name!r}: {other[0]} artifacts are not supported by the embedded "
                                 "engine (use raw, from, or a key in the default repository)")
@@ -184,7 +185,7 @@ def load_input(artifact: Mapping[str, Any], source: Mapping[str, Any] | None, de
     sub_path = str((source or {}).get("subPath") or artifact.get("subPath") or "").strip("/")
     uri = key_uri(root_uri, key) if key is not None else ""
     # a subPath is taken inside what was fetched, except from an unpacked folder in the store
-    packed = location is not None or (not _is_archive_none(source or artifact) and storage.exists(uri))
+    packed = location is not None or (not _is_archive_none(located) and storage.exists(uri))
     dest.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=dest.parent) as tmp:
         staged = Path(tmp) / "fetched"

@@ -29,8 +29,10 @@ _VALUE_FROM_KINDS = ("path", "jqFilter", "jsonPath", "parameter", "expression", 
 _ARG_TAG = re.compile(r"^\{\{\s*tasks\.([^.}\s]+)")
 _STEP_TAG = re.compile(r"\{\{\s*steps\.([^.}\s\[\]]+)\.([^}\s]+?)\s*\}\}")
 _VARIABLE = re.compile(r"^\{\{[^}]+\}\}$")
-_ITEM_TAG = re.compile(r"\{\{\s*(item(?:\.[^}\s]+)?)\s*\}\}")
+ITEM_TAG = re.compile(r"\{\{\s*(item(?:\.[^}\s]+)?)\s*\}\}")
 _TASK_STATUS_TAG = re.compile(r"\{\{\s*tasks\.([^.}\s\[\]]+)\.status\s*\}\}")
+_INPUT_FORM = re.compile(r"inputs\.(parameters(\.[A-Za-z0-9_-]+)?|artifacts\.[A-Za-z0-9_-]+(\.path)?)")
+_GLOBAL_TAG = re.compile(r"\{\{\s*(workflow\.parameters\.[^}\s]+)\s*\}\}")
 _METRIC_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")  # Prometheus metric names and label keys, as Argo checks them
 # where an argument artifact can come from (Argo: from, fromExpression, a location or a repository key)
 ARTIFACT_SOURCES = ("from", "fromExpression", "key", "raw", "s3", "git", "http", "artifactory", "hdfs", "oss", "gcs",
@@ -128,7 +130,7 @@ def _artifact_fields(tmpl: Mapping[str, Any], leaf: bool, where: str) -> Iterato
 def item_references(step: Mapping[str, Any], where: str) -> Iterator[Problem]:
     """``{{item}}`` needs a loop; over literal ``withItems`` a key is read only from map items, and a
     ``withSequence`` item has no keys (Argo's addItemsToScope; a ``withParam`` item can be anything)."""
-    tags = [t.strip() for t in _ITEM_TAG.findall(_text_without(step, ("inline",)))]
+    tags = [t.strip() for t in ITEM_TAG.findall(text_without(step, ("inline",)))]
     if not tags:
         return
     items, sequence = step.get("withItems"), step.get("withSequence")
@@ -147,8 +149,7 @@ def item_references(step: Mapping[str, Any], where: str) -> Iterator[Problem]:
     else:
         return
     for tag in tags:
-        first = ".".join(tag.split(".")[:2])
-        if first != "item" and first not in keys:
+        if tag != "item" and tag not in keys:  # as Argo's resolveAllVariables: the whole tag, not its first key
             yield where, f"failed to resolve {{{{{tag}}}}}: no loop item has '{tag[len('item.'):]}'"
 
 
@@ -280,14 +281,35 @@ def metadata_reference(tag: str, keys: Mapping[str, set[str]], where: str) -> It
             yield where, f"failed to resolve {{{{{tag}}}}}: the run has no {parts[1][:-1]} '{key}'"
 
 
-def leaf_image(tmpl: Mapping[str, Any], defaults: Mapping[str, Any], where: str) -> Iterator[Problem]:
+def leaf_image(tmpl: Mapping[str, Any], defaults: Mapping[str, Any], where: str,
+               globals_: Mapping[str, str] | None = None) -> Iterator[Problem]:
     """A container or script names its image, or ``templateDefaults`` gives one for that kind (Argo's
-    validateLeaf)."""
+    validateLeaf). As Argo judges the template with the workflow's parameters substituted, an image that is only
+    ``{{workflow.parameters.X}}`` tags whose values are empty is empty too."""
     for kind in ("container", "script"):
         body, default = tmpl.get(kind), defaults.get(kind)
-        if isinstance(body, Mapping) and not body.get("image") and not (
+        if isinstance(body, Mapping) and not _substituted(str(body.get("image") or ""), globals_ or {}) and not (
                 isinstance(default, Mapping) and default.get("image")):
             yield f"{where}.{kind}", f"{kind}.image may not be empty"
+
+
+def parameter_values(spec: Mapping[str, Any]) -> dict[str, str]:
+    """``workflow.parameters.X`` of each workflow parameter that has a value, as Argo's validation substitutes them
+    into every template before it judges it."""
+    params = (spec.get("arguments") or {}).get("parameters") or []
+    return {f"workflow.parameters.{p.get('name')}": str(p["value"]) for p in params
+            if isinstance(p, Mapping) and p.get("value") is not None}
+
+
+def input_form(tag: str, where: str) -> Iterator[Problem]:
+    """An ``inputs.`` tag of a form no template's scope has (``inputs.  parameters.x``, ``inputs.foo``)."""
+    if tag.startswith("inputs.") and not _INPUT_FORM.fullmatch(tag):
+        yield where, f"failed to resolve {{{{{tag}}}}}"
+
+
+def _substituted(text: str, globals_: Mapping[str, str]) -> str:
+    """``text`` with each plain tag that names one of ``globals_`` replaced by its value."""
+    return _GLOBAL_TAG.sub(lambda m: globals_.get(m.group(1), m.group(0)), text)
 
 
 def http_url(tmpl: Mapping[str, Any], where: str) -> Iterator[Problem]:
@@ -350,7 +372,7 @@ def step_references(groups: list[Any], where: str) -> Iterator[Problem]:
         for step in steps:
             hooks = step.get("hooks")
             own = str(step.get("name")) if isinstance(hooks, Mapping) and hooks else None
-            for name, rest in _STEP_TAG.findall(_text_without(step, ("inline",))):
+            for name, rest in _STEP_TAG.findall(text_without(step, ("inline",))):
                 if name in earlier or (name in same and rest == "status") or name == own:
                     continue
                 yield f"{where}.steps[{gi}].{step.get('name')}", f"failed to resolve {{{{steps.{name}.{rest}}}}}"
@@ -381,14 +403,14 @@ def dag_tasks(dag: Mapping[str, Any], trees: Mapping[str, Any], where: str) -> I
             if dep in by_name and not any(by_name[dep].get(k) not in (None, "", []) for k in _LOOPS):
                 yield at, (f"dependency '{dep}' uses an items-based condition such as .AnySucceeded or .AllFailed "
                            "but does not contain any items")
-    for target in str(dag.get("target") or "").split():
+    for target in str(dag.get("target") or "").split(" ") if dag.get("target") else []:  # Argo splits on " "
         if not _VARIABLE.match(target) and target not in by_name:
             yield f"{where}.target", f"target '{target}' is not defined"
     for name, task in by_name.items():
         tree = trees.get(name)
         ancestors = graph.ancestors(sorted(graph.deps_of(tree)), trees) if tree is not None else set()
         known = ancestors | ({name} if task.get("hooks") else set())  # a task's hooks read its own status
-        for other in _TASK_STATUS_TAG.findall(_text_without(task, ("inline",))):
+        for other in _TASK_STATUS_TAG.findall(text_without(task, ("inline",))):
             if other not in known:  # Argo adds tasks.X.status to a task's scope for its ancestors only
                 yield (f"{where}.tasks.{name}",
                        f"failed to resolve {{{{tasks.{other}.status}}}}: '{other}' is not a dependency of this task")
@@ -443,14 +465,14 @@ def container_set(tmpl: Mapping[str, Any], where: str) -> Iterator[Problem]:
             yield f"{where}.retryStrategy", str(exc)
 
 
-def _text_without(value: Any, skip: tuple[str, ...]) -> str:
+def text_without(value: Any, skip: tuple[str, ...]) -> str:
     """Every string in ``value`` (joined), leaving out the keys in ``skip``."""
     if isinstance(value, str):
         return value
     if isinstance(value, Mapping):
-        return "\n".join(_text_without(v, skip) for k, v in value.items() if k not in skip)
+        return "\n".join(text_without(v, skip) for k, v in value.items() if k not in skip)
     if isinstance(value, list):
-        return "\n".join(_text_without(v, skip) for v in value)
+        return "\n".join(text_without(v, skip) for v in value)
     return ""
 
 

@@ -20,6 +20,7 @@ from typing import Any
 from aipipe.engine.configmaps import ConfigMapStore
 from aipipe.engine.nodes import NodeTree
 from aipipe.engine.semaphores import QUEUE, LockRef, Slots, SyncError, lock_refs, read_limit, release
+from aipipe.engine.settle import settled
 
 __all__ = ["Held", "MutexRegistry", "SyncError", "SyncSite"]
 
@@ -170,6 +171,7 @@ class MutexRegistry:
                     shown = (ref.lock_name, message, holders)
                 if until is not None and time.time() >= until:
                     raise TimeoutError("timeout")
+                settled()  # waiting for a lock: Argo's walk moves on
                 if self.cancelled.wait(self.poll):
                     raise InterruptedError("stopped while waiting for a synchronization lock")
         finally:

@@ -203,9 +203,12 @@ class PodRunner:
             on_ready: Callable[[], None] | None = None) -> dict[str, Any]:
         """Run the node to its end; ``on_ready`` (a daemon's) is called once its process runs and its
         readinessProbe passes, while the process runs on."""
+        skip = frozenset({"expression", "fromExpression", "metrics"})
         try:  # metrics are Argo's to compute after the node ends (a cluster feature): left as written here
-            tmpl = render_deep(call.template, scope, name, skip=frozenset({"expression", "fromExpression", "metrics"}),
-                               lenient=True)
+            tmpl = render_deep(call.template, scope, name, skip=skip, lenient=True)
+            # as Argo's createWorkflowPod, one more pass over the pod: tags that values brought in (a workflow
+            # parameter whose value reads {{inputs.parameters.x}} or {{workflow.name}}) resolve too
+            tmpl = render_deep(tmpl, scope, name, skip=skip, lenient=True)
         except TemplateError as exc:
             return {"phase": NodePhase.ERROR, "message": str(exc), "terminal": exc.absent}
         try:

@@ -83,6 +83,7 @@ class RetryStrategy:
     max_duration: float | None
     cap: float | None
     expression: str
+    no_base: bool = False  # a backoff without a duration: Argo's processNodeRetries errors the Retry node
 
     @classmethod
     def parse(cls, raw: Mapping[str, Any] | None) -> RetryStrategy | None:
@@ -109,7 +110,8 @@ class RetryStrategy:
             "maxDuration") not in (None, "") else None
         cap = parse_duration(backoff["cap"], "retryStrategy.backoff.cap") if backoff.get("cap") not in (None, "") \
             else None
-        return cls(limit, policy, duration, factor, max_duration, cap, str(raw.get("expression") or ""))
+        return cls(limit, policy, duration, factor, max_duration, cap, str(raw.get("expression") or ""),
+                   no_base=bool(backoff) and backoff.get("duration") in (None, ""))
 
     def delay(self, failures: int) -> float:
         """Wait before the next attempt after ``failures`` failed attempts (duration * factor^(failures-1))."""
@@ -128,18 +130,19 @@ class RetryStrategy:
         already, or passed by the time the backoff would end), the retryPolicy (the last attempt's message), the
         limit, then the expression. Argo waits out the backoff before the last three, and only while a limit is set;
         the embedded engine decides them first (the outcome is the same, only sooner: a run does not wait two
-        minutes to learn that its expression is false), and waits with no limit too, rather than retry in a tight
-        loop. While it waits the node says "Backoff for …", as Argo's does.
+        minutes to learn that its expression is false). Without a limit, as in Argo, no backoff is waited out.
+        While it waits the node says "Backoff for …", as Argo's does.
 
         The embedded engine has no transient errors (a node its driver's death interrupted runs again on
         resume as the same attempt), so ``OnTransientError`` retries nothing.
         """
         backoff = self.delay(attempts)
-        if self.max_duration is not None:
-            if now > first_started + self.max_duration:
-                return RetryDecision(RetryAction.STOP, "Max duration limit exceeded")
-            if last_ended + backoff > first_started + self.max_duration:  # Argo: futile to wait
-                return RetryDecision(RetryAction.STOP, "Backoff would exceed max duration limit")
+        if self.max_duration is not None and now > first_started + self.max_duration:
+            return RetryDecision(RetryAction.STOP, "Max duration limit exceeded")
+        if self.no_base:
+            raise UserError("no base duration specified for retryStrategy", field="retryStrategy.backoff.duration")
+        if self.max_duration is not None and last_ended + backoff > first_started + self.max_duration:
+            return RetryDecision(RetryAction.STOP, "Backoff would exceed max duration limit")  # Argo: futile to wait
         if (phase == "Failed" and self.policy not in ("Always", "OnFailure")) or (
                 phase == "Error" and self.policy not in ("Always", "OnError")):
             return RetryDecision(RetryAction.STOP, str(last_retry.get("message") or ""))
@@ -157,6 +160,6 @@ class RetryStrategy:
             if not result:
                 return RetryDecision(RetryAction.STOP, "retryStrategy.expression evaluated to false")
         resume_at = last_ended + backoff
-        if now < resume_at:
+        if now < resume_at and self.limit is not None:  # as Argo: without a limit, no backoff (argo-workflows#9425)
             return RetryDecision(RetryAction.WAIT, f"Backoff for {humanize.duration(backoff)}", resume_at - now)
         return RetryDecision(RetryAction.RETRY)

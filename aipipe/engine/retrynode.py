@@ -14,7 +14,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from aipipe.engine.calls import Call, node_duration
+from aipipe.engine import humanize
+from aipipe.engine.calls import STEP_DEADLINE, Call, node_duration
+from aipipe.engine.control import shutdown_message
 from aipipe.engine.daemons import DaemonRegistry
 from aipipe.engine.deadlines import execution_deadline
 from aipipe.engine.grammar.values import go_sprint
@@ -24,6 +26,7 @@ from aipipe.engine.nodes import iso_epoch
 from aipipe.engine.phases import DONE_PHASES, FAILED_PHASES, PASSED_PHASES, NodePhase, plain
 from aipipe.engine.retry import LAST_RETRY_VARS, RetryAction, RetryStrategy
 from aipipe.engine.runtime import NodeRecord, Runtime
+from aipipe.engine.settle import settled
 from aipipe.engine.template import Scope
 from aipipe.errors import UserError
 
@@ -95,7 +98,9 @@ class RetryNode:
         phase = last.get("phase", NodePhase.ERROR)
         if phase in PASSED_PHASES:
             return rt.finish_node(run.nid, phase, None, outputs=last.get("outputs"))
-        if rt.halted(run.nid) or last.get("terminal") or self._boundary_done(run.ref):
+        if rt.halted(run.nid) or rt.shutdown or rt.past_deadline():  # no exemption for an exit handler's retries
+            return rt.finish_node(run.nid, phase, self._halt_message(last), outputs=last.get("outputs"))
+        if last.get("terminal") or self._boundary_done(run.ref):
             return rt.finish_node(run.nid, phase, last.get("message"), outputs=last.get("outputs"))
         run.attempt += 1
         exit_code = str((last.get("outputs") or {}).get("exitCode", ""))
@@ -119,9 +124,20 @@ class RetryNode:
                 return None
             rt.tree.put(run.nid, message=decision.message)
             rt.tree.commit()
+            settled()  # backing off: Argo's walk moves on
             if NodeCancellation(rt.cancelled, functools.partial(rt.spared, run.nid)).wait(decision.seconds):
-                return rt.finish_node(run.nid, NodePhase.FAILED, rt.stop_reason)
+                return rt.finish_node(run.nid, phase, self._halt_message(last), outputs=last.get("outputs"))
             rt.tree.put(run.nid, message=None)  # as Argo once the backoff has passed
+
+    def _halt_message(self, last: NodeRecord) -> str:
+        """What a Retry node says once the run's end reaches it (Argo's processNodeRetries, checked before any
+        backoff): the shutdown, the passed workflow deadline, or else what its last attempt said."""
+        rt = self.rt
+        if rt.shutdown:
+            return shutdown_message(rt.shutdown)
+        if rt.deadline_at is not None and (rt.abort_reason == STEP_DEADLINE or rt.past_deadline()):
+            return f"retry exceeded workflow deadline {humanize.go_time(rt.deadline_at)}"
+        return str(last.get("message") or rt.stop_reason)
 
     def _daemon_ended(self, run: RetryRun, phase: str, message: str | None, outputs: Mapping[str, Any] | None) -> None:
         """A daemoned attempt's node is final: the Retry node ends with it, unless the daemon failed by itself

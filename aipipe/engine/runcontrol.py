@@ -14,6 +14,7 @@ from aipipe.engine.calls import as_text
 from aipipe.engine.nodes import NodeTree
 from aipipe.engine.phases import NodePhase
 from aipipe.engine.retry import parse_duration
+from aipipe.engine.settle import settled
 from aipipe.engine.template import Scope, render_deep
 from aipipe.errors import UserError
 
@@ -73,6 +74,7 @@ class RunControl:
         is cancelled (False)."""
         event = self._wakeup(nid)
         deadline = None if seconds is None else time.monotonic() + seconds
+        settled()  # a suspended node: Argo's walk moves on
         while True:
             timeout = POLL_SECONDS if deadline is None else min(POLL_SECONDS, max(deadline - time.monotonic(), 0))
             if event.wait(timeout):

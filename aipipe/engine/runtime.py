@@ -62,6 +62,7 @@ class Runtime:
         (meta.get("annotations") or {}).pop(CONTROLLER_ERRORS, None)  # the snapshot writes it again while it holds
         self.cancelled = threading.Event()
         self.abort_reason: str | None = None
+        self.deadline_at: float | None = None  # the run's activeDeadlineSeconds as a time (epoch seconds)
         self.abort_phase = NodePhase.FAILED
         # spec.shutdown's strategy once the run is shut down: as Argo, steps and dags keep being walked and each pod
         # node they reach is created Failed instead of started
@@ -81,6 +82,8 @@ class Runtime:
         self.global_artifacts: dict[str, dict[str, Any]] = {}
         self.spec: dict[str, Any] = {}
         self.kill_all: Callable[[], None] = _nothing  # ends every running process (set once pods can run)
+        # a bounded workflow parallelism: fan-outs start their children in Argo's walk order (aipipe.engine.settle)
+        self.walk_in_order = False
         self._take_stored_globals(previous)
 
     # ------------------------------------------------------------------ status
@@ -120,6 +123,10 @@ class Runtime:
                 self.abort_phase = phase
         self.cancelled.set()
         self.kill_all()
+
+    def past_deadline(self) -> bool:
+        """Whether the run's ``activeDeadlineSeconds`` has passed (its exit handler may still be running)."""
+        return self.deadline_at is not None and time.time() >= self.deadline_at
 
     def spared(self, nid: str) -> bool:
         """Whether the run's end leaves node ``nid`` running: Argo's Stop still runs exit handlers (its

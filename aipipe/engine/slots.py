@@ -6,6 +6,8 @@ import heapq
 import itertools
 import threading
 
+from aipipe.engine.settle import settled
+
 # Where a node sits in Argo's walk of the run: the indexes of its step group, step or task, and loop item, from the
 # top (``NodeRef.order``). Tuples compare as the walk meets their nodes.
 WalkOrder = tuple[int, ...]
@@ -32,10 +34,13 @@ class Slots:
         with self.lock:
             if self.free > 0:  # a free slot means nobody waits: release hands slots to waiters
                 self.free -= 1
-                return
-            handed = threading.Event()
-            heapq.heappush(self.waiting, (order, next(self.arrivals), handed))
-        handed.wait()
+                handed = None
+            else:
+                handed = threading.Event()
+                heapq.heappush(self.waiting, (order, next(self.arrivals), handed))
+        settled()  # holding or queued: the walk moves on to the next sibling
+        if handed is not None:
+            handed.wait()
 
     def release(self) -> None:
         """Give the slot back: to the first waiter in walk order, if any."""

@@ -7,17 +7,19 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from aipipe.engine import settle
 from aipipe.engine.calls import Call, NodeFailure, TemplateSet
 from aipipe.engine.children import BadLoop, ChildRunner
 from aipipe.engine.expr import ExprError, should_execute
 from aipipe.engine.gate import FAIL_FAST_MESSAGE, ChildGate
 from aipipe.engine.handler import NodeResult
+from aipipe.engine.items import item_label, item_scope
 from aipipe.engine.manifest import StepsBody, StepSpec
 from aipipe.engine.noderef import NodeRef
 from aipipe.engine.nodes import node_id, outbound_nodes
 from aipipe.engine.phases import FAILED_PHASES, NOT_RUN, NodePhase, NodeType
 from aipipe.engine.runtime import NodeRecord, Runtime
-from aipipe.engine.template import ABSENT, Scope, TemplateError, exact_reference, item_label, item_scope, render
+from aipipe.engine.template import ABSENT, Scope, TemplateError, exact_reference, render
 
 StepResults = list[tuple[StepSpec, list[NodeRecord]]]  # each step of a group with its nodes
 
@@ -30,10 +32,39 @@ class StepsHandler:
         self.children = children
 
     def run(self, call: Call, node: NodeRef, scope: Scope) -> NodeResult:
-        rt = self.rt
-        gate = ChildGate(call.head, scope)
         scope = scope.child()
         groups = StepsBody.of(call.template).groups
+        ended = self._run_groups(call, node, scope, groups)
+        if ended is not None and ended["phase"] == NodePhase.ERROR:  # an exit hook's error: Argo returns at once
+            return ended
+        # Argo's executeSteps sets the outbound nodes (the last group's) before it fails the node or reads the
+        # template's outputs, so a DAG's dependants of a failed steps task hang under them too
+        outbound = self._outbound(node, len(groups))
+        if ended is not None:
+            return {**ended, "outboundNodes": outbound}
+        try:
+            outputs = self.children.outputs.of_template(call, scope)
+        except NodeFailure as exc:
+            return {"phase": exc.phase, "message": str(exc), "terminal": exc.terminal,
+                    "controller_error": exc.controller, "outboundNodes": outbound}
+        return {"phase": NodePhase.SUCCEEDED, "outputs": outputs, "outboundNodes": outbound}
+
+    def _outbound(self, node: NodeRef, count: int) -> list[str]:
+        """The outbound nodes of the steps node: its last created group's steps' (Argo's updateOutboundNodes)."""
+        rt = self.rt
+        for gi in range(count - 1, -1, -1):
+            gid = node_id(rt.name, f"{node.name}[{gi}]")
+            if rt.tree.get(gid) is not None:
+                with rt.tree.lock:
+                    tree_nodes = dict(rt.tree.nodes)
+                return [o for child in self._group_members(gid) for o in outbound_nodes(tree_nodes, child)]
+        return []
+
+    def _run_groups(self, call: Call, node: NodeRef, scope: Scope,
+                    groups: Sequence[Sequence[StepSpec]]) -> NodeResult | None:
+        """Run the groups in order; how the steps node ended when a group did not succeed (None: all did)."""
+        rt = self.rt
+        gate = ChildGate(call.head, scope)
         for gi, group in enumerate(groups):
             gref = node.child(f"{node.name}[{gi}]", f"[{gi}]", boundary=node.id, place=(gi,))
             if gi:  # Argo chains the groups: the previous group's steps (their outbound nodes) lead to this one
@@ -57,12 +88,19 @@ class StepsHandler:
             group_lock = threading.Lock()
             on_done = self._sibling_hooks(group, gref, scope, group_lock)
             for si, step in enumerate(group):
-                self._launch_step(step, si, gref, scope, call.tset, gate, results, threads, group_lock, on_done)
+                if self._launch_step(step, si, gref, scope, call.tset, gate, results, threads, group_lock, on_done):
+                    break  # as Argo's executeStepGroup: a loop item whose when errs ends the group's launches
+            if any(thread.is_alive() for thread in threads):
+                settle.settled()  # the group waits for its steps: Argo's walk moves on
             for thread in threads:
                 thread.join()
             failed = [(s, n) for s, ns in results for n in ns if s.continue_on.fails_parent(n.get("phase"))]
             for step, nodes in results:
                 self.children.outputs.register(f"steps.{step.name}", step, nodes, scope, call.tset)
+            lifecycle_error = self.children.lifecycle_error(n for _, ns in results for n in ns)
+            if lifecycle_error is not None:  # Argo's executeStepGroup: a hook it cannot evaluate errs the group
+                rt.finish_node(gid, NodePhase.ERROR, lifecycle_error)
+                return {"phase": NodePhase.FAILED, "message": lifecycle_error}
             hook_error = self.children.hook_error(n for _, ns in results for n in ns)
             if hook_error is not None:  # Argo's executeSteps: the group errors, and the steps template with it
                 rt.finish_node(gid, NodePhase.ERROR, hook_error)
@@ -76,12 +114,7 @@ class StepsHandler:
                 rt.finish_node(gid, NodePhase.FAILED, message)
                 return {"phase": NodePhase.FAILED, "message": FAIL_FAST_MESSAGE if gate.tripped.is_set() else message}
             rt.finish_node(gid, NodePhase.SUCCEEDED)
-        outputs = self.children.outputs.of_template(call, scope)
-        last = self._group_members(node_id(rt.name, f"{node.name}[{len(groups) - 1}]")) if groups else []
-        with rt.tree.lock:  # as Argo, only a Succeeded steps node gets outbound nodes: its last group's
-            tree_nodes = dict(rt.tree.nodes)
-        outbound = [o for child in last for o in outbound_nodes(tree_nodes, child)]
-        return {"phase": NodePhase.SUCCEEDED, "outputs": outputs, "outboundNodes": outbound}
+        return None
 
     def _unresolved_reference(self, group: Sequence[StepSpec], scope: Scope) -> str | None:
         """Argo's resolveReferences over the group's unlooped steps, in order (a loop's are judged per item, once
@@ -175,21 +208,22 @@ class StepsHandler:
     def _launch_step(self, step: StepSpec, index: int, group: NodeRef, scope: Scope, tset: TemplateSet, gate: ChildGate,
                      results: StepResults, threads: list[threading.Thread], group_lock: threading.Lock,
                      on_done: Callable[[StepSpec, NodeRecord], None],
-                     only: Callable[[NodeRef], bool] | None = None) -> None:
+                     only: Callable[[NodeRef], bool] | None = None) -> bool:
         """Start the group's step ``index`` (each loop item in a thread of its own), adding its nodes to ``results``;
-        with ``only``, just the nodes it holds for."""
+        with ``only``, just the nodes it holds for. True when a loop item's ``when`` cannot be evaluated: Argo
+        creates that item's Error node and no node after it in the group."""
         base = group.child(f"{group.name}.{step.name}", step.name, boundary=group.boundary, place=(index,))
         try:
             items = self.children.expand_items(step, scope, base.name)
         except BadLoop as exc:  # Argo's expandStep: a Skipped-type node ended Error, whose group errs with it
             results.append((step, [self.rt.skip_node(base, NodePhase.ERROR, str(exc), None)]))
-            return
+            return False
         except NodeFailure as exc:
             results.append((step, [self.rt.fail_node(base, exc)]))
-            return
+            return False
         if items == [] and only is None:  # as Argo: an empty loop is one Skipped node
             results.append((step, [self.children.skip_empty_loop(step, base, tset)]))
-            return
+            return False
         collected: list[NodeRecord] = []
         results.append((step, collected))
         targets: list[tuple[NodeRef, Scope]] = [(base, scope)] if items is None else [
@@ -200,7 +234,8 @@ class StepsHandler:
             if only is not None and not only(ref):
                 continue
             if not gate.enter(ref.order):
-                return  # failFast: nothing more starts once a child failed
+                return False  # failFast: nothing more starts once a child failed
+            halt = items is not None and only is None and _when_errs(step.when, child_scope)
 
             def work(ref: NodeRef = ref, child_scope: Scope = child_scope) -> None:
                 node = None
@@ -212,9 +247,10 @@ class StepsHandler:
                 finally:
                     gate.leave(node)
 
-            thread = threading.Thread(target=work, daemon=True)
-            threads.append(thread)
-            thread.start()
+            threads.append(settle.start(work, self.rt.walk_in_order))
+            if halt:
+                return True
+        return False
 
     def _register_kept(self, step: StepSpec, group: NodeRef, scope: Scope, tset: TemplateSet) -> None:
         """On resume, a kept group's steps still give their outputs to the groups after it."""
@@ -223,6 +259,19 @@ class StepsHandler:
         nodes = [n for n in (self.rt.tree.get(c) for c in kept.get("children", []))
                  if n and (n.get("name") == base or str(n.get("name", "")).startswith(base + "("))]
         self.children.outputs.register(f"steps.{step.name}", step, nodes, scope, tset)
+
+
+def _when_errs(when: str | None, scope: Scope) -> bool:
+    """Whether a loop item's ``when`` renders but cannot be evaluated (govaluate refuses it)."""
+    if when is None:
+        return False
+    try:
+        should_execute(render(when, scope, "when"))
+    except ExprError:
+        return True
+    except TemplateError:
+        return False
+    return False
 
 
 def _item_child(scope: Scope, item: Any) -> Scope:

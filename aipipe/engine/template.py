@@ -8,7 +8,6 @@ An *absent* value (output of a Skipped/Omitted node without a default) is :data:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -151,7 +150,7 @@ def _resolve(inner: str, scope: Scope, tag: str, where: str, lenient: bool = Fal
                             "Omitted and declares no default)".lstrip(": "), absent=True)
     if value is None and name in KNOWN_NAMES:  # outside a loop or a retry Argo leaves {{item}} / {{retries}} as written
         return tag
-    if value is None and lenient and ".artifacts." in name:  # an artifact is no string: a pod's text keeps the tag
+    if value is None and lenient:  # Argo's SubstituteParams allows unresolved tags: a pod's text keeps the tag
         return tag
     if value is None:
         raise TemplateError(f"{where}: failed to resolve {tag}".lstrip(": "))
@@ -178,38 +177,3 @@ def render_deep(value: Any, scope: Scope, where: str = "", skip: frozenset[str] 
     if isinstance(value, dict):
         return {k: v if k in skip else render_deep(v, scope, where, skip, lenient) for k, v in value.items()}
     return value
-
-
-def item_text(item: Any) -> str:
-    """How a loop item renders as ``{{item}}``: strings as-is, numbers plain, maps/lists as JSON."""
-    if isinstance(item, str):
-        return item
-    if isinstance(item, bool):
-        return "true" if item else "false"
-    if isinstance(item, float) and item.is_integer():
-        return str(int(item))
-    if isinstance(item, (int, float)):
-        return str(item)
-    return json.dumps(item, separators=(",", ":"), sort_keys=True)  # Go's json.Marshal sorts map keys
-
-
-def item_scope(item: Any) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(flat values, raw values) a loop item contributes: ``item`` and, for maps, ``item.KEY``."""
-    values = {"item": item_text(item)}
-    if isinstance(item, dict):
-        for key, val in item.items():
-            values[f"item.{key}"] = item_text(val)
-    return values, {"item": item}
-
-
-def item_label(item: Any) -> str:
-    """The ``name(i:LABEL)`` part of a loop child's name; maps render as sorted ``k:v`` pairs, lists as Go's
-    ``%v`` prints them (``[1 2]``, ``[x y]``: elements as ``{{item}}`` renders them, space-separated); as Argo's
-    generateNodeName, without parentheses (``f(x)`` labels ``fx``)."""
-    if isinstance(item, dict):
-        label = ",".join(f"{k}:{item_text(v)}" for k, v in sorted(item.items()))
-    elif isinstance(item, list):
-        label = "[" + " ".join(item_text(v) for v in item) + "]"
-    else:
-        label = item_text(item)
-    return label.replace("(", "").replace(")", "")

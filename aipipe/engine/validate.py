@@ -66,6 +66,7 @@ class _Linter:
         self.parameters = {str(p.get("name")) for p in (spec.get("arguments") or {}).get("parameters") or []} \
             | {"json"} if own else None
         self.global_artifacts = lintrules.global_artifact_names(spec) if own else None
+        self.global_values = lintrules.parameter_values(spec) if own else {}
         self.unpublished: dict[str, str] = {}  # where -> a workflow.outputs.artifacts.X no template publishes
 
     def fail(self, field: str, message: str) -> NoReturn:
@@ -127,7 +128,8 @@ class _Linter:
             if not p.get("name"):
                 self.fail(f"{where}.inputs.parameters[{i}]", "name is required")
         self.fail_first(lintrules.template_fields(tmpl, where))  # names first, as Argo's validateInputs
-        self.fail_first(lintrules.leaf_image(tmpl, self.spec.get("templateDefaults") or {}, where))
+        self.fail_first(lintrules.leaf_image(tmpl, self.spec.get("templateDefaults") or {}, where,
+                                             self.global_values))
         self.fail_first(lintrules.http_url(tmpl, where))
         self.check_tags(tmpl, local, where)
         self.fail_first(lintrules.init_container_names(tmpl, where))
@@ -196,6 +198,7 @@ class _Linter:
         for tag in _plain_tags(tmpl):
             if tag == "pod.name" and own is not None:  # a steps or dag template runs no pod of its own
                 self.fail(where, f"failed to resolve {{{{pod.name}}}}: a {kind_of(tmpl)} template has no pod")
+            self.fail_first(lintrules.input_form(tag, where))
             found = _INPUT_TAG.match(tag)
             if found and found.group(2) not in declared[found.group(1)]:
                 self.fail(where, f"failed to resolve {{{{{tag}}}}}: the template has no input "

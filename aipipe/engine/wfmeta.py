@@ -18,6 +18,8 @@ from aipipe.engine.expr import ExprError, evaluate
 from aipipe.engine.template import Scope
 from aipipe.errors import UserError
 
+SCHEDULED_TIME_ANNOTATION = "workflows.argoproj.io/scheduled-time"  # a CronWorkflow's run: when it was due
+
 _LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
 MAX_LABEL_VALUE = 63
 
@@ -52,6 +54,9 @@ def workflow_variables(workflow: Mapping[str, Any], spec: Mapping[str, Any]) -> 
         values[f"workflow.{section}"] = values[f"workflow.{section}.json"] = _json(given)
         for key, value in given.items():
             values[f"workflow.{section}.{key}"] = value
+    scheduled = (meta.get("annotations") or {}).get(SCHEDULED_TIME_ANNOTATION)
+    if scheduled is not None:  # as Argo's setGlobalParameters: a CronWorkflow's run carries its scheduled time
+        values["workflow.scheduledTime"] = str(scheduled)
     created = creation_variables(str(meta.get("creationTimestamp") or ""))
     if created:
         values["workflow.creationTimestamp"] = created["workflow.creationTimestamp"]

@@ -28,13 +28,13 @@ from croniter import croniter
 from aipipe.engine.expr import NIL, ExprError, evaluate, should_execute
 from aipipe.engine.service import EngineService
 from aipipe.engine.store import COMPLETED_PHASES, CRON_WORKFLOW
+from aipipe.engine.wfmeta import SCHEDULED_TIME_ANNOTATION
 from aipipe.errors import ConflictError, NotFoundError, UserError
 from aipipe.server.trigger_store import CronState, TriggerStore
 
 log = logging.getLogger(__name__)
 
 CRON_LABEL = "workflows.argoproj.io/cron-workflow"
-SCHEDULED_TIME_ANNOTATION = "workflows.argoproj.io/scheduled-time"
 GRACE_SECONDS = 60.0
 DEFAULT_SUCCESSFUL_HISTORY, DEFAULT_FAILED_HISTORY = 3, 1
 Clock = Callable[[], float]

@@ -6,8 +6,9 @@ import pytest
 
 from aipipe.engine import graph
 from aipipe.engine.expr import NIL, ExprError, evaluate, should_execute, to_text
+from aipipe.engine.items import item_label
 from aipipe.engine.retry import RetryStrategy, parse_duration
-from aipipe.engine.template import ABSENT, Scope, TemplateError, exact_reference, item_label, render
+from aipipe.engine.template import ABSENT, Scope, TemplateError, exact_reference, render
 from aipipe.errors import UserError
 
 ENV = {

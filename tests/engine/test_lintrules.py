@@ -132,6 +132,10 @@ CASES: list[tuple[str, dict[str, Any], str, str]] = [
      "failed to resolve {{item.k}}"),
     ("a script without an image", wf(leaf(container=None, script={"source": "print(1)"})), "templates.main.script",
      "script.image may not be empty"),
+    ("an image that is an empty workflow parameter", wf(leaf(container={
+        "image": "{{workflow.parameters.image}}", "command": ["true"]}),
+        arguments={"parameters": [{"name": "image", "value": ""}]}), "templates.main.container",
+     "container.image may not be empty"),
     ("an argument without a value", wf(steps([say("a", arguments={"parameters": [{"name": "m"}]})])),
      "templates.main.steps[0].a.arguments.m", "valueFrom is required"),
     ("depends and dependencies in one DAG", wf(dag(say("a"), say("b", depends="a"), say("c", dependencies=["a"]))),
@@ -171,7 +175,10 @@ def test_argo_refuses_it_and_so_do_we(case: str, workflow: dict[str, Any], field
        podGC={"strategy": "OnPodSuccess"}),
     wf(steps([say("a", arguments=reads("{{item}}"))])),
     wf(leaf(container=None, script={"source": "print(1)"}), templateDefaults={"script": {"image": "python:3.12"}}),
+    wf(leaf(container={"image": "{{workflow.parameters.image}}", "command": ["true"]}),
+       arguments={"parameters": [{"name": "image", "value": "busybox"}]}),
 ], ids=["steps", "dag", "dependencies-continueOn", "failures-in-exit-workflow", "leaf", "dag-status-of-dependency",
-        "aggregate-after-withItems", "bare-item-left-as-written", "image-from-templateDefaults"])
+        "aggregate-after-withItems", "bare-item-left-as-written", "image-from-templateDefaults",
+        "image-from-a-workflow-parameter"])
 def test_the_same_workflows_without_the_fault_pass(workflow: dict[str, Any]) -> None:
     validate_workflow(workflow, no_templates)

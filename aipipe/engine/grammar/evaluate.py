@@ -44,7 +44,7 @@ class Evaluator:
             return self.env[name]
         if name == "sprig":
             return SPRIG
-        raise ExprError(f"unknown name {name!r}")
+        raise ExprError(f"unknown name {name}")  # expr-lang's words
 
     def _let(self, name: str, value: Node, body: Node) -> Any:
         self.scopes.append({name: self.eval(value)})

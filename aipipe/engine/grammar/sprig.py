@@ -14,7 +14,7 @@ from typing import Any
 from aipipe.engine.grammar.builtins import from_json
 from aipipe.engine.grammar.gotime import go_date, now
 from aipipe.engine.grammar.sprig_more import MORE, with_musts
-from aipipe.engine.grammar.values import NIL, go_sprint, to_json
+from aipipe.engine.grammar.values import NIL, ExprError, go_sprint, to_json
 
 
 def to_int64(value: Any) -> int:
@@ -82,6 +82,17 @@ def _until(count: Any) -> list[int]:
     return list(range(0, n, 1 if n >= 0 else -1))
 
 
+def _until_step(start: Any, stop: Any, step: Any) -> list[int]:
+    """sprig's untilStep(int, int, int): Go refuses any other argument type (a string parameter needs ``asInt``)."""
+    for value in (start, stop, step):
+        if isinstance(value, bool) or not isinstance(value, int):
+            kind = "string" if isinstance(value, str) else "float64" if isinstance(value, float) else "interface {}"
+            raise ExprError(f"reflect: Call using {kind} as type int")
+    if stop < start:
+        return list(range(start, stop, step)) if step < 0 else []
+    return list(range(start, stop, step)) if step > 0 else []
+
+
 SPRIG: dict[str, Callable[..., Any]] = {
     # arithmetic, as sprig declares it: add/addf/mul/mulf/max/min/maxf/minf variadic, sub/div/mod two arguments
     "add": lambda *a: sum(to_int64(x) for x in a),
@@ -104,6 +115,7 @@ SPRIG: dict[str, Callable[..., Any]] = {
     "ceil": lambda a: float(math.ceil(to_float64(a))),
     "atoi": to_int64, "int": to_int64, "int64": to_int64, "float64": to_float64,
     "until": _until,
+    "untilStep": _until_step,
     "seq": lambda *a: " ".join(str(i) for i in range(1, to_int64(a[0]) + 1)) if len(a) == 1 else "",
     # text
     "upper": lambda s: go_sprint(s).upper(),
