@@ -133,7 +133,7 @@ class _DagRun:
     def _start_task(self, tname: str) -> None:
         """Under ``cond``: start the task's thread; in walk order, ``cond`` is free while it settles (its end takes
         ``cond``)."""
-        if not self.rt.walk_in_order:
+        if not self.rt.walk_in_order():
             settle.start(partial(self._launch, tname), False)
             return
         self.cond.release()
@@ -272,7 +272,7 @@ class _DagRun:
                 finally:
                     self.gate.leave(node)
 
-            threads.append(settle.start(work, self.rt.walk_in_order))
+            threads.append(settle.start(work, self.rt.walk_in_order()))
         if any(thread.is_alive() for thread in threads):
             settle.settled()  # the task group waits for its items: Argo's walk moves on
         for thread in threads:

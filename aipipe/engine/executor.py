@@ -100,8 +100,8 @@ class WorkflowExecutor:
         pods.check_available()
         pods.spared = rt.spared
         rt.kill_all = pods.kill_all
-        rt.walk_in_order = spec.parallelism is not None
-        self.invoker = Invoker(rt, pods, Slots(spec.parallelism),
+        rt.pod_slots = Slots(spec.parallelism)
+        self.invoker = Invoker(rt, pods, rt.pod_slots,
                                MutexRegistry(settings.state_dir / "locks", rt.cancelled))
         watcher = threading.Thread(target=self._watch_stop, args=(stop,), daemon=True) if stop else None
         if watcher:

@@ -21,6 +21,7 @@ from aipipe.engine.noderef import NodeRef
 from aipipe.engine.nodes import DONE_PHASES, KEPT_ON_RESUME, Clock, NodeTree, iso_epoch, now_iso, subtree_progress
 from aipipe.engine.phases import FAILED_PHASES, NodePhase, NodeType, plain
 from aipipe.engine.runcontrol import RunControl
+from aipipe.engine.slots import Slots
 from aipipe.engine.template import Scope, TemplateError, render
 from aipipe.engine.wfmeta import creation_variables, workflow_variables
 from aipipe.errors import UserError
@@ -82,8 +83,7 @@ class Runtime:
         self.global_artifacts: dict[str, dict[str, Any]] = {}
         self.spec: dict[str, Any] = {}
         self.kill_all: Callable[[], None] = _nothing  # ends every running process (set once pods can run)
-        # a bounded workflow parallelism: fan-outs start their children in Argo's walk order (aipipe.engine.settle)
-        self.walk_in_order = False
+        self.pod_slots: Slots | None = None  # the workflow's parallelism (set by the driver)
         self._take_stored_globals(previous)
 
     # ------------------------------------------------------------------ status
@@ -123,6 +123,13 @@ class Runtime:
                 self.abort_phase = phase
         self.cancelled.set()
         self.kill_all()
+
+    def walk_in_order(self) -> bool:
+        """Whether a fan-out starts its children one after another (aipipe.engine.settle): while the workflow's
+        parallelism still has a free slot, which the first child in Argo's walk must take. Once every slot is held,
+        a freed one goes to the waiter first in the walk, so children may start together."""
+        slots = self.pod_slots
+        return slots is not None and slots.free is not None and slots.free > 0
 
     def past_deadline(self) -> bool:
         """Whether the run's ``activeDeadlineSeconds`` has passed (its exit handler may still be running)."""

@@ -3,10 +3,10 @@
 Argo's controller creates a steps group's or a DAG's children one after another in one reconcile pass: a child
 takes a free ``parallelism`` slot (or is left waiting for one) before the walk reaches its next sibling, and a
 nested template's children are walked before that sibling too. Threads started all at once would instead race
-for the first slot. Under a bounded workflow ``parallelism`` a fan-out therefore starts each child's thread and
-waits until that child has *settled*: it holds or queues for a slot, waits for its own children, a lock, a
-backoff or a resume, or has ended. Only then does the next sibling start. A child that blocks somewhere no
-settle point covers holds its next sibling back for at most :data:`SETTLE_WAIT_S`.
+for the first slot. While a bounded workflow ``parallelism`` still has a free slot, a fan-out therefore starts
+each child's thread and waits until that child has *settled*: it holds or queues for a slot, waits for its own
+children, a lock, a backoff or a resume, or has ended. Only then does the next sibling start. A child that blocks
+somewhere no settle point covers holds its next sibling back for at most :data:`SETTLE_WAIT_S`.
 """
 
 from __future__ import annotations

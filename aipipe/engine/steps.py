@@ -247,7 +247,7 @@ class StepsHandler:
                 finally:
                     gate.leave(node)
 
-            threads.append(settle.start(work, self.rt.walk_in_order))
+            threads.append(settle.start(work, self.rt.walk_in_order()))
             if halt:
                 return True
         return False
