@@ -205,7 +205,7 @@ def load_input(artifact: Mapping[str, Any], source: Mapping[str, Any] | None, de
             where = f"at {location.get('url')} (404 Not Found)" if location is not None else f"at key {key!r}"
             raise ArtifactError(f"input artifact {name!r}: nothing stored {where}")
         # as Argo's unarchiveArtifact: `none` is taken as fetched, `zip` only when said, a tarball when it is one
-        strategy = source or artifact
+        strategy = located
         if _is_zip(strategy) and staged.is_file() and zipfile.is_zipfile(staged):
             unpacked = Path(tmp) / "unpacked"
             safe_unzip(staged, unpacked)
