@@ -10,22 +10,16 @@ Item keeps; values read from YAML stay plain Python values.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
-from aipipe.engine.grammar.values import go_float
-
-_HTML_ESCAPES = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026"}
+from aipipe.engine.grammar.values import to_json
 
 
 class RawInt(int):
-    """An integer read from JSON text, with that text."""
+    """An integer read from JSON text, with that text (``json_text``)."""
 
     json_text: str
-
-    def __new__(cls, text: str) -> RawInt:
-        number = super().__new__(cls, text)
-        number.json_text = text
-        return number
 
 
 class RawFloat(float):
@@ -33,32 +27,36 @@ class RawFloat(float):
 
     json_text: str
 
-    def __new__(cls, text: str) -> RawFloat:
-        number = super().__new__(cls, text)
-        number.json_text = text
-        return number
-
 
 class JsonObject(dict[str, Any]):
     """An object read from JSON text: its keys in the text's order, which ``Item.String()`` keeps."""
 
+    keeps_order = True
+
+
+def _raw(kind: type[RawInt] | type[RawFloat]) -> Callable[[str], RawInt | RawFloat]:
+    def parse(text: str) -> RawInt | RawFloat:
+        number = kind(text)
+        number.json_text = text
+        return number
+    return parse
+
 
 def parse_param_items(text: str) -> Any:
     """``text`` read as Argo reads a ``withParam`` value into Items (raises ``json.JSONDecodeError``)."""
-    return json.loads(text, parse_int=RawInt, parse_float=RawFloat, object_pairs_hook=JsonObject)
+    return json.loads(text, parse_int=_raw(RawInt), parse_float=_raw(RawFloat), object_pairs_hook=JsonObject)
 
 
 def item_text(item: Any) -> str:
     """``Item.String()``: a string bare, anything else its compact JSON (``true``, ``1.50``, ``{"b":1,"a":2}``)."""
     if isinstance(item, str):
         return item
-    return _json(item, escape_html=False)
+    return to_json(item, escape_html=False)
 
 
 def map_item_text(item: dict[str, Any]) -> str:
     """``{{item}}`` of a map item: ``json.Marshal`` of the Go map of its values, so the top keys sorted."""
-    members = [f"{_string(str(k), True)}:{_json(item[k], escape_html=True)}" for k in sorted(item)]
-    return "{" + ",".join(members) + "}"
+    return to_json(dict(item))  # a plain dict: its own keys sorted, nested objects as read
 
 
 def item_scope(item: Any) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -82,32 +80,3 @@ def item_label(item: Any) -> str:
     else:
         label = item_text(item)
     return label.replace("(", "").replace(")", "")
-
-
-def _json(value: Any, escape_html: bool) -> str:
-    """Compact JSON as Go writes this value: raw numbers as read, a :class:`JsonObject` in its own order, any
-    other map sorted (a Go map), floats as encoding/json writes a float64."""
-    text = getattr(value, "json_text", None)
-    if text is not None:
-        return str(text)
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return go_float(value)
-    if isinstance(value, str):
-        return _string(value, escape_html)
-    if isinstance(value, dict):
-        keys = list(value) if isinstance(value, JsonObject) else sorted(value)
-        return "{" + ",".join(f"{_string(str(k), escape_html)}:{_json(value[k], escape_html)}" for k in keys) + "}"
-    if isinstance(value, (list, tuple)):
-        return "[" + ",".join(_json(v, escape_html) for v in value) + "]"
-    return _string(str(value), escape_html)
-
-
-def _string(text: str, escape_html: bool) -> str:
-    quoted = json.dumps(text, ensure_ascii=False).replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
-    return quoted.translate(_HTML_ESCAPES) if escape_html else quoted

@@ -41,14 +41,18 @@ def to_text(value: Any) -> str:
     return to_json(value)
 
 
-def to_json(value: Any) -> str:
+def to_json(value: Any, escape_html: bool = True) -> str:
     """Compact JSON exactly as Go's json.Marshal writes it (``toJson``, and any non-string result): map keys
-    sorted, text as UTF-8 with ``<``, ``>``, ``&``, U+2028 and U+2029 escaped, numbers as :func:`go_float`."""
+    sorted, text as UTF-8 with U+2028 and U+2029 escaped (and ``<``, ``>``, ``&`` unless ``escape_html`` is off),
+    numbers as :func:`go_float`. A value read from JSON text keeps that text (``json_text``: a raw number) and a map
+    that ``keeps_order`` its keys' order, as a ``json.RawMessage`` does."""
     value = NIL if value is None else value
     if value is NIL:
         return "null"
     if hasattr(value, "go_json"):  # a time: RFC 3339, as Go writes one
-        return to_json(value.go_json())
+        return to_json(value.go_json(), escape_html)
+    if getattr(value, "json_text", None) is not None:
+        return str(value.json_text)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
@@ -56,12 +60,13 @@ def to_json(value: Any) -> str:
     if isinstance(value, float):
         return go_float(value)
     if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False).translate(_HTML_ESCAPES)
+        return json.dumps(value, ensure_ascii=False).translate(_HTML_ESCAPES if escape_html else _LINE_ESCAPES)
     if isinstance(value, dict):
-        return "{" + ",".join(f"{to_json(str(k))}:{to_json(v)}" for k, v in sorted(value.items())) + "}"
+        keys = list(value) if getattr(value, "keeps_order", False) else sorted(value)
+        return "{" + ",".join(f"{to_json(str(k), escape_html)}:{to_json(value[k], escape_html)}" for k in keys) + "}"
     if isinstance(value, (list, tuple)):
-        return "[" + ",".join(to_json(v) for v in value) + "]"
-    return to_json(str(value))
+        return "[" + ",".join(to_json(v, escape_html) for v in value) + "]"
+    return to_json(str(value), escape_html)
 
 
 def go_json_text(value: Any) -> str:
@@ -82,8 +87,8 @@ def to_json_indented(value: Any, depth: int = 0) -> str:
     return to_json(value)
 
 
-_HTML_ESCAPES = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026", 0x2028: "\\u2028",
-                 0x2029: "\\u2029"}
+_LINE_ESCAPES = {0x2028: "\\u2028", 0x2029: "\\u2029"}
+_HTML_ESCAPES = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026", **_LINE_ESCAPES}
 
 
 def go_float(value: float) -> str:
