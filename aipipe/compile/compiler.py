@@ -22,6 +22,7 @@ from typing import Any
 import yaml
 from hera.workflows import CronWorkflow, Workflow, WorkflowTemplate
 
+from aipipe.compile import goyaml
 from aipipe.compile.links import links_configmap
 from aipipe.compile.loader import describe, import_root, load_module, where
 from aipipe.compile.params import check_declared, resolve_params
@@ -191,11 +192,13 @@ def _compile_yaml(path: Path, params: Mapping[str, str] | None) -> CompiledPipel
 def load_documents(path: Path) -> list[dict[str, Any]]:
     """Every non-empty YAML document in ``path``; a parse error or a non-mapping is a UserError."""
     try:
-        docs = [d for d in yaml.safe_load_all(path.read_text()) if d is not None]
+        docs = [d for d in goyaml.load_all(path.read_text()) if d is not None]
     except OSError as exc:
         raise UserError(f"cannot read: {exc.strerror}", field=str(path)) from exc
     except yaml.YAMLError as exc:
         raise UserError(f"not valid YAML: {exc}", field=str(path)) from exc
+    except ValueError as exc:  # a map key JSON cannot hold
+        raise UserError(f"not valid as JSON: {exc}", field=str(path)) from exc
     for doc in docs:
         if not isinstance(doc, dict):
             raise UserError("every YAML document must be a mapping (an Argo manifest)", field=str(path))

@@ -18,7 +18,8 @@ def any_string(value: Any) -> Any:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float) and math.isfinite(value):
-        return format(Decimal(repr(value)), "f")  # strconv.FormatFloat(v, 'f', -1, 64): shortest, no exponent
+        text = format(Decimal(repr(value)), "f")  # strconv.FormatFloat(v, 'f', -1, 64): shortest, no exponent,
+        return text.removesuffix(".0")  # and no fraction on a whole number (1.0 is "1")
     return value
 
 

@@ -18,7 +18,7 @@ from aipipe.engine.noderef import NodeRef
 from aipipe.engine.nodes import outbound_nodes
 from aipipe.engine.phases import DONE_PHASES, FAILED_PHASES, NodePhase, NodeType
 from aipipe.engine.runtime import NodeRecord, Runtime
-from aipipe.engine.template import Scope, render
+from aipipe.engine.template import Scope, render, resolve_nested
 
 
 class DagHandler:
@@ -37,7 +37,7 @@ class _DagRun:
 
     def __init__(self, rt: Runtime, children: ChildRunner, call: Call, node: NodeRef, scope: Scope) -> None:
         self.rt, self.children, self.call, self.node = rt, children, call, node
-        body = DagBody.of(call.template)
+        body = DagBody.of(resolve_nested(call.template, scope))
         self.tasks: Mapping[str, StepSpec] = body.tasks
         self.trees = {n: graph.task_tree(t.source) for n, t in self.tasks.items()}
         target_text = render(body.target, scope, "dag.target").strip()

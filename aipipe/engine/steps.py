@@ -19,7 +19,7 @@ from aipipe.engine.noderef import NodeRef
 from aipipe.engine.nodes import node_id, outbound_nodes
 from aipipe.engine.phases import FAILED_PHASES, NOT_RUN, NodePhase, NodeType
 from aipipe.engine.runtime import NodeRecord, Runtime
-from aipipe.engine.template import ABSENT, Scope, TemplateError, exact_reference, render
+from aipipe.engine.template import ABSENT, Scope, TemplateError, exact_reference, render, resolve_nested
 
 StepResults = list[tuple[StepSpec, list[NodeRecord]]]  # each step of a group with its nodes
 
@@ -33,7 +33,7 @@ class StepsHandler:
 
     def run(self, call: Call, node: NodeRef, scope: Scope) -> NodeResult:
         scope = scope.child()
-        groups = StepsBody.of(call.template).groups
+        groups = StepsBody.of(resolve_nested(call.template, scope)).groups
         ended = self._run_groups(call, node, scope, groups)
         if ended is not None and ended["phase"] == NodePhase.ERROR:  # an exit hook's error: Argo returns at once
             return ended

@@ -8,6 +8,7 @@ An *absent* value (output of a Skipped/Omitted node without a default) is :data:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -164,6 +165,28 @@ def exact_reference(text: str) -> str | None:
     if len(tags) == 1 and tags[0][0] == 0 and tags[0][1] == len(stripped) and not tags[0][2].startswith("="):
         return tags[0][2].strip()
     return None
+
+
+def resolve_nested(value: Any, scope: Scope) -> Any:
+    """Resolve only the inner tag of each nested tag (``{{item.{{inputs.parameters.col}}}}`` becomes
+    ``{{item.<col's value>}}``), as Argo's simpleReplace does when it substitutes a steps or dag template's inputs:
+    the outer tag is left for a later pass (its loop expansion)."""
+    if isinstance(value, list):
+        return [resolve_nested(v, scope) for v in value]
+    if isinstance(value, dict):
+        return {k: resolve_nested(v, scope) for k, v in value.items()}
+    if not isinstance(value, str) or "{{" not in value:
+        return value
+    out: list[str] = []
+    pos = 0
+    for start, end, inner in find_tags(value):
+        nested = inner.rfind("{{")
+        inside = lookup(inner[nested + 2:], scope) if nested > 0 and lookup(inner.strip(), scope) is None else None
+        if isinstance(inside, str):
+            out.append(value[pos:start] + "{{" + inner[:nested] + json.dumps(inside, ensure_ascii=False)[1:-1])
+            pos = end
+    out.append(value[pos:])
+    return "".join(out)
 
 
 def render_deep(value: Any, scope: Scope, where: str = "", skip: frozenset[str] = frozenset(),

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
+from aipipe.compile import goyaml
 from aipipe.errors import UserError
 from tests.conftest import SHARED_DIR
 from tests.engine.conftest import EngineRun, nodes_by_display
@@ -27,7 +28,7 @@ RANDOM_FAILURE_ALLOWED = {"examples__retry-container.yaml"}  # fails ~1.2% of ru
 
 
 def _load(name: str) -> dict[str, Any]:
-    workflow = yaml.safe_load((CORPUS / name).read_text())
+    [workflow] = [d for d in goyaml.load_all((CORPUS / name).read_text()) if d]
     workflow["metadata"]["name"] = workflow["metadata"]["generateName"] + "conf1"
     return workflow
 

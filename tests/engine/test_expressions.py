@@ -8,7 +8,7 @@ from aipipe.engine import graph
 from aipipe.engine.expr import NIL, ExprError, evaluate, should_execute, to_text
 from aipipe.engine.items import item_label
 from aipipe.engine.retry import RetryStrategy, parse_duration
-from aipipe.engine.template import ABSENT, Scope, TemplateError, exact_reference, render
+from aipipe.engine.template import ABSENT, Scope, TemplateError, exact_reference, render, resolve_nested
 from aipipe.errors import UserError
 
 ENV = {
@@ -89,6 +89,14 @@ def test_render_known_unknown_and_absent() -> None:
         render("{{inputs.parameters.nope}}", scope)
     assert exact_reference(" {{steps.s.outputs.result}} ") == "steps.s.outputs.result"
     assert exact_reference("a{{steps.s.outputs.result}}") is None
+
+
+def test_nested_tags_resolve_only_their_inner_tag() -> None:
+    scope = Scope({"inputs.parameters.col": 'sh"ade', "inputs.parameters.x": "1"})
+    step = {"args": ["{{item.{{inputs.parameters.col}}}}", "{{inputs.parameters.x}}",
+                     "{{item.{{inputs.parameters.no}}}}"]}
+    assert resolve_nested(step, scope) == {"args": ['{{item.sh\\"ade}}', "{{inputs.parameters.x}}",
+                                                    "{{item.{{inputs.parameters.no}}}}"]}
 
 
 def test_item_labels() -> None:

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 import yaml
 
+from aipipe.compile import goyaml
 from aipipe.compile.strict import refuse_misshapen, refuse_undeclared
 from aipipe.engine.context import dict_templates
 from aipipe.engine.wfmeta import submitted_with_metadata
@@ -48,7 +49,7 @@ KNOWN_GAPS: dict[str, str] = {
 
 def load(name: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """(the Workflow, the WorkflowTemplates beside it) of one case file."""
-    docs = [d for d in yaml.safe_load_all((UPSTREAM / "manifests" / name).read_text()) if d]
+    docs = [d for d in goyaml.load_all((UPSTREAM / "manifests" / name).read_text()) if d]
     [workflow] = [d for d in docs if d["kind"] == "Workflow"]
     workflow["metadata"].setdefault("name", workflow["metadata"].get("generateName", "up-") + "u1")
     return workflow, [d for d in docs if d["kind"] != "Workflow"]
