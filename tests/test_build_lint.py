@@ -92,6 +92,20 @@ def test_undefined_input_parameter():
     assert "undefined input parameter 'mesage'" in d.message
 
 
+def test_an_inline_template_is_checked_against_its_own_inputs():
+    inline = {k: v for k, v in echo().items() if k != "name"}
+    good = workflow([dag(task("a"), {"name": "b", "depends": "a", "inline": inline,
+                                     "arguments": {"parameters": [{"name": "msg",
+                                                                   "value": "{{tasks.a.outputs.parameters.out}}"}]}}),
+                     echo()])
+    assert not [d for d in lint_documents([("wf.yaml", good)]) if d.severity == "error"]
+    bad = copy.deepcopy(good)
+    bad["spec"]["templates"][0]["dag"]["tasks"][1]["inline"]["container"]["args"] = ["{{inputs.parameters.mesage}}"]
+    (d,) = only(lint_documents([("wf.yaml", bad)]), "reference")
+    assert d.field == "spec.templates[0].dag.tasks[1].inline.container.args[0]"
+    assert "undefined input parameter 'mesage'" in d.message
+
+
 def test_undefined_task_output_parameter():
     doc = workflow([dag(task("a"), task("b", msg="{{tasks.a.outputs.parameters.result}}", depends="a")), echo()])
     (d,) = only(lint_documents([("wf.yaml", doc)]), "reference")

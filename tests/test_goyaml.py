@@ -48,3 +48,25 @@ def test_a_null_key_is_a_clear_error(tmp_path: Path) -> None:
     path.write_text("kind: Workflow\n~: x\n")
     with pytest.raises(UserError, match="not valid as JSON: unsupported map key None"):
         load_documents(path)
+
+
+def test_merge_keys_apply_where_they_stand() -> None:
+    [doc] = load_all("a: &a {x: 1, y: 2}\nb: {x: 9, <<: *a, z: 3}\nc: {<<: *a, x: 9}\n"
+                     "d: {<<: [{k: 1}, {k: 2, m: 5}]}\n")
+    assert doc["b"] == {"x": 1, "y": 2, "z": 3}  # the merge overrides the key before it
+    assert doc["c"] == {"x": 9, "y": 2}  # and the key after it overrides the merge
+    assert doc["d"] == {"k": 1, "m": 5}  # of merged mappings, the first wins
+
+
+def test_strict_reading_refuses_a_key_set_twice(tmp_path: Path) -> None:
+    path = tmp_path / "wf.yaml"
+    path.write_text("kind: Workflow\nspec:\n  a: &a {args: [x]}\n  b:\n    <<: *a\n    args: [y]\n")
+    with pytest.raises(UserError, match='line 6: key "args" already set in map'):
+        load_documents(path)
+    assert load_all(path.read_text())[0]["spec"]["b"] == {"args": ["y"]}  # the API's reading: the last one wins
+
+
+def test_a_large_integer_parameter_reads_as_argo_reads_it() -> None:
+    doc = {"parameters": [{"name": "id", "value": 1234567890123456789}, {"name": "n", "value": 2 ** 53}]}
+    text_parameters(doc)
+    assert [p["value"] for p in doc["parameters"]] == ["1234567890123456800", "9007199254740992"]

@@ -190,9 +190,10 @@ def _compile_yaml(path: Path, params: Mapping[str, str] | None) -> CompiledPipel
 
 
 def load_documents(path: Path) -> list[dict[str, Any]]:
-    """Every non-empty YAML document in ``path``; a parse error or a non-mapping is a UserError."""
+    """Every non-empty YAML document in ``path``, read strictly as the Argo CLI reads a file (a key set twice is
+    refused); a parse error or a non-mapping is a UserError."""
     try:
-        docs = [d for d in goyaml.load_all(path.read_text()) if d is not None]
+        docs = [d for d in goyaml.load_all(path.read_text(), strict=True) if d is not None]
     except OSError as exc:
         raise UserError(f"cannot read: {exc.strerror}", field=str(path)) from exc
     except yaml.YAMLError as exc:

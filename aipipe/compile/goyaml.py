@@ -9,7 +9,9 @@ then carries other text than in Argo (whose ``AnyString`` turns a number back in
   a field Argo types as text they become ``"true"``/``"false"`` there (a parameter named ``n`` is named ``false``),
   which no manifest means, and so a manifest where it matters does not work in Argo either.
 
-Map keys become text as sigs.k8s.io/yaml's YAMLToJSON writes them (``true``, ``1``).
+A merge key (``<<: *defaults``) applies where it stands, so it overrides the keys written before it (PyYAML lets
+every written key win). Map keys become text as sigs.k8s.io/yaml's YAMLToJSON writes them (``true``, ``1``). Read
+strictly, as the Argo CLI reads a file, a key set twice (by hand or by a merge) is an error.
 """
 
 from __future__ import annotations
@@ -21,10 +23,13 @@ from typing import Any, ClassVar
 
 import yaml
 
+from aipipe.engine.grammar.values import go_float_v
+
 _Base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 _BOOL_TAG = "tag:yaml.org,2002:bool"
 _NULL_TAG = "tag:yaml.org,2002:null"
+_MERGE_TAG = "tag:yaml.org,2002:merge"
 _NUMBER_TAG = "tag:aipipe,2026:go-number"  # a plain scalar go-yaml may read as a number (it starts + - . or a digit)
 
 _TRUE = ("yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON")  # go-yaml v2's, less y and Y (see above)
@@ -46,6 +51,38 @@ class GoYamlLoader(_Base):
     """A safe loader whose plain scalars resolve as go-yaml v2's ``resolve`` does for an ``interface{}`` target."""
 
     yaml_implicit_resolvers: ClassVar[dict[str | None, list[tuple[str, re.Pattern[str]]]]] = {}  # only those below
+    strict = False  # go-yaml's UnmarshalStrict (``argo submit``, ``argo lint``): a key set twice is an error
+
+    def flatten_mapping(self, node: yaml.MappingNode) -> None:
+        """Merge keys as go-yaml v2 applies them: where ``<<`` stands, so it overrides the keys before it and the
+        keys after it override it; of a list of mappings, the earlier ones win."""
+        pairs: list[tuple[yaml.Node, yaml.Node]] = []
+        for key_node, value_node in node.value:
+            if key_node.tag != _MERGE_TAG:
+                pairs.append((key_node, value_node))
+                continue
+            sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
+            for source in reversed(sources):
+                if not isinstance(source, yaml.MappingNode):
+                    raise yaml.constructor.ConstructorError("while constructing a mapping", node.start_mark,
+                                                            "map merge requires map or sequence of maps as the value",
+                                                            source.start_mark)
+                self.flatten_mapping(source)
+                pairs.extend(source.value)
+        if self.strict:
+            seen: set[str] = set()
+            for key_node, _ in pairs:
+                if isinstance(key_node, yaml.ScalarNode) and key_node.value in seen:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f'line {key_node.start_mark.line + 1}: key "{key_node.value}" already set in map')
+                seen.add(str(key_node.value))
+        node.value = pairs
+
+
+class StrictGoYamlLoader(GoYamlLoader):
+    """:class:`GoYamlLoader` refusing a key a mapping (or a merge into it) has set already."""
+
+    strict = True
 
 
 def go_scalar(text: str) -> Any:
@@ -79,7 +116,7 @@ GoYamlLoader.add_implicit_resolver(_BOOL_TAG, re.compile("^(?:" + "|".join(_TRUE
                                    list("yYnNtTfFoO"))
 GoYamlLoader.add_implicit_resolver(_NULL_TAG, re.compile(r"^(?:~|null|Null|NULL|)$"), ["~", "n", "N", ""])
 GoYamlLoader.add_implicit_resolver(_NUMBER_TAG, re.compile(r"^[-+.0-9]"), list("-+.0123456789"))
-GoYamlLoader.add_implicit_resolver("tag:yaml.org,2002:merge", re.compile(r"^(?:<<)$"), ["<"])
+GoYamlLoader.add_implicit_resolver(_MERGE_TAG, re.compile(r"^(?:<<)$"), ["<"])
 GoYamlLoader.add_constructor(_NUMBER_TAG, _construct_number)
 GoYamlLoader.add_constructor(_BOOL_TAG, _construct_bool)
 
@@ -111,29 +148,19 @@ def _float32_g(value: float) -> str:
         return ".nan"
     if math.isinf(value):
         return ".inf" if value > 0 else "-.inf"
-    if value == 0:
-        return "0"
-    mantissa, exponent = "", 0
+    shortest = repr(value)
     for places in range(9):  # the shortest digits that read back as the same float32
-        mantissa, _, power = f"{value:.{places}e}".partition("e")
-        exponent = int(power)
-        if _float32(float(f"{mantissa}e{exponent}")) == _float32(value):
+        shortest = f"{value:.{places}e}"
+        if _float32(float(shortest)) == _float32(value):
             break
-    sign, digits = ("-", mantissa[1:]) if mantissa.startswith("-") else ("", mantissa)
-    digits = digits.replace(".", "").rstrip("0") or "0"
-    if exponent < -4 or exponent >= 6:  # Go's rule for the shortest 'g' form
-        tail = f".{digits[1:]}" if len(digits) > 1 else ""
-        return f"{sign}{digits[0]}{tail}e{'-' if exponent < 0 else '+'}{abs(exponent):02d}"
-    if exponent < 0:
-        return f"{sign}0.{'0' * (-exponent - 1)}{digits}"
-    whole = digits.ljust(exponent + 1, "0")
-    return sign + whole[:exponent + 1] + (f".{whole[exponent + 1:]}" if len(whole) > exponent + 1 else "")
+    return go_float_v(float(shortest))  # those digits in Go's 'g' form
 
 
 def _float32(value: float) -> bytes:
     return struct.pack("<f", value)
 
 
-def load_all(text: str) -> list[Any]:
-    """Every YAML document in ``text``, read as go-yaml v2 reads it, keys made text (``None`` for an empty one)."""
-    return [json_keys(doc) for doc in yaml.load_all(text, Loader=GoYamlLoader)]
+def load_all(text: str, strict: bool = False) -> list[Any]:
+    """Every YAML document in ``text``, read as go-yaml v2 reads it, keys made text (``None`` for an empty one);
+    ``strict``: as the Argo CLI reads a file, a key set twice is refused (yaml.YAMLError)."""
+    return [json_keys(doc) for doc in yaml.load_all(text, Loader=StrictGoYamlLoader if strict else GoYamlLoader)]

@@ -28,6 +28,9 @@ def calls(tmpl: Mapping[str, Any], where: list[str | int]) -> Iterator[tuple[Map
 
 def callee(call: Mapping[str, Any], local: Mapping[str, tuple[int, Mapping[str, Any]]],
             library: KnownTemplates) -> Mapping[str, Any] | None:
+    inline = call.get("inline")
+    if isinstance(inline, Mapping):
+        return inline
     ref = call.get("templateRef")
     if isinstance(ref, Mapping):
         return (library.get(str(ref.get("name"))) or {}).get(str(ref.get("template")))
@@ -41,11 +44,14 @@ def param_names(section: Any) -> list[str]:
 
 
 def _strings(node: Any, path: list[str | int]) -> Iterator[tuple[str, list[str | int]]]:
+    """Every string below ``node`` with its path, except inside a task's or step's ``inline`` template (a template
+    of its own, with its own inputs: checked on its own)."""
     if isinstance(node, str):
         yield node, path
     elif isinstance(node, Mapping):
         for key, value in node.items():
-            yield from _strings(value, [*path, str(key)])
+            if key != "inline":
+                yield from _strings(value, [*path, str(key)])
     elif isinstance(node, list):
         for i, value in enumerate(node):
             yield from _strings(value, [*path, i])
@@ -65,8 +71,10 @@ def check_references(res: Resource, tmpl: Mapping[str, Any], where: list[str | i
     declared = {"parameters": set(param_names(inputs)),
                 "artifacts": {str(a.get("name")) for a in inputs.get("artifacts") or [] if isinstance(a, Mapping)}}
     callees = {}
-    for call, _ in calls(tmpl, where):
+    for call, path in calls(tmpl, where):
         callees[str(call.get("name"))] = callee(call, local, library)
+        if isinstance(call.get("inline"), Mapping):
+            check_references(res, call["inline"], [*path, "inline"], template, local, library, workflow_params)
     scope = "tasks" if isinstance(tmpl.get("dag"), Mapping) else "steps" if tmpl.get("steps") else None
     for text, path in _strings(tmpl, where):
         for match in TAG.finditer(text):

@@ -9,14 +9,17 @@ from decimal import Decimal
 from typing import Any
 
 TEXT_FIELDS = ("value", "default")
+_EXACT_FLOAT_INTS = 2 ** 53  # every integer up to this one is a float64 exactly
 
 
 def any_string(value: Any) -> Any:
     """A scalar as Argo's AnyString decodes it; anything else (text, objects, lists, null) as it is."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int):
+    if isinstance(value, int) and abs(value) <= _EXACT_FLOAT_INTS:
         return str(value)
+    if isinstance(value, int):  # AnyString reads a JSON number as a float64: a larger integer loses its last digits
+        value = float(value)
     if isinstance(value, float) and math.isfinite(value):
         text = format(Decimal(repr(value)), "f")  # strconv.FormatFloat(v, 'f', -1, 64): shortest, no exponent,
         return text.removesuffix(".0")  # and no fraction on a whole number (1.0 is "1")

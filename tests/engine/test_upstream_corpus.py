@@ -41,15 +41,22 @@ KNOWN_GAPS: dict[str, str] = {
                     "past the API's validation, sees the controller end the run Error; `argo submit` fetches the "
                     "template through the typed client to validate the workflow, which cannot decode it either "
                     "(wfref.py resolve_workflow_spec)"),
+    "uh-nordic-items-booleans.yaml": "a plain `Y` (also `y`, `n`, `N`) is read as text on purpose, where go-yaml v2 "
+    "reads a boolean: in a field Argo types as text that boolean becomes \"true\"/\"false\" (a parameter named `n` is "
+    "named `false`), which no manifest means (aipipe/compile/goyaml.py says why)",
     "xy-sidecar-dind.yaml": "refused on purpose: its docker-in-docker sidecar is privileged, and the embedded engine "
     "refuses privileged nodes with a message naming the field (security.py: a node gets no host devices and no "
     "full capability set); upstream's CI skips this example too (no-test: environment)",
 }
 
 
-def load(name: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """(the Workflow, the WorkflowTemplates beside it) of one case file."""
-    docs = [d for d in goyaml.load_all((UPSTREAM / "manifests" / name).read_text()) if d]
+def load(name: str, strict: bool = False) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """(the Workflow, the WorkflowTemplates beside it) of one case file; ``strict``: read as the Argo CLI reads it
+    (a key set twice is refused, as a UserError)."""
+    try:
+        docs = [d for d in goyaml.load_all((UPSTREAM / "manifests" / name).read_text(), strict=strict) if d]
+    except yaml.YAMLError as exc:
+        raise UserError(f"not valid YAML: {exc}", field=name) from exc
     [workflow] = [d for d in docs if d["kind"] == "Workflow"]
     workflow["metadata"].setdefault("name", workflow["metadata"].get("generateName", "up-") + "u1")
     return workflow, [d for d in docs if d["kind"] != "Workflow"]
@@ -71,11 +78,11 @@ def judge(name: str, home: Path) -> str | None:
     expected = EXPECTED[name]
     engine = EngineRun(home)
     provide(expected.get("setup") or {}, home)
-    workflow, templates = load(name)
     stop = threading.Event()
     timer = threading.Timer(CASE_TIMEOUT_S, stop.set)
     timer.start()
     try:  # as the engine service submits: workflowMetadata (labels, labelsFrom) first, then the run
+        workflow, templates = load(name, strict=expected.get("via") == ARGO_SUBMIT)
         if expected.get("via") == ARGO_SUBMIT:  # the CLI decodes strictly before anything is sent
             refuse_undeclared(workflow, *templates)
         refuse_misshapen(workflow)  # the server decodes the body: a wrong shape is refused, an unknown field dropped
