@@ -181,7 +181,8 @@ def resolve_nested(value: Any, scope: Scope) -> Any:
     pos = 0
     for start, end, inner in find_tags(value):
         nested = inner.rfind("{{")
-        inside = lookup(inner[nested + 2:], scope) if nested > 0 and lookup(inner.strip(), scope) is None else None
+        simple = nested > 0 and not inner.startswith("=")  # an expression tag is evaluated whole, never nested
+        inside = lookup(inner[nested + 2:], scope) if simple and lookup(inner.strip(), scope) is None else None
         if isinstance(inside, str):
             out.append(value[pos:start] + "{{" + inner[:nested] + json.dumps(inside, ensure_ascii=False)[1:-1])
             pos = end

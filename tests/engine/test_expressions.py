@@ -97,6 +97,8 @@ def test_nested_tags_resolve_only_their_inner_tag() -> None:
                      "{{item.{{inputs.parameters.no}}}}"]}
     assert resolve_nested(step, scope) == {"args": ['{{item.sh\\"ade}}', "{{inputs.parameters.x}}",
                                                     "{{item.{{inputs.parameters.no}}}}"]}
+    expression = "{{=sprig.upper({{inputs.parameters.x}})}}"  # evaluated whole, never nested
+    assert resolve_nested(expression, scope) == expression
 
 
 def test_item_labels() -> None:
