@@ -30,6 +30,7 @@ _ARG_TAG = re.compile(r"^\{\{\s*tasks\.([^.}\s]+)")
 _STEP_TAG = re.compile(r"\{\{\s*steps\.([^.}\s\[\]]+)\.([^}\s]+?)\s*\}\}")
 _VARIABLE = re.compile(r"^\{\{[^}]+\}\}$")
 ITEM_TAG = re.compile(r"\{\{\s*(item(?:\.[^}\s]+)?)\s*\}\}")
+_TASK_RESULT = re.compile(r"([A-Za-z0-9_-]+)\.([A-Za-z]+)")
 _TASK_STATUS_TAG = re.compile(r"\{\{\s*tasks\.([^.}\s\[\]]+)\.status\s*\}\}")
 _INPUT_FORM = re.compile(r"inputs\.(parameters(\.[A-Za-z0-9_-]+)?|artifacts\.[A-Za-z0-9_-]+(\.path)?)")
 _GLOBAL_TAG = re.compile(r"\{\{\s*(workflow\.parameters\.[^}\s]+)\s*\}\}")
@@ -125,6 +126,13 @@ def _artifact_fields(tmpl: Mapping[str, Any], leaf: bool, where: str) -> Iterato
                 yield f"{at}.globalName", f"'{name}' is invalid: {problem}"
             if kind == "artifacts" and not leaf and item.get("path") not in (None, ""):
                 yield f"{at}.path", "path only valid in container/script templates"
+
+
+def depends_results(task: Mapping[str, Any], where: str) -> Iterator[Problem]:
+    """Argo's ValidateTaskResults: each ``task.Result`` a DAG task's ``depends`` reads names a known result."""
+    for name, result in _TASK_RESULT.findall(str(task.get("depends") or "")):
+        if result not in graph.RESULTS:
+            yield where, f"task result '{result}' for task '{name}' is invalid"
 
 
 def item_references(step: Mapping[str, Any], where: str) -> Iterator[Problem]:

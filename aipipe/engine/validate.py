@@ -170,6 +170,7 @@ class _Linter:
                     self.fail(f"{where}.tasks.{tname}",
                               "cannot use both 'depends' and 'dependencies' in the same DAG template")
                 self.check_ref(task, local, f"{where}.tasks.{tname}")
+                self.fail_first(lintrules.depends_results(task, f"{where}.tasks.{tname}"))
                 self.fail_first(argrules.argument_artifacts(task, f"{where}.tasks.{tname}"))
                 self.fail_first(argrules.argument_values(task, f"{where}.tasks.{tname}"))
                 self.fail_first(lintrules.item_references(task, f"{where}.tasks.{tname}"))

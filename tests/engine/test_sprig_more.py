@@ -82,3 +82,16 @@ def test_expr_builtin(expression: str, want: Any) -> None:
 ])
 def test_regex_split_is_gos(expression: str, want: Any) -> None:
     assert evaluate(expression, {}) == want
+
+
+def test_sprig_dates_and_how_a_time_is_substituted() -> None:
+    from aipipe.engine.template import Scope, render
+
+    scope = Scope({"inputs.parameters.at": "2024-03-01T12:00:00Z"})
+    at = "sprig.toDate('2006-01-02T15:04:05Z07:00', inputs.parameters.at)"
+    assert render(f"{{{{=sprig.date('2006-01-02', sprig.dateModify('-86400.0s', {at}))}}}}", scope) == "2024-02-29"
+    assert render(f"{{{{=sprig.dateModify('-1h', {at})}}}}", scope) == "2024-03-01T11:00:00Z"  # a time: no quotes
+    assert render(f"{{{{=sprig.dateModify('-1 day', {at})}}}}", scope) == "2024-03-01T12:00:00Z"  # unparsed: as is
+    assert render(f"{{{{=[{at}]}}}}", scope) == '["2024-03-01T12:00:00Z"]'
+    assert evaluate("sprig.unixEpoch(sprig.toDate('2006-01-02', '2024-03-01'))", {}) == "1709251200"
+    assert evaluate("sprig.htmlDate(sprig.toDate('2006-01-02', 'not a date'))", {}) == "0001-01-01"

@@ -57,6 +57,8 @@ def _strftime(spec: str, parts: time.struct_time) -> str:
         return str(int(time.strftime("%" + spec[2:], parts)))
     if spec == "%e":
         return f"{parts.tm_mday:2d}"
+    if spec == "%Y":  # four digits, as Go writes a year (glibc writes year 1 as "1")
+        return f"{parts.tm_year:04d}"
     return time.strftime(spec, parts)
 
 
@@ -204,13 +206,13 @@ class GoTime(float):
         """Go's Time.String in UTC: ``2024-03-15 08:30:00 +0000 UTC``."""
         whole = int(self // 1)
         fraction = f"{float(self) - whole:.9f}"[1:].rstrip("0").rstrip(".")
-        return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(whole)) + fraction + " +0000 UTC"
+        return go_date("2006-01-02 15:04:05", whole) + fraction + " +0000 UTC"
 
     def go_json(self) -> str:
         """As Go's json.Marshal writes a time: RFC 3339 with nanoseconds."""
         whole = int(self // 1)
         fraction = f"{float(self) - whole:.9f}"[1:].rstrip("0").rstrip(".")
-        return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)) + fraction + "Z"
+        return go_date("2006-01-02T15:04:05", whole) + fraction + "Z"
 
 
 def now() -> GoTime:

@@ -11,10 +11,12 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from aipipe.engine.grammar.builtins import from_json
-from aipipe.engine.grammar.gotime import go_date, now
+from aipipe.engine.grammar.builtins import duration, from_json
+from aipipe.engine.grammar.gotime import GoTime, go_date, now, parse_date
 from aipipe.engine.grammar.sprig_more import MORE, with_musts
 from aipipe.engine.grammar.values import NIL, ExprError, go_sprint, to_json
+
+_ZERO_TIME = -62135596800.0  # Go's zero time.Time (0001-01-01 UTC) as epoch seconds
 
 
 def to_int64(value: Any) -> int:
@@ -93,6 +95,22 @@ def _until_step(start: Any, stop: Any, step: Any) -> list[int]:
     return list(range(start, stop, step)) if step > 0 else []
 
 
+def _to_date(layout: Any, text: Any) -> GoTime:
+    """sprig's ``toDate``: the text read with a Go layout; text the layout cannot read is Go's zero time."""
+    try:
+        return parse_date(go_sprint(text), go_sprint(layout))
+    except ValueError:
+        return GoTime(_ZERO_TIME)
+
+
+def _date_modify(change: Any, when: Any) -> Any:
+    """sprig's ``dateModify``: the time moved by a Go duration; a duration that does not parse leaves it as it is."""
+    try:
+        return GoTime(float(when)) + duration(change)
+    except ExprError:
+        return when
+
+
 SPRIG: dict[str, Callable[..., Any]] = {
     # arithmetic, as sprig declares it: add/addf/mul/mulf/max/min/maxf/minf variadic, sub/div/mod two arguments
     "add": lambda *a: sum(to_int64(x) for x in a),
@@ -147,6 +165,10 @@ SPRIG: dict[str, Callable[..., Any]] = {
     "b64dec": lambda s: base64.b64decode(go_sprint(s)).decode(),
     "sha256sum": lambda s: hashlib.sha256(go_sprint(s).encode()).hexdigest(),
     "date": go_date,
+    "htmlDate": lambda when: go_date("2006-01-02", when),
+    "toDate": _to_date,
+    "dateModify": _date_modify,
+    "unixEpoch": lambda when: str(int(float(when) // 1)),
     "now": now,  # sprig's now: the current time, which date and the time methods take
     # defaults and data
     "default": lambda d, *given: d if not given or empty(given[0]) else given[0],

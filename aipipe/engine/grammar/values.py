@@ -38,6 +38,8 @@ def to_text(value: Any) -> str:
         return value
     if value is NIL or value is None:
         return ""
+    if hasattr(value, "go_json"):  # Argo trims the quotes of a result that marshals to a JSON string (a time)
+        return str(value.go_json())
     return to_json(value)
 
 
