@@ -8,7 +8,6 @@ An *absent* value (output of a Skipped/Omitted node without a default) is :data:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -184,7 +183,7 @@ def resolve_nested(value: Any, scope: Scope) -> Any:
         simple = nested > 0 and not inner.startswith("=")  # an expression tag is evaluated whole, never nested
         inside = lookup(inner[nested + 2:], scope) if simple and lookup(inner.strip(), scope) is None else None
         if isinstance(inside, str):
-            out.append(value[pos:start] + "{{" + inner[:nested] + json.dumps(inside, ensure_ascii=False)[1:-1])
+            out.append(value[pos:start] + "{{" + inner[:nested] + inside)  # as written (Argo unescapes it later)
             pos = end
     out.append(value[pos:])
     return "".join(out)

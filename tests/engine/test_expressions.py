@@ -95,7 +95,7 @@ def test_nested_tags_resolve_only_their_inner_tag() -> None:
     scope = Scope({"inputs.parameters.col": 'sh"ade', "inputs.parameters.x": "1"})
     step = {"args": ["{{item.{{inputs.parameters.col}}}}", "{{inputs.parameters.x}}",
                      "{{item.{{inputs.parameters.no}}}}"]}
-    assert resolve_nested(step, scope) == {"args": ['{{item.sh\\"ade}}', "{{inputs.parameters.x}}",
+    assert resolve_nested(step, scope) == {"args": ['{{item.sh"ade}}', "{{inputs.parameters.x}}",
                                                     "{{item.{{inputs.parameters.no}}}}"]}
     expression = "{{=sprig.upper({{inputs.parameters.x}})}}"  # evaluated whole, never nested
     assert resolve_nested(expression, scope) == expression
