@@ -8,7 +8,7 @@ An *absent* value (output of a Skipped/Omitted node without a default) is :data:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from aipipe.engine.expr import NIL, ExprError, evaluate, to_text
@@ -116,16 +116,32 @@ def render(text: str, scope: Scope, where: str = "", lenient: bool = False) -> s
     """Substitute every known tag in ``text``; unknown prefixes stay literal. ``lenient``: an expression that
     fails (or gives nil) stays as written, as Argo substitutes a pod's template (its SubstituteParams allows
     unresolved tags); elsewhere it is an error."""
+    return _substitute(text, lambda inner, tag: _resolve(inner, scope, tag, where, lenient))
+
+
+def _substitute(text: str, tag_text: Callable[[str, str], str]) -> str:
+    """``text`` with each ``{{…}}`` tag replaced by ``tag_text(inner, tag)``."""
     if "{{" not in text:
         return text
     out: list[str] = []
     pos = 0
     for start, end, inner in find_tags(text):
         out.append(text[pos:start])
-        out.append(_resolve(inner, scope, text[start:end], where, lenient))
+        out.append(tag_text(inner, text[start:end]))
         pos = end
     out.append(text[pos:])
     return "".join(out)
+
+
+def _map_strings(value: Any, change: Callable[[str], str], skip: frozenset[str] = frozenset()) -> Any:
+    """``value`` with every string inside nested dicts/lists changed; keys in ``skip`` are left untouched."""
+    if isinstance(value, str):
+        return change(value)
+    if isinstance(value, list):
+        return [_map_strings(v, change, skip) for v in value]
+    if isinstance(value, dict):
+        return {k: v if k in skip else _map_strings(v, change, skip) for k, v in value.items()}
+    return value
 
 
 def _resolve(inner: str, scope: Scope, tag: str, where: str, lenient: bool = False) -> str:
@@ -170,33 +186,17 @@ def resolve_nested(value: Any, scope: Scope) -> Any:
     """Resolve only the inner tag of each nested tag (``{{item.{{inputs.parameters.col}}}}`` becomes
     ``{{item.<col's value>}}``), as Argo's simpleReplace does when it substitutes a steps or dag template's inputs:
     the outer tag is left for a later pass (its loop expansion)."""
-    if isinstance(value, list):
-        return [resolve_nested(v, scope) for v in value]
-    if isinstance(value, dict):
-        return {k: resolve_nested(v, scope) for k, v in value.items()}
-    if not isinstance(value, str) or "{{" not in value:
-        return value
-    out: list[str] = []
-    pos = 0
-    for start, end, inner in find_tags(value):
+    def inner_only(inner: str, tag: str) -> str:
         nested = inner.rfind("{{")
         simple = nested > 0 and not inner.startswith("=")  # an expression tag is evaluated whole, never nested
         inside = lookup(inner[nested + 2:], scope) if simple and lookup(inner.strip(), scope) is None else None
-        if isinstance(inside, str):
-            out.append(value[pos:start] + "{{" + inner[:nested] + inside)  # as written (Argo unescapes it later)
-            pos = end
-    out.append(value[pos:])
-    return "".join(out)
+        return "{{" + inner[:nested] + inside if isinstance(inside, str) else tag  # as written (Argo unescapes it)
+
+    return _map_strings(value, lambda text: _substitute(text, inner_only))
 
 
 def render_deep(value: Any, scope: Scope, where: str = "", skip: frozenset[str] = frozenset(),
                 lenient: bool = False) -> Any:
     """Render every string inside nested dicts/lists; keys in ``skip`` are left untouched (``lenient``: see
     :func:`render`)."""
-    if isinstance(value, str):
-        return render(value, scope, where, lenient)
-    if isinstance(value, list):
-        return [render_deep(v, scope, where, skip, lenient) for v in value]
-    if isinstance(value, dict):
-        return {k: v if k in skip else render_deep(v, scope, where, skip, lenient) for k, v in value.items()}
-    return value
+    return _map_strings(value, lambda text: render(text, scope, where, lenient), skip)
