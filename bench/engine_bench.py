@@ -3,7 +3,9 @@
 Two cases, each engine vs naive baseline in the same run:
 - sequential: N steps in a row, each ``true`` -> per-node overhead = engine per node - bare per node;
 - fan-out: ``withItems`` of 200 ``true`` nodes with ``parallelism: 8`` vs a pool of 8 threads
-  running the same 200 processes.
+  running the same 200 processes;
+- with ``--large N``: a fan-out of N nodes at ``parallelism: 4``, with the most threads the engine's process held
+  (a loop's waiting items should hold none) and its own CPU seconds next to its nodes' (the children's).
 The engine path is the real one (run store in sqlite, executor, mount namespace per node), in a
 throw-away AIPIPE_HOME. Goal: < 50 ms overhead per node. ``--quick`` runs fewer sequential steps; the
 fan-out is always the issue's 200 nodes (a few seconds), so every result has ``fanout_200_seconds``.
@@ -15,8 +17,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -25,6 +29,7 @@ from typing import Any
 from bench.results_io import write_result
 
 GOAL_MS = 50.0
+LARGE_PARALLELISM = 4
 FANOUT = 200  # the issue's fan-out size: the summary key fanout_200_seconds
 TRUE_TEMPLATE = {"name": "noop", "container": {"image": "alpine:3.20", "command": ["true"]}}
 
@@ -58,6 +63,32 @@ def run_on_engine(home: Path, workflow: dict[str, Any]) -> float:
     return elapsed
 
 
+def run_large_fanout(home: Path, count: int, parallelism: int) -> dict[str, float]:
+    """One N-node fan-out on the engine: wall seconds, peak threads, the driver's and its nodes' CPU seconds."""
+    peak = [threading.active_count()]
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.wait(0.05):
+            peak[0] = max(peak[0], threading.active_count())
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    self_before, kids_before = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    watcher.start()
+    try:
+        wall = run_on_engine(home, fanout_workflow(count, parallelism))
+    finally:
+        done.set()
+        watcher.join()
+    self_after, kids_after = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+
+    def cpu(after: resource.struct_rusage, before: resource.struct_rusage) -> float:
+        return after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
+    return {"seconds": wall, "peak_threads": float(peak[0]), "driver_cpu_s": cpu(self_after, self_before),
+            "nodes_cpu_s": cpu(kids_after, kids_before)}
+
+
 def bare_sequential(count: int) -> float:
     start = time.perf_counter()
     for _ in range(count):
@@ -77,6 +108,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="10 sequential steps, not 50 (same 200-way fan-out)")
     parser.add_argument("--nodes", type=int, default=None, help="sequential nodes (default 50, quick 10)")
     parser.add_argument("--parallelism", type=int, default=8)
+    parser.add_argument("--large", type=int, default=0, help="also a fan-out of this many nodes at parallelism 4")
     args = parser.parse_args()
     nodes = args.nodes or (10 if args.quick else 50)
 
@@ -87,6 +119,8 @@ def main() -> None:
         bare_seq = bare_sequential(nodes)
         engine_fan = run_on_engine(home, fanout_workflow(FANOUT, args.parallelism))
         bare_fan = bare_fanout(FANOUT, args.parallelism)
+        large = run_large_fanout(home, args.large, LARGE_PARALLELISM) if args.large else None
+        bare_large = bare_fanout(args.large, LARGE_PARALLELISM) if args.large else 0.0
 
     per_node_engine = engine_seq / nodes * 1000
     per_node_bare = bare_seq / nodes * 1000
@@ -102,6 +136,17 @@ def main() -> None:
                "bare_ms_per_node": round(per_node_bare, 2), "bare_fanout_200_seconds": round(bare_fan, 3),
                "goal_ms_per_node": GOAL_MS, "meets_goal": overhead < GOAL_MS, "quick": args.quick,
                "load_avg_1m": round(os.getloadavg()[0], 2), "cpus": os.cpu_count()}
+    if large is not None:
+        rows.append({"case": f"withItems x{args.large}, parallelism {LARGE_PARALLELISM}", "engine_s": large["seconds"],
+                     "bare_s": bare_large, "engine_ms_per_node": large["seconds"] / args.large * 1000,
+                     "bare_ms_per_node": bare_large / args.large * 1000,
+                     "overhead_ms_per_node": (large["seconds"] - bare_large) / args.large * 1000,
+                     "peak_threads": large["peak_threads"], "driver_cpu_s": large["driver_cpu_s"],
+                     "nodes_cpu_s": large["nodes_cpu_s"]})
+        summary.update({f"fanout_{args.large}_seconds": round(large["seconds"], 3),
+                        f"fanout_{args.large}_peak_threads": int(large["peak_threads"]),
+                        f"fanout_{args.large}_driver_cpu_s": round(large["driver_cpu_s"], 2),
+                        f"fanout_{args.large}_nodes_cpu_s": round(large["nodes_cpu_s"], 2)})
     write_result("engine_bench_quick" if args.quick else "engine_bench", rows, summary)
 
 

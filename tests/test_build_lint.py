@@ -181,6 +181,17 @@ def test_structural_error_names_the_field(shared_dir):
     assert (d.template, d.field) == ("echo", "spec.templates[1].retryStrategy.limit")
 
 
+def test_a_null_field_is_pruned_as_the_api_server_prunes_it(shared_dir):
+    """An empty ``inputs:`` (YAML null) is no inputs to the API server, not a type error; a wrong type still is."""
+    doc = copy.deepcopy(GOOD)
+    doc["spec"]["templates"][1]["inputs"] = None
+    assert not [d for d in lint_documents([("wf.yaml", doc)], shared_dir / "argo" / "crds-full")
+                if d.check == "schema"]
+    doc["spec"]["templates"][1]["inputs"] = []
+    (d,) = [d for d in lint_documents([("wf.yaml", doc)], shared_dir / "argo" / "crds-full") if d.check == "schema"]
+    assert d.field == "spec.templates[1].inputs"
+
+
 def test_misspelled_field_is_reported(shared_dir):
     doc = copy.deepcopy(GOOD)
     doc["spec"]["templates"][1]["retryStratgy"] = {"limit": 2}

@@ -47,8 +47,29 @@ def load_validators(schema_dir: Path) -> dict[str, Draft4Validator]:
     return validators
 
 
+def without_nulls(schema: dict[str, Any], node: Any) -> Any:
+    """``node`` as the API server validates it: a field set to null is dropped unless its schema says
+    ``nullable: true`` (structural schemas prune such nulls before defaulting and validation), so an empty
+    ``inputs:`` is no inputs rather than an error."""
+    if isinstance(node, dict):
+        props = schema.get("properties") or {}
+        extra = schema.get("additionalProperties")
+        kept: dict[str, Any] = {}
+        for key, value in node.items():
+            sub = props.get(key, extra if isinstance(extra, dict) else {})
+            if value is None and not sub.get("nullable"):
+                continue
+            kept[key] = without_nulls(sub, value)
+        return kept
+    if isinstance(node, list) and isinstance(schema.get("items"), dict):
+        return [without_nulls(schema["items"], value) for value in node]
+    return node
+
+
 def schema_errors(validator: Draft4Validator, doc: dict[str, Any]) -> Iterator[tuple[list[str | int], str]]:
-    """(path, message) for each schema violation, deepest first within each branch."""
+    """(path, message) for each schema violation, deepest first within each branch (null fields pruned first,
+    as the API server prunes them: :func:`without_nulls`)."""
+    doc = without_nulls(validator.schema, doc)
     for error in sorted(validator.iter_errors(doc), key=lambda e: list(map(str, e.absolute_path))):
         best = error
         while best.context:  # anyOf/oneOf: report the most specific sub-error
@@ -78,4 +99,4 @@ def unknown_fields(schema: dict[str, Any], node: Any, path: list[str | int] | No
             yield from unknown_fields(schema["items"], value, [*path, i])
 
 
-__all__ = ["format_path", "load_validators", "schema_errors", "unknown_fields"]
+__all__ = ["format_path", "load_validators", "schema_errors", "unknown_fields", "without_nulls"]

@@ -13,6 +13,7 @@ from aipipe.engine.children import BadLoop, ChildRunner
 from aipipe.engine.gate import FAIL_FAST_MESSAGE, ChildGate
 from aipipe.engine.handler import NodeResult
 from aipipe.engine.items import item_label, item_scope
+from aipipe.engine.itemstart import slot_first_pool, start_item
 from aipipe.engine.manifest import DagBody, StepSpec
 from aipipe.engine.noderef import NodeRef
 from aipipe.engine.nodes import outbound_nodes
@@ -256,6 +257,7 @@ class _DagRun:
         children: list[NodeRecord] = []
         threads = []
         lock = threading.Lock()
+        pool = slot_first_pool(self.rt, self.tasks[tname], self.scope, self.call.tset)
         for i, item in enumerate(items):
             vals, raw = item_scope(item)
             child_scope = self.scope.child(vals, raw=raw)
@@ -272,7 +274,7 @@ class _DagRun:
                 finally:
                     self.gate.leave(node)
 
-            threads.append(settle.start(work, self.rt.walk_in_order()))
+            threads.append(start_item(self.rt, work, child_ref.order, pool))
         if any(thread.is_alive() for thread in threads):
             settle.settled()  # the task group waits for its items: Argo's walk moves on
         for thread in threads:

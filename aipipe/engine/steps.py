@@ -14,6 +14,7 @@ from aipipe.engine.expr import ExprError, should_execute
 from aipipe.engine.gate import FAIL_FAST_MESSAGE, ChildGate
 from aipipe.engine.handler import NodeResult
 from aipipe.engine.items import item_label, item_scope
+from aipipe.engine.itemstart import slot_first_pool, start_feeder, start_item
 from aipipe.engine.manifest import StepsBody, StepSpec
 from aipipe.engine.noderef import NodeRef
 from aipipe.engine.nodes import node_id, outbound_nodes
@@ -230,26 +231,35 @@ class StepsHandler:
             (group.child(f"{base.name}({i}:{item_label(it)})", f"{step.name}({i}:{item_label(it)})",
                          boundary=group.boundary, place=(index, i)), _item_child(scope, it))
             for i, it in enumerate(items)]
-        for ref, child_scope in targets:
-            if only is not None and not only(ref):
-                continue
-            if not gate.enter(ref.order):
-                return False  # failFast: nothing more starts once a child failed
-            halt = items is not None and only is None and _when_errs(step.when, child_scope)
+        pool = slot_first_pool(self.rt, step, scope, tset) if items is not None and only is None else None
 
-            def work(ref: NodeRef = ref, child_scope: Scope = child_scope) -> None:
-                node = None
-                try:
-                    node = self.children.run(step, ref, child_scope, tset, "steps")
-                    with group_lock:
-                        collected.append(node)
-                    on_done(step, node)
-                finally:
-                    gate.leave(node)
+        def launch(started: list[threading.Thread]) -> bool:
+            for ref, child_scope in targets:
+                if only is not None and not only(ref):
+                    continue
+                if not gate.enter(ref.order):
+                    return False  # failFast: nothing more starts once a child failed
+                halt = items is not None and only is None and _when_errs(step.when, child_scope)
 
-            threads.append(settle.start(work, self.rt.walk_in_order()))
-            if halt:
-                return True
+                def work(ref: NodeRef = ref, child_scope: Scope = child_scope) -> None:
+                    node = None
+                    try:
+                        node = self.children.run(step, ref, child_scope, tset, "steps")
+                        with group_lock:
+                            collected.append(node)
+                        on_done(step, node)
+                    finally:
+                        gate.leave(node)
+
+                started.append(start_item(self.rt, work, ref.order, pool))
+                if halt:
+                    return True
+            return False
+
+        if pool is None:
+            return launch(threads)
+        # the group's later steps must not wait while this loop's items wait for slots: a feeder starts them
+        threads.append(start_feeder(launch, self.rt.walk_in_order()))
         return False
 
     def _register_kept(self, step: StepSpec, group: NodeRef, scope: Scope, tset: TemplateSet) -> None:
