@@ -59,15 +59,17 @@ class ChildRunner:
             call = None
         return self.rt.skip_node(ref, NodePhase.SKIPPED, EMPTY_LOOP, call)
 
-    def run(self, step: StepSpec, ref: NodeRef, scope: Scope, tset: TemplateSet, prefix: str) -> NodeRecord:
-        """One step or task; an unexpected engine fault fails this node (with its cause), not the whole run."""
+    def run(self, step: StepSpec, ref: NodeRef, scope: Scope, tset: TemplateSet, prefix: str,
+            stops: Callable[[NodeRecord], bool] | None = None) -> NodeRecord:
+        """One step or task; an unexpected engine fault fails this node (with its cause), not the whole run.
+        ``stops``: whether the node's end stops its template's walk before its hooks (the template's failFast)."""
         try:
-            return self._run_unguarded(step, ref, scope, tset, prefix)
+            return self._run_unguarded(step, ref, scope, tset, prefix, stops)
         except Exception as exc:  # a bug must not leave the node Running and its parent waiting
             return self.rt.fail_node(ref, NodeFailure(f"engine error: {exc!r}"))
 
     def _run_unguarded(self, step: StepSpec, ref: NodeRef, scope: Scope, tset: TemplateSet,
-                       prefix: str) -> NodeRecord:
+                       prefix: str, stops: Callable[[NodeRecord], bool] | None) -> NodeRecord:
         """One step or task (after loop expansion): when, arguments, the template, its exit/expression hooks."""
         scope = self.rt.with_global_outputs(scope)  # what earlier nodes published as workflow.outputs.*
         try:
@@ -93,7 +95,7 @@ class ChildRunner:
             hook_scope = scope.child({f"{prefix}.{step.name}.status": NodePhase.RUNNING.value})
             self.fire_hooks(step.hooks, hook_scope, ref.name, ref.parent, ref.boundary)
         node = self.invoke(call, ref, scope)
-        if step.hooks:
+        if step.hooks and not (stops is not None and stops(node)):
             after = scope.child()
             self.outputs.register(f"{prefix}.{step.name}", step, [node], after, tset)
             # a step's hook expressions read its status, not its outputs: Argo's executeStepGroup evaluates them

@@ -13,7 +13,7 @@ from aipipe.engine.children import BadLoop, ChildRunner
 from aipipe.engine.gate import FAIL_FAST_MESSAGE, ChildGate
 from aipipe.engine.handler import NodeResult
 from aipipe.engine.items import item_label, item_scope
-from aipipe.engine.itemstart import slot_first_pool, start_item
+from aipipe.engine.itemstart import holds_a_slot, slot_first_pool, start_item
 from aipipe.engine.manifest import DagBody, StepSpec
 from aipipe.engine.noderef import NodeRef
 from aipipe.engine.nodes import outbound_nodes
@@ -118,6 +118,8 @@ class _DagRun:
         unfinished = self._left_unfinished() if holding else frozenset()
         actions = reconcile.dag_pass(self.view, dict(self.states), frozenset(self.running | self.never), holding,
                                      unfinished)
+        if self.gate.tripped.is_set():  # the template's failFast: Argo's checkParallelism fails the DAG before
+            actions = [a for a in actions if a[1] != reconcile.OMIT]  # executeDAG would omit anything
         for tname, action in actions:
             if action == reconcile.OMIT:
                 self.cond.release()
@@ -231,8 +233,9 @@ class _DagRun:
         if items == []:
             self._finish(tname, self.children.skip_empty_loop(task, ref, self.call.tset), [])
             return
+        holds = holds_a_slot(self.rt, task, self.scope, self.call.tset)
         if items is None:
-            if not self.gate.enter(ref.order):  # failFast: it never starts (and has no node), as in Argo
+            if not self.gate.enter(ref.order, holds):  # failFast: it never starts (and has no node), as in Argo
                 with self.cond:
                     self.running.discard(tname)
                     self.never.add(tname)
@@ -240,15 +243,16 @@ class _DagRun:
                 return
             node = None
             try:
-                node = self.children.run(task, ref, self.scope.child(), self.call.tset, "tasks")
+                node = self.children.run(task, ref, self.scope.child(), self.call.tset, "tasks", self.gate.stops_at)
             finally:
-                self.gate.leave(node)
+                self.gate.leave(node, holds)
             self._finish(tname, node, [])
             return
-        self._run_group(tname, ref, items)
+        self._run_group(tname, ref, items, holds)
 
-    def _run_group(self, tname: str, ref: NodeRef, items: list[Any]) -> None:
-        """A looped task: a TaskGroup node with one child per item."""
+    def _run_group(self, tname: str, ref: NodeRef, items: list[Any], holds: bool) -> None:
+        """A looped task: a TaskGroup node with one child per item (``holds``: each item holds its slot of the
+        template's parallelism while it runs)."""
         group_id, kept = self.rt.start_node(ref, NodeType.TASK_GROUP, None)
         if kept is not None:
             self._finish(tname, kept, self._loop_children(kept, ref))
@@ -262,17 +266,18 @@ class _DagRun:
             vals, raw = item_scope(item)
             child_scope = self.scope.child(vals, raw=raw)
             child_ref = self.task_ref(f"{tname}({i}:{item_label(item)})", group_id, i)
-            if not self.gate.enter(child_ref.order):
+            if not self.gate.enter(child_ref.order, holds):
                 break
 
             def work(child_ref: NodeRef = child_ref, child_scope: Scope = child_scope) -> None:
                 node = None
                 try:
-                    node = self.children.run(self.tasks[tname], child_ref, child_scope, self.call.tset, "tasks")
+                    node = self.children.run(self.tasks[tname], child_ref, child_scope, self.call.tset, "tasks",
+                                             self.gate.stops_at)
                     with lock:
                         children.append(node)
                 finally:
-                    self.gate.leave(node)
+                    self.gate.leave(node, holds)
 
             threads.append(start_item(self.rt, work, child_ref.order, pool))
         if any(thread.is_alive() for thread in threads):

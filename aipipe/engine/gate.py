@@ -24,18 +24,26 @@ class ChildGate:
         self.fail_fast = template.fail_fast
         self.tripped = threading.Event()
 
-    def enter(self, order: WalkOrder) -> bool:
-        """Wait for a slot (children in walk order ``order``); False (holding none) when the child must not start."""
+    def enter(self, order: WalkOrder, holds: bool = True) -> bool:
+        """Wait for a slot (children in walk order ``order``); False (holding none) when the child must not start.
+        A child that does not ``hold`` its slot (a suspend: Argo's count of active children takes only pods, steps
+        and DAGs) waits its turn to start and gives the slot back at once."""
         if self.tripped.is_set():
             return False
         self.slots.acquire(order)
-        if self.tripped.is_set():
+        if self.tripped.is_set() or not holds:
             self.slots.release()
-            return False
-        return True
+        return not self.tripped.is_set()
 
-    def leave(self, node: Mapping[str, Any] | None) -> None:
-        """A child that entered has ended with ``node``."""
+    def stops_at(self, node: Mapping[str, Any]) -> bool:
+        """Whether the template's walk stops before the hooks of ``node``, which has just ended: with failFast, a
+        failed or errored child (this one or an earlier one) fails the template in Argo's checkParallelism, which
+        runs before executeSteps/executeDAG could start the child's exit or lifecycle hooks."""
+        return self.fail_fast and (self.tripped.is_set() or node.get("phase") in (NodePhase.FAILED, NodePhase.ERROR))
+
+    def leave(self, node: Mapping[str, Any] | None, held: bool = True) -> None:
+        """A child that entered (holding its slot unless ``held`` is false) has ended with ``node``."""
         if self.fail_fast and (node or {}).get("phase") in (NodePhase.FAILED, NodePhase.ERROR):
             self.tripped.set()
-        self.slots.release()
+        if held:
+            self.slots.release()

@@ -1,4 +1,5 @@
-"""Loop items that start only once the workflow's ``parallelism`` has a slot for them.
+"""How a step's or task's children take ``parallelism`` slots: loop items that start only once the workflow's
+``parallelism`` has a slot for them, and the children that hold no slot of their template's while they run.
 
 A loop of pods under a bounded workflow ``parallelism`` used to start a thread for every item at once, each then
 queueing for a slot: a 1,000-item loop at parallelism 4 held about 1,000 threads, and every node's fork copied
@@ -24,6 +25,8 @@ from aipipe.engine.runtime import Runtime
 from aipipe.engine.slots import Slots, WalkOrder
 from aipipe.engine.template import Scope
 
+NO_SLOT_KINDS = ("suspend",)  # template kinds whose running node a template's parallelism does not count
+
 
 def slot_first_pool(rt: Runtime, step: StepSpec, scope: Scope, tset: TemplateSet) -> Slots | None:
     """The workflow's parallelism, when each item of ``step``'s loop waits for its slot before anything else
@@ -39,6 +42,15 @@ def slot_first_pool(rt: Runtime, step: StepSpec, scope: Scope, tset: TemplateSet
     if head.kind not in LEAF_KINDS or head.retry_strategy is not None or head.synchronization or head.daemon:
         return None
     return None if call.template.get("memoize") else pool
+
+
+def holds_a_slot(rt: Runtime, step: StepSpec, scope: Scope, tset: TemplateSet) -> bool:
+    """Whether ``step``'s node counts against its template's ``parallelism`` while it runs: Argo counts a
+    template's active pods, steps and DAGs, not a running suspend (which still waits for a slot to start)."""
+    try:
+        return rt.resolve_call(step.source, tset, scope).head.kind not in NO_SLOT_KINDS
+    except NodeFailure:
+        return True
 
 
 def start_item(rt: Runtime, work: Callable[[], None], order: WalkOrder, pool: Slots | None) -> threading.Thread:

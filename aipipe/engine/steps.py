@@ -14,7 +14,7 @@ from aipipe.engine.expr import ExprError, should_execute
 from aipipe.engine.gate import FAIL_FAST_MESSAGE, ChildGate
 from aipipe.engine.handler import NodeResult
 from aipipe.engine.items import item_label, item_scope
-from aipipe.engine.itemstart import slot_first_pool, start_feeder, start_item
+from aipipe.engine.itemstart import holds_a_slot, slot_first_pool, start_feeder, start_item
 from aipipe.engine.manifest import StepsBody, StepSpec
 from aipipe.engine.noderef import NodeRef
 from aipipe.engine.nodes import node_id, outbound_nodes
@@ -232,24 +232,26 @@ class StepsHandler:
                          boundary=group.boundary, place=(index, i)), _item_child(scope, it))
             for i, it in enumerate(items)]
         pool = slot_first_pool(self.rt, step, scope, tset) if items is not None and only is None else None
+        holds = holds_a_slot(self.rt, step, scope, tset)
 
         def launch(started: list[threading.Thread]) -> bool:
             for ref, child_scope in targets:
                 if only is not None and not only(ref):
                     continue
-                if not gate.enter(ref.order):
+                if not gate.enter(ref.order, holds):
                     return False  # failFast: nothing more starts once a child failed
                 halt = items is not None and only is None and _when_errs(step.when, child_scope)
 
                 def work(ref: NodeRef = ref, child_scope: Scope = child_scope) -> None:
                     node = None
                     try:
-                        node = self.children.run(step, ref, child_scope, tset, "steps")
+                        node = self.children.run(step, ref, child_scope, tset, "steps", gate.stops_at)
                         with group_lock:
                             collected.append(node)
-                        on_done(step, node)
+                        if not gate.stops_at(node):
+                            on_done(step, node)
                     finally:
-                        gate.leave(node)
+                        gate.leave(node, holds)
 
                 started.append(start_item(self.rt, work, ref.order, pool))
                 if halt:

@@ -94,3 +94,18 @@ def test_a_handed_slot_the_item_never_used_is_given_back() -> None:
 
     slots.run_handed(item)
     assert got and slots.free == 1
+
+
+def test_a_running_suspend_holds_no_slot_of_its_template(engine: EngineRun) -> None:
+    """Template parallelism 1: a suspend beside a pod waits its turn to start but does not hold the slot."""
+    pause = {"name": "pause", "suspend": {"duration": "3"}}
+    main = {"name": "main", "parallelism": 1, "steps": [[{"name": "hold", "template": "pause"},
+                                                         {"name": "job", "template": "quick"}]]}
+    workflow = _workflow(main)
+    workflow["spec"].pop("parallelism")
+    workflow["spec"]["templates"].append(pause)
+    wf = engine.run(workflow)
+    assert wf["status"]["phase"] == "Succeeded"
+    nodes = nodes_by_display(wf)
+    [hold], [job] = nodes["hold"], nodes["job"]
+    assert job["finishedAt"] < hold["finishedAt"]

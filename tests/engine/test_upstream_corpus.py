@@ -44,6 +44,9 @@ KNOWN_GAPS: dict[str, str] = {
     "uh-nordic-items-booleans.yaml": "a plain `Y` (also `y`, `n`, `N`) is read as text on purpose, where go-yaml v2 "
     "reads a boolean: in a field Argo types as text that boolean becomes \"true\"/\"false\" (a parameter named `n` is "
     "named `false`), which no manifest means (aipipe/compile/goyaml.py says why)",
+    "uk-reject-tmpl-parallelism-zero.yaml": "not refused: Argo v4's release manifests install the full CRDs, and the "
+    "API server refuses `parallelism: 0` by their schema (minimum 1); the engine applies Argo's own validation at "
+    "submit but not the CRDs' schema (`aipipe lint --schema-dir` reports it)",
     "xy-sidecar-dind.yaml": "refused on purpose: its docker-in-docker sidecar is privileged, and the embedded engine "
     "refuses privileged nodes with a message naming the field (security.py: a node gets no host devices and no "
     "full capability set); upstream's CI skips this example too (no-test: environment)",
