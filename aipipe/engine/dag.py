@@ -233,7 +233,7 @@ class _DagRun:
         if items == []:
             self._finish(tname, self.children.skip_empty_loop(task, ref, self.call.tset), [])
             return
-        holds = holds_a_slot(self.rt, task, self.scope, self.call.tset)
+        holds = holds_a_slot(self.rt, task, self.scope, self.call.tset, self.gate.slots)
         if items is None:
             if not self.gate.enter(ref.order, holds):  # failFast: it never starts (and has no node), as in Argo
                 with self.cond:

@@ -31,9 +31,10 @@ class ChildGate:
         if self.tripped.is_set():
             return False
         self.slots.acquire(order)
-        if self.tripped.is_set() or not holds:
+        refused = self.tripped.is_set()
+        if refused or not holds:
             self.slots.release()
-        return not self.tripped.is_set()
+        return not refused
 
     def stops_at(self, node: Mapping[str, Any]) -> bool:
         """Whether the template's walk stops before the hooks of ``node``, which has just ended: with failFast, a

@@ -44,9 +44,11 @@ def slot_first_pool(rt: Runtime, step: StepSpec, scope: Scope, tset: TemplateSet
     return None if call.template.get("memoize") else pool
 
 
-def holds_a_slot(rt: Runtime, step: StepSpec, scope: Scope, tset: TemplateSet) -> bool:
-    """Whether ``step``'s node counts against its template's ``parallelism`` while it runs: Argo counts a
-    template's active pods, steps and DAGs, not a running suspend (which still waits for a slot to start)."""
+def holds_a_slot(rt: Runtime, step: StepSpec, scope: Scope, tset: TemplateSet, slots: Slots) -> bool:
+    """Whether ``step``'s node counts against its template's ``parallelism`` (``slots``) while it runs: Argo counts
+    a template's active pods, steps and DAGs, not a running suspend (which still waits for a slot to start)."""
+    if slots.free is None:  # no parallelism: nothing to count
+        return True
     try:
         return rt.resolve_call(step.source, tset, scope).head.kind not in NO_SLOT_KINDS
     except NodeFailure:

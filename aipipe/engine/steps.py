@@ -232,7 +232,7 @@ class StepsHandler:
                          boundary=group.boundary, place=(index, i)), _item_child(scope, it))
             for i, it in enumerate(items)]
         pool = slot_first_pool(self.rt, step, scope, tset) if items is not None and only is None else None
-        holds = holds_a_slot(self.rt, step, scope, tset)
+        holds = holds_a_slot(self.rt, step, scope, tset, gate.slots)
 
         def launch(started: list[threading.Thread]) -> bool:
             for ref, child_scope in targets:
