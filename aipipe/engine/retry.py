@@ -150,7 +150,8 @@ class RetryStrategy:
             return RetryDecision(RetryAction.STOP, "No more retries left")
         if self.expression:
             try:
-                result = evaluate(self.expression, {"lastRetry": dict(last_retry)})
+                # Argo's buildRetryStrategyLocalScope: ``retries`` is the last attempt's number, as text
+                result = evaluate(self.expression, {"lastRetry": dict(last_retry), "retries": str(attempts - 1)})
             except ExprError as exc:
                 raise UserError(f"cannot evaluate {self.expression!r}: {exc}",
                                 field="retryStrategy.expression") from exc

@@ -133,3 +133,10 @@ def test_retry_strategy() -> None:
     assert decided.decide(1, "Error", 0, 0, late, {}).action == "retry"
     with pytest.raises(UserError, match="retryPolicy"):
         RetryStrategy.parse({"retryPolicy": "Sometimes"})
+
+
+def test_a_retry_expression_reads_the_retries_so_far() -> None:
+    """Argo's buildRetryStrategyLocalScope: ``retries`` is the last attempt's number, as text."""
+    strategy = RetryStrategy.parse({"limit": "9", "expression": "asInt(retries) < 2"})
+    assert strategy is not None
+    assert [strategy.decide(n, "Failed", 0, 0, 100.0, {}).action for n in (1, 2, 3)] == ["retry", "retry", "stop"]
