@@ -196,12 +196,12 @@ class Runtime:
             tref = _rendered_ref(ref["templateRef"], scope)
             kind = "ClusterWorkflowTemplate" if tref.get("clusterScope") else "WorkflowTemplate"
             manifest = self.ctx.templates(kind, str(tref.get("name")))
-            if manifest is None:
-                raise NodeFailure(f"{kind} {tref.get('name')!r} not found")
+            if manifest is None:  # Argo's words (templateresolution), for either kind
+                raise NodeFailure(f"workflow template {tref.get('name')} not found")
             templates = {t["name"]: t for t in (manifest.get("spec") or {}).get("templates") or []}
             tmpl = templates.get(str(tref.get("template")))
             if tmpl is None:
-                raise NodeFailure(f"template {tref.get('template')!r} not found in {kind} {tref.get('name')!r}")
+                raise NodeFailure(f"template {tref.get('template')} not found in workflow template {tref.get('name')}")
             return Call(self._with_defaults(tmpl), TemplateSet(templates, kind, str(tref.get("name"))), None,
                         dict(tref), arguments)
         name = str(ref.get("template"))

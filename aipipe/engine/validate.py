@@ -16,7 +16,7 @@ from aipipe.engine.memospec import memoize_problems
 from aipipe.engine.refwalk import called_template, referenced_templates
 from aipipe.engine.resourcefield import check_resource_field
 from aipipe.engine.semaphores import sync_problems
-from aipipe.engine.wfref import resolve_workflow_spec
+from aipipe.engine.wfref import refuse_unresolved_parts, resolve_workflow_spec
 from aipipe.errors import UserError
 from aipipe.validation import check_name
 
@@ -316,12 +316,12 @@ class _Linter:
             tref = ref["templateRef"]
             kind = "ClusterWorkflowTemplate" if tref.get("clusterScope") else "WorkflowTemplate"
             manifest = self.lookup(kind, str(tref.get("name")))
-            if manifest is None:
-                self.fail(f"{where}.templateRef", f"{kind} '{tref.get('name')}' not found")
+            if manifest is None:  # Argo's words (templateresolution), for either kind
+                self.fail(f"{where}.templateRef", f"workflow template {tref.get('name')} not found")
             by_name = {t.get("name"): t for t in (manifest.get("spec") or {}).get("templates") or []}
             if tref.get("template") not in by_name:
-                self.fail(f"{where}.templateRef", f"template '{tref.get('template')}' not found in {kind} "
-                          f"'{tref.get('name')}'")
+                self.fail(f"{where}.templateRef",
+                          f"template {tref.get('template')} not found in workflow template {tref.get('name')}")
             callee = by_name[tref.get("template")]
         self.check_supplied(callee, ref.get("arguments"), where)
         for hook_name, hook in (ref.get("hooks") or {}).items():
@@ -370,11 +370,7 @@ def validate_workflow(workflow: Mapping[str, Any], templates: TemplateLookup, *,
     spec = resolve_workflow_spec(workflow, templates)
     if not isinstance(spec.get("templates") or [], list):
         raise UserError("must be a list", field="spec.templates")
-    ref = (workflow.get("spec") or {}).get("workflowTemplateRef")
-    entry = spec.get("entrypoint")
-    names = {t.get("name") for t in spec.get("templates") or [] if isinstance(t, Mapping)}
-    if isinstance(ref, Mapping) and entry and entry not in names:  # Argo resolves the entrypoint in the template
-        raise UserError(f"template reference {ref.get('name')}.{entry} not found", field="spec.entrypoint")
+    refuse_unresolved_parts(workflow, spec)
     strategy = (spec.get("podGC") or {}).get("strategy") if isinstance(spec.get("podGC"), Mapping) else None
     if strategy not in POD_GC_STRATEGIES:
         raise UserError(f"podGC.strategy unknown strategy '{strategy}'", field="spec.podGC.strategy")

@@ -42,6 +42,23 @@ def resolve_workflow_spec(workflow: Mapping[str, Any], templates: TemplateLookup
     return strategic_merge(base, own)
 
 
+def refuse_unresolved_parts(workflow: Mapping[str, Any], spec: Mapping[str, Any]) -> None:
+    """Argo's checks of a run of a ``workflowTemplateRef`` (validate.Workflow), in its order: the entrypoint and the
+    exit handler are templates of the referenced template (joined ``spec``), and the run's own lifecycle hooks,
+    judged before they are joined, each have an ``expression`` (only ``exit`` needs none)."""
+    own = workflow.get("spec") or {}
+    ref = own.get("workflowTemplateRef")
+    if not isinstance(ref, Mapping):
+        return
+    names = {t.get("name") for t in spec.get("templates") or [] if isinstance(t, Mapping)}
+    for field in ("entrypoint", "onExit"):
+        if spec.get(field) and spec[field] not in names:
+            raise UserError(f"template reference {ref.get('name')}.{spec[field]} not found", field=f"spec.{field}")
+    for name, hook in (own.get("hooks") or {}).items():
+        if name != "exit" and not (isinstance(hook, Mapping) and str(hook.get("expression") or "").strip()):
+            raise UserError(f"hooks.{name} Expression required", field=f"spec.hooks.{name}")
+
+
 def _overridden(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
     """The template's argument under the workflow's: its other fields stay, but where the workflow gives a
     ``value`` the template's ``valueFrom`` goes, and the other way round (Argo's fix for issue 14426); and its

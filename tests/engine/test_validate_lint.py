@@ -363,3 +363,21 @@ def test_output_of_a_template_ref_must_be_declared_by_the_stored_template() -> N
     assert "failed to resolve {{steps.train.outputs.parameters.verdict}}" in str(info.value)
     main["steps"][1][0]["arguments"]["parameters"][0]["value"] = "{{steps.train.outputs.parameters.score}}"
     validate_workflow(workflow(main, SAY), dict_templates([stored]))  # a declared one passes
+
+
+def test_a_run_of_a_workflow_template_is_checked_as_argo_checks_it_before_joining() -> None:
+    """validate.Workflow: the exit handler is a template of the referenced template, and the run's own hooks need an
+    expression even where the template's hook of the same name has one (they are judged before the join)."""
+    library = {"kind": "WorkflowTemplate", "metadata": {"name": "lib"}, "spec": {
+        "entrypoint": "run", "hooks": {"report": {"expression": "true", "template": "run"}},
+        "templates": [{"name": "run", "container": {"image": "alpine", "command": ["true"]}}]}}
+    lookup = lambda kind, name: library if name == "lib" else None  # noqa: E731
+    wf = {"kind": "Workflow", "metadata": {"name": "w"},
+          "spec": {"workflowTemplateRef": {"name": "lib"}, "onExit": "tidy"}}
+    with pytest.raises(UserError, match=r"template reference lib\.tidy not found"):
+        validate_workflow(wf, lookup)
+    wf["spec"] = {"workflowTemplateRef": {"name": "lib"}, "hooks": {"report": {"template": "run"}}}
+    with pytest.raises(UserError, match=r"hooks\.report Expression required"):
+        validate_workflow(wf, lookup)
+    wf["spec"]["hooks"]["report"]["expression"] = "false"
+    validate_workflow(wf, lookup)
