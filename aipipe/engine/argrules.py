@@ -1,7 +1,9 @@
-"""What Argo's validateArgumentsValues checks of the arguments a workflow, a step or a task passes."""
+"""What Argo's validateArgumentsValues checks of the arguments a workflow, a step or a task passes, and what a call's
+arguments make of the callee's ``timeout``."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -54,3 +56,22 @@ def argument_sources(param: Mapping[str, Any], where: str) -> Iterator[Problem]:
     if not any(value_from.get(k) not in (None, "") for k in ("configMapKeyRef", "event", "supplied")) or any(
             value_from.get(k) not in (None, "") for k in ("path", "jsonPath", "parameter", "expression")):
         yield f"{where}.valueFrom", "valueFrom only allows: default, configMapKeyRef and supplied"
+
+
+_INPUT_PARAMETER_TAG = re.compile(r"\{\{\s*inputs\.parameters\.([A-Za-z0-9_-]+)\s*\}\}")
+
+
+def timeout_with_arguments(callee: Mapping[str, Any] | None, arguments: Any) -> str | None:
+    """A template's ``timeout`` with the ``{{inputs.parameters.X}}`` tags in it filled from a call's arguments (or
+    the input's own value or default), as Argo's ProcessArgs fills it before checking it; None when it has no
+    tag or one stays unresolved."""
+    timeout = (callee or {}).get("timeout") if isinstance(callee, Mapping) else None
+    if not isinstance(timeout, str) or not _INPUT_PARAMETER_TAG.search(timeout):
+        return None
+    values = {p.get("name"): p.get("value", p.get("default"))
+              for p in ((callee or {}).get("inputs") or {}).get("parameters") or [] if isinstance(p, Mapping)}
+    values.update({p.get("name"): p.get("value") for p in ((arguments or {}).get("parameters") or [])
+                   if isinstance(p, Mapping) and p.get("value") is not None})
+    if any(values.get(name) is None for name in _INPUT_PARAMETER_TAG.findall(timeout)):
+        return None
+    return _INPUT_PARAMETER_TAG.sub(lambda found: str(values[found.group(1)]), timeout)

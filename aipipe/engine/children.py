@@ -183,7 +183,10 @@ class ChildRunner:
                          None if owner == rt.name else owner_id)
             with rt.tree.lock:
                 self.fired.add(ref.id)
-            self._start_hook(self._stored_hook_call, record, ref, rt.workflow_scope())
+            scope = rt.workflow_scope()
+            if owner == rt.name:  # the run's own hook fired while it ran: it read workflow.status then
+                scope.set("workflow.status", rt.body_phase or NodePhase.RUNNING.value)
+            self._start_hook(self._stored_hook_call, record, ref, scope)
 
     def _start_hook(self, make_call: Callable[[Mapping[str, Any], NodeRef, Scope], Call], source: Mapping[str, Any],
                     ref: NodeRef, scope: Scope) -> None:

@@ -100,12 +100,14 @@ class _DagRun:
         with self.rt.tree.lock:
             nodes = dict(self.rt.tree.nodes)
         branch = branch_phases(nodes, self.node.id, {self.task_ref(t).id for t in self.targets})
+        # as Argo's executeDAG, a Failed or Errored DAG gets its outbound nodes too (its target or leaf tasks'), so
+        # a dependant of the DAG (or of a loop of it) that is Omitted hangs under the failed branch and carries it
+        outbound = [o for t in self.targets for o in outbound_nodes(nodes, self.task_ref(t).id)]
         for tname in self.targets:
             reached = branch.get(self.task_ref(tname).id)
             if self.tasks[tname].continue_on.fails_parent(reached):
-                return {"phase": NodePhase(str(reached)), "message": f"task '{self.node.name}.{tname}' failed"}
-        # as Argo, only a Succeeded DAG gets outbound nodes: its target (or leaf) tasks'
-        outbound = [o for t in self.targets for o in outbound_nodes(nodes, self.task_ref(t).id)]
+                return {"phase": NodePhase(str(reached)), "message": f"task '{self.node.name}.{tname}' failed",
+                        "outboundNodes": outbound}
         return {"phase": NodePhase.SUCCEEDED, "outputs": self.children.outputs.of_template(self.call, self.scope),
                 "outboundNodes": outbound}
 
@@ -295,7 +297,7 @@ class _DagRun:
 def branch_phases(nodes: Mapping[str, NodeRecord], dag_id: str, targets: set[str]) -> dict[str, str]:
     """Each target task's phase as Argo's assessDAGPhase deduces it: walking the node graph from the DAG's
     children, a completed node sets its branch's phase and a Skipped or Omitted one inherits it (a failure
-    wins over a success reached by another path); a Retry node leads on from its last attempt."""
+    wins over a success reached by another path); a Retry node leads on to its hooks and its attempts' children."""
     found: dict[str, str] = {}
     queue = [(c, str(NodePhase.SUCCEEDED)) for c in (nodes.get(dag_id) or {}).get("children", [])]
     seen: set[tuple[str, str]] = set()
@@ -310,7 +312,21 @@ def branch_phases(nodes: Mapping[str, NodeRecord], dag_id: str, targets: set[str
         if nid in targets and found.get(nid) not in FAILED_PHASES:
             found[nid] = phase
         children = node.get("children", [])
-        if node.get("type") == NodeType.RETRY and children:
-            children = (nodes.get(children[-1]) or {}).get("children", [])
+        if node.get("type") == NodeType.RETRY:
+            children = _past_retry(nodes, node)
         queue.extend((c, phase) for c in children)
     return found
+
+
+def _past_retry(nodes: Mapping[str, NodeRecord], retry: NodeRecord) -> list[str]:
+    """Where the walk goes on from a Retry node (Argo's getRetryNodeChildrenIds): its hook nodes themselves and
+    every attempt's children, the last child first (the dependants hang under the last attempt)."""
+    attempt_prefix = f"{retry.get('name', '')}("
+    onward: list[str] = []
+    for child in reversed(retry.get("children", [])):
+        record = nodes.get(child) or {}
+        if str(record.get("name", "")).startswith(attempt_prefix):
+            onward += record.get("children", [])
+        else:  # a hook of the retried task or step
+            onward.append(child)
+    return onward

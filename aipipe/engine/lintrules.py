@@ -92,7 +92,8 @@ def template_fields(tmpl: Mapping[str, Any], where: str) -> Iterator[Problem]:
         if not leaf:
             yield f"{where}.timeout", f"{kind} template doesn't support timeout field"
         elif str(timeout).strip().lstrip("-").isdigit():
-            yield f"{where}.timeout", f"'{timeout}' has invalid duration format in timeout (use e.g. 30s)"
+            yield (f"{where}.timeout", f"{tmpl.get('name')} has invalid duration format in timeout ('{timeout}' is a "
+                   f"whole number: use e.g. {str(timeout).strip()}s)")
     policy = (tmpl.get("retryStrategy") or {}).get("retryPolicy")
     if policy not in (None, "") and policy not in POLICIES:
         yield f"{where}.retryStrategy.retryPolicy", f"{policy} is not a valid RetryPolicy"
@@ -208,23 +209,26 @@ def _metric_value_problem(metric: Mapping[str, Any]) -> str | None:
     return None
 
 
-def pod_gc_selector(pod_gc: Any) -> Iterator[Problem]:
-    """``podGC.labelSelector`` as Kubernetes parses a LabelSelector: a known operator, with values for In and
-    NotIn and none for Exists and DoesNotExist."""
+def pod_gc(pod_gc: Any) -> Iterator[Problem]:
+    """``podGC``: a known strategy, and a ``labelSelector`` as Kubernetes parses a LabelSelector (a known operator,
+    with values for In and NotIn and none for Exists and DoesNotExist)."""
+    strategy = pod_gc.get("strategy") if isinstance(pod_gc, Mapping) else None
+    if strategy not in (None, "", "OnPodCompletion", "OnPodSuccess", "OnWorkflowCompletion", "OnWorkflowSuccess"):
+        yield "spec.podGC.strategy", f"podGC.strategy unknown strategy '{strategy}'"
     selector = pod_gc.get("labelSelector") if isinstance(pod_gc, Mapping) else None
     expressions = selector.get("matchExpressions") if isinstance(selector, Mapping) else None
     for expression in expressions if isinstance(expressions, list) else []:
         expression = expression if isinstance(expression, Mapping) else {}
         operator, values = str(expression.get("operator") or ""), expression.get("values")
         if operator in ("In", "NotIn") and not values:
-            yield "spec.podGC.labelSelector", "invalid: for 'in', 'notin' operators, values set can't be empty"
+            yield "spec.podGC.labelSelector", "podGC.labelSelector invalid: for 'in', 'notin' operators, values set " \
+                "can't be empty"
         elif operator in ("Exists", "DoesNotExist") and values:
-            yield "spec.podGC.labelSelector", "invalid: values set must be empty for exists and does not exist"
+            yield "spec.podGC.labelSelector", "podGC.labelSelector invalid: values set must be empty for exists and " \
+                "does not exist"
         elif operator not in ("In", "NotIn", "Exists", "DoesNotExist"):
-            yield "spec.podGC.labelSelector", f"invalid: {operator!r} is not a valid label selector operator"
-        else:
-            continue
-        return
+            yield "spec.podGC.labelSelector", f"podGC.labelSelector invalid: {operator!r} is not a valid label " \
+                "selector operator"
 
 
 def unclosed_tag(tmpl: Any, where: str) -> Iterator[Problem]:

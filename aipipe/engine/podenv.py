@@ -17,14 +17,14 @@ from aipipe.engine.names import pod_name
 from aipipe.engine.nodes import NodeTree
 from aipipe.engine.resourcefield import resource_field_value
 from aipipe.engine.template import Scope
-from aipipe.engine.validate import METADATA_KEY_FIELD
+from aipipe.engine.unsupported import METADATA_KEY_FIELD
 from aipipe.errors import UserError
 
 PROGRESS_FILE = "/argo/progress"
 
 
 def pod_fields(nid: str, tmpl: Mapping[str, Any], scope: Scope, tree: NodeTree) -> dict[str, str]:
-    """What ``valueFrom.fieldRef`` reads for this node (:data:`~aipipe.engine.validate.LOCAL_POD_FIELDS`):
+    """What ``valueFrom.fieldRef`` reads for this node (:data:`~aipipe.engine.unsupported.LOCAL_POD_FIELDS`):
     Argo's pod name for the node, the run's namespace and service account, this host, and the pod's labels and
     annotations (``metadata.labels['k']``: the ones Argo's controller puts on the pod, then the template's own)."""
     node = tree.get(nid) or {}

@@ -78,3 +78,32 @@ def _call_sites(value: Any) -> Iterator[Mapping[str, Any]]:
     elif isinstance(value, list):
         for item in value:
             yield from _call_sites(item)
+
+
+def reached_from(spec: Mapping[str, Any], entry: str) -> list[str]:
+    """The names of the workflow's own templates that ``entry`` runs through its steps and tasks (and their inline
+    templates), ``entry`` first, in the depth-first order Argo's validation walks them; hooks are left out (their
+    templates resolve when they fire)."""
+    local = {t.get("name"): t for t in spec.get("templates") or [] if isinstance(t, Mapping)}
+    order: list[str] = []
+    stack = [entry]
+    while stack:
+        name = stack.pop()
+        if name in order or name not in local:
+            continue
+        order.append(name)
+        stack.extend(reversed(_callees(local[name])))
+    return order
+
+
+def _callees(tmpl: Any) -> list[str]:
+    """The templates a template's steps and tasks name, in order (an inline template's own calls in its place)."""
+    if not isinstance(tmpl, Mapping):
+        return []
+    calls = [s for g in tmpl.get("steps") or [] if isinstance(g, list) for s in g]
+    calls += list((tmpl.get("dag") or {}).get("tasks") or [])
+    names: list[str] = []
+    for call in calls:
+        if isinstance(call, Mapping):
+            names += [call["template"]] if isinstance(call.get("template"), str) else _callees(call.get("inline"))
+    return names

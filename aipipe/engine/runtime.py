@@ -161,13 +161,17 @@ class Runtime:
     # ------------------------------------------------------------------ scope
 
     def workflow_scope(self) -> Scope:
-        """``workflow.*`` variables as they read now (``wfmeta``'s set, the run's duration and status, the
-        global outputs so far); the creation time's other forms are for plain tags only."""
+        """``workflow.*`` variables as they read now (``wfmeta``'s set, the run's duration, the global outputs so
+        far, and once the body has ended its status); the creation time's other forms are for plain tags only.
+
+        As in Argo's operate(), ``workflow.status`` is set only after the entry template has run, so the body's
+        own templates leave ``{{workflow.status}}`` unresolved; the workflow's hooks set it themselves."""
         values: dict[str, Any] = {
             **workflow_variables(self.workflow, self.spec),
             "workflow.duration": f"{self.clock.elapsed():.6f}",
-            "workflow.status": self.body_phase or self.status.get("phase", NodePhase.RUNNING.value),
         }
+        if self.body_phase:
+            values["workflow.status"] = self.body_phase
         tags = creation_variables(str(self.workflow["metadata"].get("creationTimestamp") or ""))
         return self.with_global_outputs(Scope(values, tags=tags))
 

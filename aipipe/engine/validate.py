@@ -10,23 +10,15 @@ from typing import Any, NoReturn
 from aipipe.engine import argrules, graph, lintrules
 from aipipe.engine.anystring import text_parameter_lookup, text_parameters
 from aipipe.engine.execution import TemplateLookup
-from aipipe.engine.gpu import request_problem
 from aipipe.engine.manifest import TEMPLATE_KINDS, is_dynamic_ref, kind_of
-from aipipe.engine.memospec import memoize_problems
-from aipipe.engine.refwalk import called_template, referenced_templates
-from aipipe.engine.resourcefield import check_resource_field
+from aipipe.engine.refwalk import called_template, reached_from, referenced_templates
 from aipipe.engine.semaphores import sync_problems
+from aipipe.engine.unsupported import refuse_unsupported
 from aipipe.engine.wfref import refuse_unresolved_parts, resolve_workflow_spec
 from aipipe.errors import UserError
 from aipipe.validation import check_name
 
 LOCAL_KINDS = ("container", "script", "containerSet", "steps", "dag", "suspend", "http", "data")
-# the pod fields a node's env can take with valueFrom.fieldRef (aipipe.engine.pod gives their local values)
-LOCAL_POD_FIELDS = ("metadata.name", "metadata.namespace", "spec.nodeName", "spec.serviceAccountName",
-                    "status.podIP", "status.hostIP")
-METADATA_KEY_FIELD = re.compile(r"metadata\.(labels|annotations)\['[^']+'\]")  # one label or annotation
-# Volume kinds a node can mount here (aipipe.engine.volumes); the others need a cluster.
-LOCAL_VOLUMES = ("emptyDir", "configMap", "secret", "persistentVolumeClaim")
 _PLAIN_TAG = re.compile(r"\{\{\s*([^=}\s][^}]*?)\s*\}\}")  # {{...}} but not an {{= expression}}
 _INPUT_TAG = re.compile(r"inputs\.(parameters|artifacts)\.([A-Za-z0-9_-]+)")
 _SIBLING_TAG = re.compile(r"(steps|tasks)\.([^.\s\[\]]+)\.")
@@ -37,8 +29,9 @@ MAX_OBJECT_NAME = 63  # Argo's maxCharsInObjectName
 WORKFLOW_FIELDS = frozenset({"name", "namespace", "uid", "serviceAccountName", "mainEntrypoint", "parameters",
                              "priority", "labels", "annotations", "creationTimestamp", "duration", "status",
                              "failures", "outputs", "scheduledTime"})
+WHOLE_WORKFLOW_FIELDS = frozenset({"name", "namespace", "uid", "serviceAccountName", "mainEntrypoint", "priority",
+                                   "duration", "status", "failures", "scheduledTime"})  # no `.x` below them
 SIBLING_FIELDS = frozenset({"id", "startedAt", "finishedAt", "hostNodeName", "status", "ip", "exitCode"})
-POD_GC_STRATEGIES = (None, "", "OnPodCompletion", "OnPodSuccess", "OnWorkflowCompletion", "OnWorkflowSuccess")
 _OUTPUT_TAG = re.compile(r"(?:steps|tasks)\.[^.\s\[\]]+\.(?:outputs\.)?"
                          r"(result|exitCode|parameters\.|artifacts\.)([A-Za-z0-9_-]*)$")
 # Accepted and not acted on, because on one machine they only govern cluster resources:
@@ -68,6 +61,8 @@ class _Linter:
         self.global_artifacts = lintrules.global_artifact_names(spec) if own else None
         self.global_values = lintrules.parameter_values(spec) if own else {}
         self.unpublished: dict[str, str] = {}  # where -> a workflow.outputs.artifacts.X no template publishes
+        self.exit_arguments = spec.get("arguments")  # a workflowTemplateRef run's own, set by validate_workflow
+        self.main_reached = set(reached_from(spec, str(spec.get("entrypoint") or "")))  # checked before onExit's
 
     def fail(self, field: str, message: str) -> NoReturn:
         raise UserError(message, field=field)
@@ -97,19 +92,29 @@ class _Linter:
             if self.spec.get(hook_field) and self.spec[hook_field] not in self.local:
                 self.fail(f"spec.{hook_field}", f"template name '{self.spec[hook_field]}' undefined")
         for param in (self.spec.get("arguments") or {}).get("parameters") or []:  # Argo checks these first
-            if "value" not in param and not param.get("valueFrom") and not self.as_template:
-                self.fail(f"spec.arguments.{param.get('name')}.value", "is required (give it with -p name=value)")
+            if param.get("value") is None and not param.get("valueFrom") and not self.as_template:
+                name = f"spec.arguments.{param.get('name')}"
+                self.fail(name, f"{name}.value or {name}.valueFrom is required (give it with -p {param.get('name')}=…)")
             self.fail_first(argrules.argument_sources(param, f"spec.arguments.{param.get('name')}"))
             self.fail_first(argrules.argument_enum(param, f"spec.arguments.{param.get('name')}"))
-        for field in ("entrypoint", "onExit"):
-            if self.spec.get(field) and not self.as_template:  # both take the workflow's arguments
-                self.check_supplied(self.local[self.spec[field]], self.spec.get("arguments"), f"spec.{field}")
-        for hook_name, hook in (self.spec.get("hooks") or {}).items():  # as Argo, their templates resolve at run time
-            self.check_hook(hook_name, hook, "hooks")
+        for field in ("entrypoint", "onExit"):  # both take the workflow's arguments; as Argo's validate.Workflow, an
+            if self.spec.get(field) and not self.as_template:  # onExit with the submitted Workflow's own, unjoined
+                arguments = self.exit_arguments if field == "onExit" else self.spec.get("arguments")
+                self.check_supplied(self.local[self.spec[field]], arguments, f"spec.{field}")
         for field, message in sync_problems(self.spec.get("synchronization"), "spec.synchronization"):
             self.fail(field, message)
+        # as Argo's validate.Workflow: what the entrypoint runs, then what onExit runs, the run's hooks, podGC, and
+        # last the templates nothing reached
+        walked = dict.fromkeys(reached_from(self.spec, str(entry)) + reached_from(self.spec, str(
+            self.spec.get("onExit") or "")))
+        for name in walked:
+            self.check_template(self.local[name], self.local, f"templates.{name}")
+        for hook_name, hook in (self.spec.get("hooks") or {}).items():  # as Argo, their templates resolve at run time
+            self.check_hook(hook_name, hook, "hooks")
+        self.fail_first(lintrules.pod_gc(self.spec.get("podGC")))
         for tmpl in self.spec.get("templates") or []:
-            self.check_template(tmpl, self.local, f"templates.{tmpl.get('name')}")
+            if tmpl.get("name") not in walked:
+                self.check_template(tmpl, self.local, f"templates.{tmpl.get('name')}")
         for where, message in self.unpublished.items():
             self.fail(where, message)
 
@@ -131,7 +136,8 @@ class _Linter:
         self.fail_first(lintrules.leaf_image(tmpl, self.spec.get("templateDefaults") or {}, where,
                                              self.global_values))
         self.fail_first(lintrules.http_url(tmpl, where))
-        self.check_tags(tmpl, local, where)
+        if kind not in ("steps", "dag"):
+            self.check_tags(tmpl, local, where)
         self.fail_first(lintrules.init_container_names(tmpl, where))
         self.fail_first(lintrules.template_metrics(tmpl, where))
         self.fail_first(lintrules.unclosed_tag(tmpl, where))
@@ -158,34 +164,52 @@ class _Linter:
             self.fail_first(lintrules.step_references(tmpl["steps"], where))
         if kind == "dag":
             tasks = tmpl["dag"].get("tasks") or []
-            names = [t.get("name") for t in tasks]
-            if len(set(names)) != len(names):
-                self.fail(f"{where}.dag.tasks", "duplicate task name")
             trees: dict[str, Any] = {}
-            for task in tasks:
+            for task in self.sorted_tasks(tasks, where):  # as Argo's validateDAG: its tasks in dependency order
                 tname = task.get("name")
                 if not tname:
                     self.fail(f"{where}.dag.tasks", "a task needs a name")
                 if task.get("depends") and task.get("dependencies"):
                     self.fail(f"{where}.tasks.{tname}",
                               "cannot use both 'depends' and 'dependencies' in the same DAG template")
-                self.check_ref(task, local, f"{where}.tasks.{tname}")
+                callee = self.check_ref(task, local, f"{where}.tasks.{tname}", supplied=False)  # FakeArguments first
                 self.fail_first(lintrules.depends_results(task, f"{where}.tasks.{tname}"))
                 self.fail_first(argrules.argument_artifacts(task, f"{where}.tasks.{tname}"))
                 self.fail_first(argrules.argument_values(task, f"{where}.tasks.{tname}"))
+                self.check_supplied(callee, task.get("arguments"), f"{where}.tasks.{tname}")  # then its arguments
                 self.fail_first(lintrules.item_references(task, f"{where}.tasks.{tname}"))
                 trees[tname] = graph.task_tree(task)
-                for dep in graph.deps_of(trees[tname]) if trees[tname] is not None else set():
-                    if dep not in names:
-                        self.fail(f"{where}.tasks.{tname}", f"dependency '{dep}' not defined")
-            cycle = graph.find_cycle(trees)
-            if cycle:
-                self.fail(f"{where}.dag", f"dependency cycle {' -> '.join(cycle)}")
             self.fail_first(lintrules.dag_tasks(tmpl["dag"], trees, f"{where}.dag"))
+        if kind in ("steps", "dag"):  # as Argo, a step's or task's callee and hooks are checked before its tags
+            self.check_tags(tmpl, local, where)
         if kind == "containerSet":
             self.fail_first(lintrules.container_set(tmpl, where))
         for field, message in sync_problems(tmpl.get("synchronization"), f"{where}.synchronization"):
             self.fail(field, message)
+
+    def sorted_tasks(self, tasks: list[Any], where: str) -> list[Mapping[str, Any]]:
+        """A DAG's tasks in the order Argo's sortDAGTasks gives them (Kahn's order, roots as listed), refusing a
+        repeated name, a dependency on no task, or a cycle in its words ("sorting failed: ...")."""
+        names = [t.get("name") for t in tasks]
+        repeated = next((n for i, n in enumerate(names) if n in names[:i]), None)
+        if repeated is not None:
+            self.fail(f"{where}.dag.tasks", f"{where} sorting failed: duplicated nodeName {repeated}")
+        def task_of(dep: str) -> str:  # `prep.Finished` names task prep (its result is judged later)
+            return dep.rsplit(".", 1)[0] if dep not in names and dep.rsplit(".", 1)[0] in names else dep
+
+        deps = {t.get("name"): {task_of(d) for d in graph.deps_of(tree)} if (tree := graph.task_tree(t)) is not None
+                else set() for t in tasks}
+        for tname, needs in deps.items():
+            for dep in sorted(needs - set(names)):
+                self.fail(f"{where}.tasks.{tname}", f"{where} sorting failed: invalid dependency {dep} (dependency "
+                          f"'{dep}' not defined)")
+        order = [n for n in names if not deps[n]]
+        for done, name in enumerate(order, 1):  # a task comes once the last task it needs has come
+            order += [n for n in names if name in deps[n] and n not in order and deps[n] <= set(order[:done])]
+        if len(order) < len(names):
+            cycle = graph.find_cycle({t.get("name"): graph.task_tree(t) for t in tasks}) or []
+            self.fail(f"{where}.dag", f"{where} sorting failed: graph with cycle ({' -> '.join(cycle)})")
+        return [tasks[names.index(n)] for n in order]
 
     def check_tags(self, tmpl: Mapping[str, Any], local: Mapping[str, Any], where: str) -> None:
         """Plain tags naming an input the template does not declare, or a step / task it does not have, cannot
@@ -259,6 +283,8 @@ class _Linter:
         parts = tag.split(".")
         if parts[0] == "workflow" and len(parts) > 1 and parts[1] not in WORKFLOW_FIELDS:
             self.fail(where, f"failed to resolve {{{{{tag}}}}}: a workflow has no variable '{parts[1]}'")
+        if parts[0] == "workflow" and len(parts) > 2 and parts[1] in WHOLE_WORKFLOW_FIELDS:
+            self.fail(where, f"failed to resolve {{{{{tag}}}}}: workflow.{parts[1]} is one value, with no fields")
         if tag == "workflow.priority" and self.spec.get("priority") is None:
             self.fail(where, "failed to resolve {{workflow.priority}}: the workflow sets no spec.priority")
         if tag in ("workflow.parameters", "workflow.parameters.json") and self.parameters == {"json"}:
@@ -271,6 +297,9 @@ class _Linter:
         if tag == "workflow.failures" and not self.spec.get("onExit"):  # not hooks.exit (argo-workflows#12330)
             self.fail(where, "failed to resolve {{workflow.failures}}: it is set only in a workflow's exit handler "
                       "(spec.onExit)")
+        if tag == "workflow.failures" and where.split(".")[:2][-1] in self.main_reached:
+            self.fail(where, "failed to resolve {{workflow.failures}}: it is set only in the exit handler, and the "
+                      "entrypoint runs this template too (Argo checks it from the entrypoint first)")
 
     def check_supplied(self, callee: Mapping[str, Any] | None, arguments: Any, where: str) -> None:
         """Every input parameter of ``callee`` without a value, default or valueFrom, and every input artifact that
@@ -290,13 +319,17 @@ class _Linter:
                 continue
             if art.get("name") not in passed:
                 self.fail(f"{where}.arguments.artifacts", f"inputs.artifacts.{art.get('name')} was not supplied")
+        timeout = argrules.timeout_with_arguments(callee, arguments)
+        if timeout is not None and timeout.strip().lstrip("-").isdigit():  # Argo checks it after ProcessArgs
+            self.fail(f"{where}.timeout", f"{(callee or {}).get('name')} has invalid duration format in timeout "
+                      f"('{timeout}' is a whole number: use e.g. {timeout}s)")
 
     def check_hook(self, name: str, hook: Any, where: str) -> None:
         """Every lifecycle hook but ``exit`` fires on its ``expression`` (Argo's validateHooks)."""
         if name != "exit" and not (isinstance(hook, Mapping) and str(hook.get("expression") or "").strip()):
             self.fail(f"{where}.hooks.{name}", f"{where}.{name} Expression required")
 
-    def check_ref(self, ref: Mapping[str, Any], local: Mapping[str, Any], where: str) -> None:
+    def check_ref(self, ref: Mapping[str, Any], local: Mapping[str, Any], where: str, supplied: bool = True) -> Any:
         given = [k for k in ("template", "templateRef", "inline") if ref.get(k)]
         if ref.get("template") and ref.get("templateRef"):  # Argo's validateTemplateHolder words these two
             self.fail(where, "template name cannot be specified with templateRef")
@@ -312,6 +345,10 @@ class _Linter:
         callee = local.get(ref["template"]) if ref.get("template") else ref.get("inline")
         if ref.get("inline"):
             self.check_template(ref["inline"], local, f"{where}.inline")
+            for tag in _plain_tags(ref["inline"]):  # Argo resolves them in the caller's scope, which gets the inline
+                if tag.strip().startswith("inputs.artifacts."):  # template's input parameters, not its artifacts
+                    self.fail(where, f"failed to resolve {{{{{tag}}}}}: an inline template's input artifacts are not "
+                              "in scope where Argo checks it (argo-workflows#7432): use a named template")
         if ref.get("templateRef") and not is_dynamic_ref(ref["templateRef"]):  # a dynamic one resolves as the step runs
             tref = ref["templateRef"]
             kind = "ClusterWorkflowTemplate" if tref.get("clusterScope") else "WorkflowTemplate"
@@ -323,12 +360,13 @@ class _Linter:
                 self.fail(f"{where}.templateRef",
                           f"template {tref.get('template')} not found in workflow template {tref.get('name')}")
             callee = by_name[tref.get("template")]
-        self.check_supplied(callee, ref.get("arguments"), where)
-        for hook_name, hook in (ref.get("hooks") or {}).items():
-            self.check_hook(hook_name, hook, where)
-            self.check_ref(hook, local, f"{where}.hooks.{hook_name}")
+        if supplied:
+            self.check_supplied(callee, ref.get("arguments"), where)
+        for hook_name, hook in (ref.get("hooks") or {}).items():  # as Argo's validateHooks: the expression only;
+            self.check_hook(hook_name, hook, where)  # a hook's template resolves when it fires
         if ref.get("onExit") and ref["onExit"] not in local:
             self.fail(f"{where}.onExit", f"template name '{ref['onExit']}' undefined")
+        return callee
 
 
 def _sibling_field(rest: str) -> bool:
@@ -371,14 +409,12 @@ def validate_workflow(workflow: Mapping[str, Any], templates: TemplateLookup, *,
     if not isinstance(spec.get("templates") or [], list):
         raise UserError("must be a list", field="spec.templates")
     refuse_unresolved_parts(workflow, spec)
-    strategy = (spec.get("podGC") or {}).get("strategy") if isinstance(spec.get("podGC"), Mapping) else None
-    if strategy not in POD_GC_STRATEGIES:
-        raise UserError(f"podGC.strategy unknown strategy '{strategy}'", field="spec.podGC.strategy")
-    for field, reason in lintrules.pod_gc_selector(spec.get("podGC")):
-        raise UserError(f"podGC.labelSelector {reason}", field=field)
     refuse_unsupported(spec, "spec")
     metadata = lintrules.run_metadata_keys(workflow, spec)
-    _Linter(spec, templates, as_template=as_template, metadata=metadata).run()
+    linter = _Linter(spec, templates, as_template=as_template, metadata=metadata)
+    if (workflow.get("spec") or {}).get("workflowTemplateRef"):
+        linter.exit_arguments = workflow["spec"].get("arguments")
+    linter.run()
     for manifest_ref in _template_refs(spec):
         kind, name = manifest_ref
         manifest = templates(kind, name)
@@ -398,81 +434,6 @@ def validate_workflow(workflow: Mapping[str, Any], templates: TemplateLookup, *,
                 if found and found.group(1) not in given:
                     raise UserError(f"failed to resolve {{{{{tag}}}}}: the workflow has no parameter "
                                     f"'{found.group(1)}'", field=where)
-
-
-def refuse_unsupported(spec: Mapping[str, Any], where: str) -> None:
-    """UserError naming the first field of a template of ``spec`` (its templates, ``templateDefaults`` and inline
-    templates) the engine cannot honour as written, e.g. ``spec.templates[2].memoize.cache.configMap.name``."""
-    _check_memoize(spec.get("templateDefaults") or {}, f"{where}.templateDefaults")
-    _refuse_volumes(spec.get("volumes"), f"{where}.volumes")
-    for i, tmpl in enumerate(spec.get("templates") or []):
-        _refuse_in_template(tmpl, f"{where}.templates[{i}]")
-
-
-def _refuse_env_sources(env: Any, where: str) -> None:
-    """``valueFrom`` sources a node cannot have: a ``fieldRef`` outside :data:`LOCAL_POD_FIELDS` and one label or
-    annotation, and
-    a ``resourceFieldRef`` Kubernetes would refuse."""
-    for i, item in enumerate(env if isinstance(env, list) else []):
-        source = (item.get("valueFrom") or {}) if isinstance(item, Mapping) else {}
-        path = str((source.get("fieldRef") or {}).get("fieldPath") or "") if source.get("fieldRef") else None
-        if path is not None and path not in LOCAL_POD_FIELDS and not METADATA_KEY_FIELD.fullmatch(path):
-            raise UserError(f"fieldRef {path!r} has no value in the embedded engine (it gives "
-                            f"{', '.join(LOCAL_POD_FIELDS)}, metadata.labels['KEY'] and "
-                            "metadata.annotations['KEY']); give a value, or submit this workflow to Argo",
-                            field=f"{where}[{i}].valueFrom.fieldRef.fieldPath")
-        if source.get("resourceFieldRef"):
-            check_resource_field(source["resourceFieldRef"], f"{where}[{i}].valueFrom.resourceFieldRef")
-
-
-def _refuse_volumes(volumes: Any, where: str) -> None:
-    for i, volume in enumerate(volumes if isinstance(volumes, list) else []):
-        kinds = [k for k in (volume if isinstance(volume, Mapping) else {}) if k != "name"]
-        for kind in kinds:
-            if kind not in LOCAL_VOLUMES:
-                raise UserError(f"{kind} volumes are not supported by the embedded engine (it mounts "
-                                f"{', '.join(LOCAL_VOLUMES)} and volumeClaimTemplates); use one of those, or submit "
-                                "this workflow to Argo", field=f"{where}[{i}].{kind}")
-
-
-def _check_memoize(tmpl: Mapping[str, Any], where: str) -> None:
-    """A ``memoize`` block runs (aipipe.engine.memo); one that could never work is refused before anything runs."""
-    if tmpl.get("memoize") is not None:
-        for field, message in memoize_problems(tmpl["memoize"], f"{where}.memoize"):
-            raise UserError(message, field=field)
-
-
-def _refuse_in_containers(tmpl: Mapping[str, Any], where: str) -> None:
-    """A node's other containers (init containers, sidecars, a containerSet's) take the same env sources."""
-    found = tmpl.get("containerSet")
-    cset: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
-    for field, containers in (("initContainers", tmpl.get("initContainers")), ("sidecars", tmpl.get("sidecars")),
-                              ("containerSet.containers", cset.get("containers"))):
-        for i, container in enumerate(containers if isinstance(containers, list) else []):
-            if isinstance(container, Mapping):
-                _refuse_env_sources(container.get("env"), f"{where}.{field}[{i}].env")
-
-
-def _refuse_in_template(tmpl: Any, where: str) -> None:
-    if not isinstance(tmpl, Mapping):
-        return
-    _check_memoize(tmpl, where)
-    _refuse_volumes(tmpl.get("volumes"), f"{where}.volumes")
-    for kind in ("container", "script"):
-        if isinstance(tmpl.get(kind), Mapping):
-            _refuse_env_sources(tmpl[kind].get("env"), f"{where}.{kind}.env")
-    _refuse_in_containers(tmpl, where)
-    problem = request_problem(tmpl, where)
-    if problem is not None:
-        raise problem
-    for gi, group in enumerate(tmpl.get("steps") or []):
-        for si, step in enumerate(group if isinstance(group, list) else []):
-            if isinstance(step, Mapping):
-                _refuse_in_template(step.get("inline"), f"{where}.steps[{gi}][{si}].inline")
-    dag = tmpl.get("dag")
-    for ti, task in enumerate((dag.get("tasks") if isinstance(dag, Mapping) else None) or []):
-        if isinstance(task, Mapping):
-            _refuse_in_template(task.get("inline"), f"{where}.dag.tasks[{ti}].inline")
 
 
 def _template_refs(spec: Mapping[str, Any]) -> set[tuple[str, str]]:

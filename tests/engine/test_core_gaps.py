@@ -69,10 +69,16 @@ def test_branch_phase_rule() -> None:
     }
     # c is reached by a failed and by a succeeded branch: the failure wins; y inherits x's success
     assert branch_phases(nodes, "dag", {"c", "y", "a"}) == {"a": "Failed", "c": "Failed", "y": "Succeeded"}
+    # past a Retry node the walk goes on through its hooks and its attempts' children (getRetryNodeChildrenIds): a
+    # hook, the last child of the retry, does not hide the dependant hanging under the last attempt
     nodes["dag"]["children"] = ["r"]
-    nodes["r0"] = {"phase": "Failed", "children": ["y"]}
-    nodes["r1"] = {"phase": "Succeeded", "children": ["c"]}
-    assert branch_phases(nodes, "dag", {"c", "y"}) == {"c": "Succeeded"}  # only the last attempt leads on
+    nodes["r"] = {"name": "r", "phase": "Failed", "type": "Retry", "children": ["r0", "r1", "rh"]}
+    nodes["r0"] = {"name": "r(0)", "phase": "Failed", "children": []}
+    nodes["r1"] = {"name": "r(1)", "phase": "Failed", "children": ["c"]}
+    nodes["rh"] = {"name": "r.hooks.failed", "phase": "Succeeded", "children": []}
+    assert branch_phases(nodes, "dag", {"c"}) == {"c": "Failed"}
+    nodes["r1"]["phase"] = nodes["r"]["phase"] = "Succeeded"
+    assert branch_phases(nodes, "dag", {"c", "rh"}) == {"c": "Succeeded", "rh": "Succeeded"}
 
 
 def test_workflow_retry_strategy_applies_to_templates_without_their_own(engine: EngineRun) -> None:
@@ -434,6 +440,17 @@ def test_a_steps_hook_does_not_see_workflow_status(engine: EngineRun) -> None:
     out = engine.run(_wf("hookst", "main", [main, ok]))
     names = {n["displayName"] for n in out["status"]["nodes"].values()}
     assert "s.hooks.own" in names and "s.hooks.wf" not in names, names
+
+
+def test_workflow_status_is_unresolved_in_the_body_and_set_for_the_exit_handler(engine: EngineRun) -> None:
+    """Argo's operate() sets workflow.status only after the entry template has run: a body step reads the tag as
+    written, the exit handler reads the body's phase."""
+    body = _sh("body", "case '{{workflow.status}}' in *workflow.status*) exit 0;; *) exit 1;; esac")
+    cleanup = _sh("cleanup", "test '{{workflow.status}}' = Succeeded")
+    main = {"name": "main", "steps": [[{"name": "peek", "template": "body"}]]}
+    out = engine.run(_wf("wfstatus", "main", [main, body, cleanup], onExit="cleanup"))
+    assert out["status"]["phase"] == "Succeeded", _phases(out)
+    assert _phases(out)["wfstatus.onExit"] == ["Succeeded"]
 
 
 def test_a_steps_when_that_cannot_be_evaluated_errs_its_group_before_any_step(engine: EngineRun) -> None:

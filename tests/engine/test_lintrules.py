@@ -165,7 +165,8 @@ def test_argo_refuses_it_and_so_do_we(case: str, workflow: dict[str, Any], field
     wf(dag(say("a", withItems=[1, 2]), say("b", depends="a.AnySucceeded", arguments=reads(
         "{{tasks.a.outputs.result}}")), target="b")),
     wf(dag(say("a"), say("b", dependencies=["a"], continueOn={"failed": True}))),
-    wf(leaf(container={"image": "busybox", "command": ["echo", "{{workflow.failures}}"]}), onExit="main"),
+    wf(leaf(), {"name": "bye", "container": {"image": "busybox", "command": ["echo", "{{workflow.failures}}"]}},
+       onExit="bye"),
     wf(leaf(activeDeadlineSeconds="{{workflow.parameters.d}}", timeout="1m", retryStrategy={
         "retryPolicy": "OnTransientError"}, outputs={"parameters": [{"name": "o", "valueFrom": {"path": "/tmp/o"}}]}),
        arguments={"parameters": [{"name": "d", "value": "5"}]}),

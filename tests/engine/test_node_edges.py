@@ -3,7 +3,7 @@
 The expected structures are written by hand from Argo's controller rules (workflow/controller/dag.go
 and steps.go): a DAG node's children are its root tasks and a task's children are the tasks that
 depend on it, linked from the task's outbound nodes (a nested DAG's leaves, a retry's last attempt,
-a loop's items); step groups chain ``[0] -> its steps -> [1]``; a Succeeded DAG or Steps node lists the
+a loop's items); step groups chain ``[0] -> its steps -> [1]``; a DAG (failed too) or Steps node lists the
 outbound nodes of its target (leaf) tasks or of its last group's steps.
 """
 
@@ -136,13 +136,32 @@ def test_retrain_pipeline_shape(engine: EngineRun, tmp_path: Path) -> None:
     assert outbound(out) == {"/": [".deploy"]}
 
 
-def test_failed_dag_has_no_outbound_nodes(engine: EngineRun) -> None:
+def test_failed_dag_links_its_outbound_nodes_too(engine: EngineRun) -> None:
+    """Argo's executeDAG sets a Failed DAG's outbound nodes as a Succeeded one's (updateOutboundNodesForTargetTasks):
+    an Omitted target is its own outbound node."""
     fail = {"name": "fail", "container": {"image": "busybox", "command": ["sh", "-c", "exit 3"]}}
     out = engine.run(workflow("faildag", [{"name": "main", "dag": {"tasks": [
         task("A", template="fail"), task("B", "A")]}}, fail]))
     assert out["status"]["phase"] == "Failed"
     assert edges(out) == {"/": [".A"], ".A": [".B"]}
-    assert outbound(out) == {}
+    assert outbound(out) == {"/": [".B"]}
+
+
+def test_a_loop_of_failed_dags_carries_the_failure_to_its_omitted_dependant(engine: EngineRun) -> None:
+    """A dependant Omitted after a loop item's nested DAG failed hangs under that item's leaves, so its branch
+    carries the failure and the outer DAG fails (Argo's assessDAGPhase over the node graph)."""
+    check = {"name": "check", "inputs": {"parameters": [{"name": "v"}]},
+             "container": {"image": "busybox", "command": ["sh", "-c", "test {{inputs.parameters.v}} != bad"]}}
+    inner = {"name": "inner", "inputs": {"parameters": [{"name": "v"}]}, "dag": {"tasks": [
+        task("C", template="check", arguments={"parameters": [{"name": "v", "value": "{{inputs.parameters.v}}"}]})]}}
+    out = engine.run(workflow("loopfail", [{"name": "main", "dag": {"tasks": [
+        task("L", template="inner", withItems=["ok", "bad"],
+             arguments={"parameters": [{"name": "v", "value": "{{item}}"}]}),
+        task("E", "L")]}}, inner, check]))
+    phases = {_short(out, nid): n["phase"] for nid, n in out["status"]["nodes"].items()}
+    assert phases[".E"] == "Omitted" and phases[".L(1:bad)"] == "Failed", phases
+    assert out["status"]["phase"] == "Failed", phases
+    assert edges(out)[".L(1:bad).C"] == [".E"]
 
 
 def test_every_edge_names_a_node(engine: EngineRun) -> None:

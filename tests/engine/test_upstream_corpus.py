@@ -47,6 +47,12 @@ KNOWN_GAPS: dict[str, str] = {
     "uk-reject-tmpl-parallelism-zero.yaml": "not refused: Argo v4's release manifests install the full CRDs, and the "
     "API server refuses `parallelism: 0` by their schema (minimum 1); the engine applies Argo's own validation at "
     "submit but not the CRDs' schema (`aipipe lint --schema-dir` reports it)",
+    "tf-mount-artifacts-sidecar.yaml": "refused on purpose: an output artifact under /etc/apt is in a host folder the "
+    "node shares read-only, and the engine saves artifacts only from a node's own folders, so no host file leaves the "
+    "machine in an artifact (pod.py, volumes.py); in a pod, /etc is the image's own",
+    "uy-thread-root-id.yaml": "masked on purpose: a Secret's value (here a channel name) inside an output parameter "
+    "or result is stored and passed on as [redacted], where Argo keeps outputs as written; the engine never stores "
+    "a Secret's value with the run (podoutputs.py, pod.py; README, \"never stored with the run\")",
     "xy-sidecar-dind.yaml": "refused on purpose: its docker-in-docker sidecar is privileged, and the embedded engine "
     "refuses privileged nodes with a message naming the field (security.py: a node gets no host devices and no "
     "full capability set); upstream's CI skips this example too (no-test: environment)",

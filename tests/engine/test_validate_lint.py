@@ -99,6 +99,33 @@ def test_workflow_argument_outside_its_enum_is_refused() -> None:
     validate_workflow(wf, no_templates)
 
 
+@pytest.mark.parametrize("param", [{"name": "size", "default": "small", "enum": ["small", "large"]},
+                                   {"name": "size", "value": None}])
+def test_workflow_argument_without_value_is_refused_in_argos_words(param: dict[str, Any]) -> None:
+    """Argo's validateArgumentsValues reads neither default nor enum: no value and no valueFrom is refused first."""
+    echo = {"name": "main", "container": {"image": "alpine", "command": ["echo"]}}
+    err = refused(workflow(echo, arguments={"parameters": [param]}))
+    assert err.field == "spec.arguments.size"
+    assert "spec.arguments.size.value or spec.arguments.size.valueFrom is required" in str(err)
+
+
+def test_a_field_below_a_whole_workflow_variable_is_refused() -> None:
+    """workflow.status is one value (Argo's global scope has no workflow.status.startedAt)."""
+    show = {"name": "main", "container": {"image": "alpine", "command": ["echo", "{{workflow.status.startedAt}}"]}}
+    assert "failed to resolve {{workflow.status.startedAt}}" in str(refused(workflow(show)))
+    show["container"]["command"] = ["echo", "{{workflow.status}} {{workflow.creationTimestamp.Y}}"]
+    validate_workflow(workflow(show), no_templates)
+
+
+def test_a_dag_tasks_argument_without_value_is_refused_before_its_inputs_are_matched() -> None:
+    """Argo's validateDAG checks a task's argument values before it validates the callee with them: a parameter
+    named without a value is refused in those words, not as an input that was not supplied."""
+    main = {"name": "main", "dag": {"tasks": [{"name": "t", "template": "say",
+                                               "arguments": {"parameters": [{"name": "message"}]}}]}}
+    err = refused(workflow(main, SAY))
+    assert "templates.main.tasks.t.arguments.message.valueFrom is required" in str(err)
+
+
 def test_unknown_workflow_parameter_is_refused_and_known_ones_pass() -> None:
     main = {"name": "main", "container": {"image": "alpine", "command": [
         "echo", "{{workflow.parameters.known}} {{workflow.parameters.json}} {{workflow.parameters.other}}"]}}
@@ -128,7 +155,7 @@ def test_a_workflow_template_leaves_its_entrypoint_inputs_and_argument_values_to
     assert "inputs.parameters.x was not supplied" in str(refused(wf))
     wf["spec"]["arguments"]["parameters"] = [{"name": "x"}]  # supplied, but with no value yet
     validate_workflow(wf, no_templates, as_template=True)
-    assert refused(wf).field == "spec.arguments.x.value"  # Argo checks the arguments before the entrypoint
+    assert refused(wf).field == "spec.arguments.x"  # Argo checks the arguments before the entrypoint
 
 
 @pytest.mark.parametrize("cluster", [False, True])
@@ -381,3 +408,60 @@ def test_a_run_of_a_workflow_template_is_checked_as_argo_checks_it_before_joinin
         validate_workflow(wf, lookup)
     wf["spec"]["hooks"]["report"]["expression"] = "false"
     validate_workflow(wf, lookup)
+
+
+def _leaf(name: str, *args: str, **extra: Any) -> dict[str, Any]:
+    return {"name": name, "container": {"image": "alpine", "command": ["echo", *args]}, **extra}
+
+
+def test_a_dag_is_checked_in_dependency_order_and_sorted_first() -> None:
+    """Argo's sortDAGTasks orders the tasks before anything else is checked: the first problem in that order is the
+    one reported, and a dependency on no task is a sorting failure."""
+    main = {"name": "main", "dag": {"tasks": [{"name": "last", "template": "ghost-z", "depends": "mid"},
+                                              {"name": "mid", "template": "echo", "depends": "first"},
+                                              {"name": "first", "template": "ghost-a"}]}}
+    assert "template name 'ghost-a' undefined" in str(refused(workflow(main, _leaf("echo"))))
+    main["dag"]["tasks"][2]["depends"] = "nobody"
+    assert "sorting failed: invalid dependency nobody" in str(refused(workflow(main, _leaf("echo"))))
+
+
+def test_a_timeout_a_call_makes_a_whole_number_is_refused() -> None:
+    """Argo checks timeout after ProcessArgs fills it with the call's arguments: "20" has no unit."""
+    nap = _leaf("nap", "hi", inputs={"parameters": [{"name": "t"}]}, timeout="{{inputs.parameters.t}}")
+    main = {"name": "main", "steps": [[{"name": "s", "template": "nap",
+                                        "arguments": {"parameters": [{"name": "t", "value": "20"}]}}]]}
+    assert "nap has invalid duration format in timeout" in str(refused(workflow(main, nap)))
+    main["steps"][0][0]["arguments"]["parameters"][0]["value"] = "20s"
+    validate_workflow(workflow(main, nap), no_templates)
+
+
+def test_a_steps_hook_template_is_not_resolved_at_submit() -> None:
+    """validateHooks reads a hook's expression only; its template resolves when it fires."""
+    hooks = {"failed": {"expression": 'steps["s"].status == "Failed"', "template": "nowhere"}}
+    main = {"name": "main", "steps": [[{"name": "s", "template": "echo", "hooks": hooks}]]}
+    validate_workflow(workflow(main, _leaf("echo")), no_templates)
+
+
+def test_workflow_failures_only_in_templates_the_entrypoint_does_not_run() -> None:
+    """Argo adds workflow.failures to the scope after it has checked what the entrypoint runs."""
+    tally = _leaf("tally", "{{workflow.failures}}")
+    exit_only = workflow({"name": "main", "steps": [[{"name": "s", "template": "echo"}]]}, _leaf("echo"),
+                         {"name": "wrap", "steps": [[{"name": "t", "template": "tally"}]]}, tally, onExit="wrap")
+    validate_workflow(exit_only, no_templates)
+    exit_only["spec"]["templates"][0]["steps"][0][0]["template"] = "tally"
+    assert "failed to resolve {{workflow.failures}}" in str(refused(exit_only))
+
+
+def test_an_inline_templates_input_artifact_tag_is_refused_as_argo_does() -> None:
+    """Argo resolves an inline template's tags in its caller's scope, which lacks its input artifacts (#7432)."""
+    inline = {"inputs": {"artifacts": [{"name": "blob", "path": "/tmp/b", "raw": {"data": "x"}}]},
+              "container": {"image": "alpine", "command": ["cat", "{{inputs.artifacts.blob.path}}"]}}
+    main = {"name": "main", "dag": {"tasks": [{"name": "show", "inline": inline}]}}
+    assert "failed to resolve {{inputs.artifacts.blob.path}}" in str(refused(workflow(main)))
+
+
+def test_what_the_exit_handler_runs_is_checked_before_the_runs_hooks() -> None:
+    """validate.Workflow: the entrypoint's templates, then onExit's, then the workflow's hooks, then the rest."""
+    wf = workflow(_leaf("main"), _leaf("bye", "{{inputs.parameters.code}}"), onExit="bye",
+                  hooks={"notify": {"template": "main"}})
+    assert "failed to resolve {{inputs.parameters.code}}" in str(refused(wf))
