@@ -78,7 +78,7 @@ class ChildRunner:
             return self.rt.fail_node(ref, exc)
         if step.when is not None:
             try:
-                rendered = render(step.when, scope, f"{ref.display}.when")
+                rendered = render(step.when, scope, f"{ref.display}.when", lenient=True)
             except TemplateError as exc:
                 return self.rt.fail_node(ref, NodeFailure(str(exc), terminal=exc.absent), call)
             try:
@@ -289,7 +289,7 @@ def _item_tags_resolve(step: StepSpec, items: list[Any]) -> None:
 def _decided_false(when: str | None, scope: Scope) -> bool:
     """Whether a step's ``when`` (before its loop expands, so without item variables) is false."""
     try:
-        return when is not None and not should_execute(render(when, scope, "when"))
+        return when is not None and not should_execute(render(when, scope, "when", lenient=True))
     except (TemplateError, ExprError):
         return False
 
@@ -322,6 +322,8 @@ def _sequence(seq: Mapping[str, Any], scope: Scope, where: str) -> list[str]:
         rendered = {k: render(str(v), scope, f"{where}.withSequence.{k}") for k, v in seq.items()}
     except TemplateError as exc:
         raise NodeFailure(str(exc), terminal=exc.absent) from exc
+    if "end" not in rendered and "count" not in rendered:  # Argo's expandSequence
+        raise BadLoop("neither end nor count was specified in withSequence")
     try:
         start = int(rendered.get("start") or 0)
         if rendered.get("count") not in (None, ""):

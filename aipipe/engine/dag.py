@@ -106,10 +106,16 @@ class _DagRun:
         for tname in self.targets:
             reached = branch.get(self.task_ref(tname).id)
             if self.tasks[tname].continue_on.fails_parent(reached):
-                return {"phase": NodePhase(str(reached)), "message": f"task '{self.node.name}.{tname}' failed",
+                return {"phase": NodePhase(str(reached)), "message": self._failure_message(nodes, tname),
                         "outboundNodes": outbound}
         return {"phase": NodePhase.SUCCEEDED, "outputs": self.children.outputs.of_template(self.call, self.scope),
                 "outboundNodes": outbound}
+
+    def _failure_message(self, nodes: Mapping[str, NodeRecord], target: str) -> str:
+        """As Argo's boundaryFailureMessage: "child '<node>' failed", naming the first task in the template's order
+        that failed or errored (the failed target's own node when none did, as when it was Omitted)."""
+        failed = [t for t in self.order if (nodes.get(self.task_ref(t).id) or {}).get("phase") in FAILED_PHASES]
+        return f"child '{self.node.name}.{(failed or [target])[0]}' failed"
 
     def _start_ready(self) -> bool:
         """Under ``cond``: one reconcile pass over the tasks' states, then its actions (omit the tasks whose

@@ -9,6 +9,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from aipipe.engine import graph
+from aipipe.engine.artfields import artifact_fields, param_name_problem
 from aipipe.engine.containerset import SetRetry
 from aipipe.engine.manifest import kind_of
 from aipipe.engine.retry import POLICIES
@@ -18,10 +19,8 @@ from aipipe.errors import UserError
 Problem = tuple[str, str]
 
 _FIELD_NAME = re.compile(r"[a-zA-Z0-9][-a-zA-Z0-9]*")  # steps, tasks, templates, containers
-_PARAM_NAME = re.compile(r"[-a-zA-Z0-9_]+")  # parameters and artifacts
 _FIELD_NAME_RULE = ("name must consist of alpha-numeric characters or '-', and must start with an alpha-numeric "
                     "character")
-_PARAM_NAME_RULE = "name must consist of alpha-numeric characters, '_' or '-' e.g. my_param_1, MY-PARAM-1"
 _MAX_FIELD_NAME = 128
 _LOOPS = ("withItems", "withParam", "withSequence")
 # what an output parameter's valueFrom can be (Argo's validateOutputParameter counts only these)
@@ -45,11 +44,6 @@ def field_name_problem(name: str) -> str | None:
     if len(name) > _MAX_FIELD_NAME:
         return f"must be no more than {_MAX_FIELD_NAME} characters"
     return None if _FIELD_NAME.fullmatch(name) else f"{_FIELD_NAME_RULE} (e.g. My-name1-2, 123-NAME)"
-
-
-def param_name_problem(name: str) -> str | None:
-    """Why ``name`` cannot name a parameter or artifact (None when it can)."""
-    return None if _PARAM_NAME.fullmatch(name) else _PARAM_NAME_RULE
 
 
 def named_list(items: Any, where: str, params: bool) -> Iterator[Problem]:
@@ -99,34 +93,7 @@ def template_fields(tmpl: Mapping[str, Any], where: str) -> Iterator[Problem]:
         yield f"{where}.retryStrategy.retryPolicy", f"{policy} is not a valid RetryPolicy"
     for param in outputs.get("parameters") or []:
         yield from _output_parameter(param, kind, f"{where}.outputs.parameters.{param.get('name')}")
-    yield from _artifact_fields(tmpl, leaf, where)
-
-
-def _artifact_fields(tmpl: Mapping[str, Any], leaf: bool, where: str) -> Iterator[Problem]:
-    """As Argo's validateInputs / validateOutputs / validateLeaf: no ``from`` on an input artifact, no ``path`` on a
-    steps/dag output artifact, a literal ``globalName`` that is a valid name, and no input artifact path that is a
-    volume's mount path."""
-    inputs, outputs = tmpl.get("inputs") or {}, tmpl.get("outputs") or {}
-    mounts = {str(m.get("mountPath")): str(m.get("name")) for m in
-              ((tmpl.get("container") or tmpl.get("script") or {}).get("volumeMounts") or []) if isinstance(m, Mapping)}
-    for art in inputs.get("artifacts") or []:
-        at = f"{where}.inputs.artifacts.{art.get('name')}"
-        if art.get("from") not in (None, ""):
-            yield f"{at}.from", "from not valid in inputs"
-        path = str(art.get("path"))
-        if not leaf and art.get("path") not in (None, ""):
-            yield f"{at}.path", "path only valid in container/script templates"
-        if leaf and path in mounts:
-            yield f"{at}.path", f"'{path}' already mounted in container.volumeMounts.{mounts[path]}"
-    for kind in ("parameters", "artifacts"):
-        for item in outputs.get(kind) or []:
-            at = f"{where}.outputs.{kind}.{item.get('name')}"
-            name = str(item.get("globalName") or "")
-            problem = param_name_problem(name) if name and "{{" not in name else None
-            if problem:
-                yield f"{at}.globalName", f"'{name}' is invalid: {problem}"
-            if kind == "artifacts" and not leaf and item.get("path") not in (None, ""):
-                yield f"{at}.path", "path only valid in container/script templates"
+    yield from artifact_fields(tmpl, leaf, where)
 
 
 def depends_results(task: Mapping[str, Any], where: str) -> Iterator[Problem]:
@@ -302,7 +269,7 @@ def leaf_image(tmpl: Mapping[str, Any], defaults: Mapping[str, Any], where: str,
         body, default = tmpl.get(kind), defaults.get(kind)
         if isinstance(body, Mapping) and not _substituted(str(body.get("image") or ""), globals_ or {}) and not (
                 isinstance(default, Mapping) and default.get("image")):
-            yield f"{where}.{kind}", f"{kind}.image may not be empty"
+            yield f"{where}.{kind}", f"{where}.{kind}.image may not be empty"
 
 
 def parameter_values(spec: Mapping[str, Any]) -> dict[str, str]:
@@ -451,6 +418,10 @@ def container_set(tmpl: Mapping[str, Any], where: str) -> Iterator[Problem]:
     if "" in names or dupes:
         yield f"{where}.containers", f"every container needs a unique name (repeated: {dupes or ['']})"
         return
+    for i, problem in ((i, field_name_problem(n)) for i, n in enumerate(names)):
+        if problem:
+            yield f"{where}.containers[{i}].name", f"{where}.containers[{i}].name: '{names[i]}' is invalid: {problem}"
+            return
     inputs, outputs = tmpl.get("inputs") or {}, tmpl.get("outputs") or {}
     if "main" not in names and (inputs.get("artifacts") or outputs.get("parameters") or outputs.get("artifacts")):
         yield f"{where}.containers", 'containers must have a container named "main" for input or output'

@@ -38,9 +38,10 @@ def _literal(value: Any) -> bool:
     return isinstance(value, str) and "{{" not in value
 
 
-def memoize_problems(memoize: Any, where: str) -> Iterator[tuple[str, str]]:
-    """(field, message) for each problem of a template's ``memoize`` that shows before it runs; values with
-    ``{{…}}`` tags are checked once rendered, when the node is about to run."""
+def memoize_problems(memoize: Any, where: str, values: bool = True) -> Iterator[tuple[str, str]]:
+    """(field, message) for each problem of a template's ``memoize``: its shape (an object with key and cache, as the
+    CRD requires), and with ``values`` what Argo's executeTemplate checks when the node is about to run (the key's
+    and cache name's form, a maxAge that parses); values with ``{{…}}`` tags are checked once rendered."""
     if not isinstance(memoize, Mapping):
         yield where, "must be an object with key, maxAge and cache.configMap.name"
         return
@@ -49,13 +50,13 @@ def memoize_problems(memoize: Any, where: str) -> Iterator[tuple[str, str]]:
     name = config_map.get("name") if isinstance(config_map, Mapping) else None
     if not isinstance(key, str) or not key:
         yield f"{where}.key", "is required (the cache key, e.g. \"{{inputs.parameters.x}}\")"
-    elif _literal(key) and not KEY_RULE.fullmatch(key):
+    elif values and _literal(key) and not KEY_RULE.fullmatch(key):
         yield f"{where}.key", f"invalid cache key: {key} (letters, digits and '-', starting with a letter or digit)"
     if not isinstance(name, str) or not name:
         yield f"{where}.cache.configMap.name", "is required (the ConfigMap that holds the cache)"
-    elif _literal(name) and name_problem(name):
+    elif values and _literal(name) and name_problem(name):
         yield f"{where}.cache.configMap.name", f"invalid ConfigMap name {name!r}: {name_problem(name)}"
-    if max_age not in (None, ""):
+    if values and max_age not in (None, ""):
         if not isinstance(max_age, str):
             yield f"{where}.maxAge", "must be a string duration (e.g. \"180s\", \"24h\")"
         elif _literal(max_age):
@@ -88,9 +89,9 @@ class Memo:
                                          field))
         if not problems and key_problem(key):
             problems.append((f"{field}.key", f"invalid cache key: {key} ({key_problem(key)})"))
-        if problems:
+        if problems:  # Argo's executeTemplate returns it: the controller's error, which errs the step group
             found, message = problems[0]
-            raise NodeFailure(f"{found}: {message}")
+            raise NodeFailure(f"{found}: {message}", controller=True)
         return cls(key, cache, go_duration(max_age) if max_age else None)
 
     def status(self, hit: bool) -> dict[str, Any]:

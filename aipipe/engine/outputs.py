@@ -58,6 +58,8 @@ class Outputs:
         results = [(n.get("outputs") or {}).get("result") for n in ran]
         scope.set(f"{prefix}.outputs.result", json.dumps([_unmarshalled(r) for r in results if r is not None],
                                                          separators=(",", ":")))
+        if prefix.startswith("steps."):  # Argo's executeStepGroup keys a status by each item's display name only
+            return
         failed = any(n.get("phase") in (NodePhase.FAILED, NodePhase.ERROR) for n in ordered)
         scope.set(f"{prefix}.status", (NodePhase.FAILED if failed else NodePhase.SUCCEEDED).value)
 
@@ -104,7 +106,7 @@ class Outputs:
             default = value_from.get("default")
             value: Any = None
             if not value_from:  # Argo's getTemplateOutputsFromScope: a literal `value` is for a pod's outputs only
-                raise NodeFailure("output parameters must have a valueFrom specified", terminal=True)
+                raise NodeFailure("output parameters must have a valueFrom specified", controller=True)
             try:
                 if "parameter" in value_from:
                     value = resolve_var(str(value_from["parameter"]), scope)
@@ -113,13 +115,12 @@ class Outputs:
                     value = None if result is NIL and default is not None else to_text(result)
             except (TemplateError, ExprError) as exc:
                 if default is None:
-                    raise NodeFailure(f"outputs.parameters.{spec['name']}: {exc}",
-                                      terminal=isinstance(exc, TemplateError) and exc.absent) from exc
+                    raise NodeFailure(f"outputs.parameters.{spec['name']}: {exc}", controller=True) from exc
                 value = None
             if value is ABSENT or value is None:
                 if default is None:
                     raise NodeFailure(f"outputs.parameters.{spec['name']}: refers to an absent optional output and "
-                                      "declares no default", terminal=True)
+                                      "declares no default", controller=True)
                 value = as_text(default)
             params.append({"name": spec["name"], "value": value})
             if spec.get("globalName"):

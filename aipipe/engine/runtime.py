@@ -322,7 +322,11 @@ class Runtime:
             nid, kept = self.start_node(ref, ntype, call)
         except OverBudget as over:
             return self.unrecorded(ref, over)
-        return kept if kept is not None else self.finish_node(nid, exc.phase, str(exc))
+        if kept is not None:
+            return kept
+        if exc.controller:
+            self.mark_controller_error(nid)
+        return self.finish_node(nid, exc.phase, str(exc))
 
     def skip_node(self, ref: NodeRef, phase: NodePhase, message: str, call: Call | None) -> NodeRecord:
         """A Skipped-type node (when false, empty loop, depends not met) ending ``phase``."""

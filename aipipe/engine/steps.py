@@ -106,8 +106,8 @@ class StepsHandler:
             if hook_error is not None:  # Argo's executeSteps: the group errors, and the steps template with it
                 rt.finish_node(gid, NodePhase.ERROR, hook_error)
                 return {"phase": NodePhase.ERROR, "message": hook_error}
-            errored = self._controller_error(group, failed)
-            if errored is not None:  # Argo's executeStepGroup: the group errors with the child's error
+            errored = self._controller_error(group, [(s, n) for s, ns in results for n in ns])
+            if errored is not None:  # Argo's executeStepGroup errs the group with it, before continueOn is read
                 rt.finish_node(gid, NodePhase.ERROR, errored)
                 return {"phase": NodePhase.FAILED, "message": errored}
             if failed or gate.tripped.is_set():
@@ -128,7 +128,7 @@ class StepsHandler:
                 continue
             if step.when is not None:
                 try:
-                    if not should_execute(render(step.when, scope, f"{step.name}.when")):
+                    if not should_execute(render(step.when, scope, f"{step.name}.when", lenient=True)):
                         continue
                 except TemplateError:
                     pass
@@ -278,7 +278,7 @@ def _when_errs(when: str | None, scope: Scope) -> bool:
     if when is None:
         return False
     try:
-        should_execute(render(when, scope, "when"))
+        should_execute(render(when, scope, "when", lenient=True))
     except ExprError:
         return True
     except TemplateError:

@@ -1,5 +1,5 @@
 """What a manifest asks that the embedded engine cannot honour as written, refused at submit with the field: env
-sources a local node has no value for, volume kinds that need a cluster, memoize blocks that could never work, GPU
+sources a local node has no value for, volume kinds that need a cluster, memoize blocks without their parts, GPU
 requests the pool cannot meet."""
 
 from __future__ import annotations
@@ -57,9 +57,10 @@ def _refuse_volumes(volumes: Any, where: str) -> None:
 
 
 def _check_memoize(tmpl: Mapping[str, Any], where: str) -> None:
-    """A ``memoize`` block runs (aipipe.engine.memo); one that could never work is refused before anything runs."""
+    """A ``memoize`` block runs (aipipe.engine.memo); one without its parts is refused before anything runs (a
+    value in the wrong form errs its node when it is about to run, as in Argo's executeTemplate)."""
     if tmpl.get("memoize") is not None:
-        for field, message in memoize_problems(tmpl["memoize"], f"{where}.memoize"):
+        for field, message in memoize_problems(tmpl["memoize"], f"{where}.memoize", values=False):
             raise UserError(message, field=field)
 
 

@@ -479,3 +479,12 @@ def test_workflow_failures_reach_a_template_quoted_once_more(engine: EngineRun) 
              "{{workflow.failures}}"]}}
     out = engine.run(_wf("failq", "breaks", [_sh("breaks", "exit 3"), check], onExit="check"))
     assert _phases(out)["failq.onExit"] == ["Succeeded"], _phases(out)
+
+
+def test_a_sequence_with_neither_end_nor_count_errs_its_step(engine: EngineRun) -> None:
+    """Argo's expandSequence refuses a start alone ("neither end nor count was specified in withSequence")."""
+    main = {"name": "main", "steps": [[{"name": "tally", "template": "ok", "withSequence": {"start": "3"}}]]}
+    out = engine.run(_wf("seqstart", "main", [main, _sh("ok", "true")]))
+    assert out["status"]["phase"] == "Failed", _phases(out)
+    assert "neither end nor count was specified in withSequence" in out["status"]["message"]
+    assert not [name for name in _phases(out) if name.startswith("tally(")]

@@ -53,6 +53,17 @@ CASES: list[tuple[str, dict[str, Any], str, str]] = [
     ("negative deadline", wf(leaf(activeDeadlineSeconds=-1)), "templates.main.activeDeadlineSeconds", "positive"),
     ("timeout on a dag", wf({**dag(say("a")), "timeout": "10s"}), "templates.main.timeout", "doesn't support timeout"),
     ("timeout without a unit", wf(leaf(timeout="10")), "templates.main.timeout", "invalid duration format"),
+    ("an output artifact path climbing out of its folder", wf(leaf(outputs={"artifacts": [
+        {"name": "o", "path": "/tmp/build/../o.txt"}]})), "templates.main.outputs.artifacts.o.path",
+     "Directory traversal is not permitted"),
+    ("a leaf's input artifact without a path", wf(leaf(inputs={"artifacts": [{"name": "i", "raw": {"data": "x"}}]})),
+     "templates.main.inputs.artifacts.i.path", "Artifact 'i' did not specify a path"),
+    ("a git input without repo", wf(leaf(inputs={"artifacts": [
+        {"name": "g", "path": "/src", "git": {"revision": "v1"}}]})),
+     "templates.main.inputs.artifacts.g.git.repo", "inputs.artifacts.g.git.repo is required"),
+    ("a containerSet container named with '_'", wf(leaf(container=None, containerSet={"containers": [
+        {"name": "main", "image": "busybox"}, {"name": "pre_check", "image": "busybox"}]})),
+     "templates.main.containerSet.containers[1].name", "containers[1].name: 'pre_check' is invalid"),
     ("unknown retry policy", wf(leaf(retryStrategy={"retryPolicy": "Sometimes"})),
      "templates.main.retryStrategy.retryPolicy", "not a valid RetryPolicy"),
     ("output without a value", wf(leaf(outputs={"parameters": [{"name": "o"}]})),

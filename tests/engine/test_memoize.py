@@ -1,6 +1,7 @@
 """Argo's ``template.memoize`` on the embedded engine: a hit reuses the stored outputs without running the node,
 a miss runs it and stores what it gave, ``maxAge`` expires entries, failed nodes are not stored, runs in
-parallel share one cache, and a memoize block that cannot work is refused (at submit) or fails its node."""
+parallel share one cache, and a memoize block without its parts is refused (at submit), one with a value in the
+wrong form fails its node."""
 
 from __future__ import annotations
 
@@ -196,19 +197,30 @@ def test_a_rendered_key_that_is_not_valid_fails_the_node_before_it_runs(engine: 
 @pytest.mark.parametrize(("memoize", "field", "words"), [
     ({"key": "k"}, "memoize.cache.configMap.name", "is required"),
     ({"cache": {"configMap": {"name": "c"}}}, "memoize.key", "is required"),
-    ({"key": "a_b", "cache": {"configMap": {"name": "c"}}}, "memoize.key", "invalid cache key"),
-    ({"key": "k", "cache": {"configMap": {"name": "Not_A_Name"}}}, "memoize.cache.configMap.name",
-     "invalid ConfigMap name"),
-    ({"key": "k", "maxAge": "10", "cache": {"configMap": {"name": "c"}}}, "memoize.maxAge", "invalid maxAge"),
-    ({"key": "k", "maxAge": "1d", "cache": {"configMap": {"name": "c"}}}, "memoize.maxAge", "invalid maxAge"),
     ("yes", "memoize", "must be an object"),
 ])
-def test_a_memoize_block_that_cannot_work_is_refused_naming_the_field(memoize: Any, field: str, words: str) -> None:
+def test_a_memoize_block_without_its_parts_is_refused_naming_the_field(memoize: Any, field: str, words: str) -> None:
     wf = workflow("k")
     wf["spec"]["templates"][1]["memoize"] = memoize
     with pytest.raises(UserError) as caught:
         validate_workflow(wf, no_templates)
     assert caught.value.field == f"spec.templates[1].{field}" and words in str(caught.value)
+
+
+@pytest.mark.parametrize(("memoize", "field", "words"), [
+    ({"key": "a_b", "cache": {"configMap": {"name": "c"}}}, "memoize.key", "invalid cache key"),
+    ({"key": "k", "cache": {"configMap": {"name": "Not_A_Name"}}}, "memoize.cache.configMap.name",
+     "invalid ConfigMap name"),
+    ({"key": "k", "maxAge": "1d", "cache": {"configMap": {"name": "c"}}}, "memoize.maxAge", "invalid maxAge"),
+])
+def test_a_memoize_value_in_the_wrong_form_errs_its_node_when_it_is_about_to_run(
+        engine: EngineRun, memoize: Any, field: str, words: str) -> None:
+    """As Argo's executeTemplate (which validation does not precede): the node is Error, naming the field."""
+    wf = workflow("k")
+    wf["spec"]["templates"][1]["memoize"] = memoize
+    validate_workflow(wf, no_templates)
+    call = node(engine.run(wf), "call0")
+    assert call["phase"] == "Error" and field in call["message"] and words in call["message"], call
 
 
 def test_tagged_and_go_duration_values_pass_the_submit_checks() -> None:
