@@ -476,8 +476,9 @@ spec:
       - {name: link-output, template: link-output}
       - {name: link-folder-output, template: link-folder-output}
   - name: dot-dot-input
-    inputs:
-      artifacts: [{name: a, path: /tmp/../../../../../escaped.txt, raw: {data: x}}]
+    inputs:  # a path only a parameter makes climbing: Argo's submit-time CleanPath sees no '..' in it
+      parameters: [{name: up, value: "../../../../.."}]
+      artifacts: [{name: a, path: "/tmp/{{inputs.parameters.up}}/escaped.txt", raw: {data: x}}]
     container: {image: busybox, command: [sh, -c, "true"]}
   - name: host-input
     inputs:
