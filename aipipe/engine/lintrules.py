@@ -85,9 +85,8 @@ def template_fields(tmpl: Mapping[str, Any], where: str) -> Iterator[Problem]:
     if timeout not in (None, ""):
         if not leaf:
             yield f"{where}.timeout", f"{kind} template doesn't support timeout field"
-        elif str(timeout).strip().lstrip("-").isdigit():
-            yield (f"{where}.timeout", f"{tmpl.get('name')} has invalid duration format in timeout ('{timeout}' is a "
-                   f"whole number: use e.g. {str(timeout).strip()}s)")
+        elif problem := whole_number_timeout(tmpl.get("name"), timeout):
+            yield f"{where}.timeout", problem
     policy = (tmpl.get("retryStrategy") or {}).get("retryPolicy")
     if policy not in (None, "") and policy not in POLICIES:
         yield f"{where}.retryStrategy.retryPolicy", f"{policy} is not a valid RetryPolicy"
@@ -401,6 +400,14 @@ def dag_tasks(dag: Mapping[str, Any], trees: Mapping[str, Any], where: str) -> I
                 if found and found.group(1) not in ancestors:
                     yield (f"{where}.tasks.{name}.arguments",
                            f"missing dependency '{found.group(1)}' for {kind} '{item.get('name')}'")
+
+
+def whole_number_timeout(template: Any, timeout: Any) -> str | None:
+    """Argo's words for a ``timeout`` that is a whole number (it takes a duration with a unit)."""
+    text = str(timeout or "").strip()
+    if not text.lstrip("-").isdigit():
+        return None
+    return f"{template} has invalid duration format in timeout ('{text}' is a whole number: use e.g. {text}s)"
 
 
 def container_set(tmpl: Mapping[str, Any], where: str) -> Iterator[Problem]:

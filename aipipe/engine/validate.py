@@ -44,13 +44,15 @@ _OUTPUT_TAG = re.compile(r"(?:steps|tasks)\.[^.\s\[\]]+\.(?:outputs\.)?"
 
 class _Linter:
     def __init__(self, spec: Mapping[str, Any], templates: TemplateLookup, own: bool = True,
-                 as_template: bool = False, metadata: Mapping[str, set[str]] | None = None) -> None:
+                 as_template: bool = False, metadata: Mapping[str, set[str]] | None = None,
+                 exit_arguments: Mapping[str, Any] | None = None) -> None:
         """``own``: ``spec`` is the submitted workflow's (so its arguments are the workflow's parameters), not a
         WorkflowTemplate reached through a templateRef (whose templates see the caller's parameters).
         ``as_template``: ``spec`` is a WorkflowTemplate's being registered: as Argo's template validation does,
         its parameters may have no value yet and its entrypoint's inputs need not be supplied (both come at
         submit). ``metadata``: the run's label and annotation keys (``{"labels": …, "annotations": …}``), which
-        ``{{workflow.labels.X}}`` and ``{{workflow.annotations.X}}`` must name."""
+        ``{{workflow.labels.X}}`` and ``{{workflow.annotations.X}}`` must name. ``exit_arguments``: what onExit is
+        checked with when not ``spec``'s arguments (a workflowTemplateRef run's own, as Argo's validate.Workflow)."""
         self.spec = spec
         self.metadata = metadata
         self.as_template = as_template
@@ -61,8 +63,9 @@ class _Linter:
         self.global_artifacts = lintrules.global_artifact_names(spec) if own else None
         self.global_values = lintrules.parameter_values(spec) if own else {}
         self.unpublished: dict[str, str] = {}  # where -> a workflow.outputs.artifacts.X no template publishes
-        self.exit_arguments = spec.get("arguments")  # a workflowTemplateRef run's own, set by validate_workflow
-        self.main_reached = set(reached_from(spec, str(spec.get("entrypoint") or "")))  # checked before onExit's
+        self.exit_arguments = spec.get("arguments") if exit_arguments is None else exit_arguments
+        # what the entrypoint runs, in the order Argo checks it (before onExit's: see check_global)
+        self.main_reached = dict.fromkeys(reached_from(spec, str(spec.get("entrypoint") or "")))
 
     def fail(self, field: str, message: str) -> NoReturn:
         raise UserError(message, field=field)
@@ -105,8 +108,7 @@ class _Linter:
             self.fail(field, message)
         # as Argo's validate.Workflow: what the entrypoint runs, then what onExit runs, the run's hooks, podGC, and
         # last the templates nothing reached
-        walked = dict.fromkeys(reached_from(self.spec, str(entry)) + reached_from(self.spec, str(
-            self.spec.get("onExit") or "")))
+        walked = {**self.main_reached, **dict.fromkeys(reached_from(self.spec, str(self.spec.get("onExit") or "")))}
         for name in walked:
             self.check_template(self.local[name], self.local, f"templates.{name}")
         for hook_name, hook in (self.spec.get("hooks") or {}).items():  # as Argo, their templates resolve at run time
@@ -319,10 +321,10 @@ class _Linter:
                 continue
             if art.get("name") not in passed:
                 self.fail(f"{where}.arguments.artifacts", f"inputs.artifacts.{art.get('name')} was not supplied")
-        timeout = argrules.timeout_with_arguments(callee, arguments)
-        if timeout is not None and timeout.strip().lstrip("-").isdigit():  # Argo checks it after ProcessArgs
-            self.fail(f"{where}.timeout", f"{(callee or {}).get('name')} has invalid duration format in timeout "
-                      f"('{timeout}' is a whole number: use e.g. {timeout}s)")
+        timeout = argrules.timeout_with_arguments(callee, arguments)  # Argo checks it after ProcessArgs too
+        problem = lintrules.whole_number_timeout((callee or {}).get("name"), timeout)
+        if problem:
+            self.fail(f"{where}.timeout", problem)
 
     def check_hook(self, name: str, hook: Any, where: str) -> None:
         """Every lifecycle hook but ``exit`` fires on its ``expression`` (Argo's validateHooks)."""
@@ -411,10 +413,9 @@ def validate_workflow(workflow: Mapping[str, Any], templates: TemplateLookup, *,
     refuse_unresolved_parts(workflow, spec)
     refuse_unsupported(spec, "spec")
     metadata = lintrules.run_metadata_keys(workflow, spec)
-    linter = _Linter(spec, templates, as_template=as_template, metadata=metadata)
-    if (workflow.get("spec") or {}).get("workflowTemplateRef"):
-        linter.exit_arguments = workflow["spec"].get("arguments")
-    linter.run()
+    own = workflow.get("spec") or {}  # a workflowTemplateRef run's exit handler takes its own arguments, unjoined
+    _Linter(spec, templates, as_template=as_template, metadata=metadata,
+            exit_arguments=own.get("arguments") or {} if own.get("workflowTemplateRef") else None).run()
     for manifest_ref in _template_refs(spec):
         kind, name = manifest_ref
         manifest = templates(kind, name)
